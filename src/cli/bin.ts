@@ -1,0 +1,6 @@
+// The executable entry (bin/toolbelt.js imports it). Exits once stdout has drained, so a tool that
+// leaves a timer behind cannot keep a finished command alive, and piped output is never cut short.
+import { main } from "./main.ts"
+
+const code = await main(process.argv.slice(2))
+process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))

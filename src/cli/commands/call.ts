@@ -1,0 +1,143 @@
+import { parseArgs } from "node:util"
+import type { Decide } from "../../permission/simple.ts"
+import type { Settlement } from "../../settle/settle.ts"
+import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
+import { promptForPermission } from "../prompt.ts"
+
+export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
+
+Runs one tool call through the full pipeline (validation, permission, execution, output bounding).
+ARGS_JSON is the tool's arguments as a JSON object ("-" reads them from stdin; omitted means {}).
+
+Options:
+  --cwd DIR       the project directory (default: the current directory)
+  --session ID    the session the call belongs to (keeps the read ledger and approvals across calls)
+  --agent NAME    the agent whose permissions apply (default: build)
+  --yes           approve permission asks (otherwise they are prompted on a TTY, rejected if not)
+  --json          print one JSON object: {"status":"completed","title","output","metadata","attachments"}
+                  or {"status":"error","error"}
+  -h, --help      show this help
+
+Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, bad JSON).
+`
+
+export async function callCommand(argv: string[], io: IO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      cwd: { type: "string" },
+      session: { type: "string" },
+      agent: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  })
+  if (values.help) {
+    io.stdout.write(CALL_HELP)
+    return EXIT.ok
+  }
+  const json = values.json ?? false
+  const usage = (message: string) => {
+    if (json) writeJson(io.stdout, { status: "error", error: message })
+    io.stderr.write(`toolbelt call: ${message}\n`)
+    return EXIT.usage
+  }
+  const [name, rawArgs, ...rest] = positionals
+  if (!name) return usage("missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]")
+  if (rest.length)
+    return usage(`unexpected arguments: ${rest.join(" ")}. Pass the tool's arguments as one JSON object.`)
+
+  let input: unknown
+  try {
+    input = await parseInput(rawArgs, io)
+  } catch (error) {
+    return usage((error as Error).message)
+  }
+
+  const interactive = Boolean(io.stdin.isTTY) && !values.yes
+  const decide: Decide | undefined = values.yes
+    ? async () => "once"
+    : interactive
+      ? (request, options) => promptForPermission(io, request, options.signal)
+      : async (request) => {
+          io.stderr.write(
+            `toolbelt call: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
+          )
+          return "reject"
+        }
+
+  const toolbelt = await createToolbelt({
+    directory: values.cwd ?? io.cwd,
+    ...(decide ? { decide } : {}),
+    sweep: false,
+  })
+  const abort = new AbortController()
+  const onSignal = () => abort.abort()
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  try {
+    for (const failure of toolbelt.pluginErrors)
+      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    const ids = toolbelt.registry.ids()
+    const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
+    if (!known) {
+      const available = (await toolbelt.registry.tools({ client: "cli" })).map((tool) => tool.name).sort()
+      return usage(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`)
+    }
+    const result = await toolbelt.call({
+      tool: known,
+      input,
+      agent: values.agent ?? "build",
+      abort: abort.signal,
+      ...(values.session ? { sessionID: values.session } : {}),
+    })
+    report(result, json, io)
+    return result.status === "completed" ? EXIT.ok : EXIT.failed
+  } finally {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    toolbelt.close()
+  }
+}
+
+async function parseInput(raw: string | undefined, io: IO): Promise<unknown> {
+  const text = raw === "-" ? await readAll(io.stdin) : raw
+  if (text === undefined || text.trim() === "") return {}
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(
+      `ARGS_JSON is not valid JSON (${(error as Error).message}). Pass one JSON object, e.g. '{"filePath":"README.md"}'.`,
+    )
+  }
+}
+
+function report(result: Settlement, json: boolean, io: IO): void {
+  if (json) {
+    if (result.status === "completed") {
+      writeJson(io.stdout, {
+        status: "completed",
+        title: result.title,
+        output: result.output,
+        metadata: result.metadata,
+        attachments: result.attachments,
+      })
+    } else {
+      writeJson(io.stdout, { status: "error", error: result.error })
+    }
+    return
+  }
+  if (result.status === "completed") {
+    io.stdout.write(result.output.endsWith("\n") ? result.output : `${result.output}\n`)
+    if (result.attachments.length)
+      io.stderr.write(
+        `(${result.attachments.length} attachment(s): ${result.attachments.map((a) => a.mime).join(", ")})\n`,
+      )
+  } else {
+    io.stderr.write(`Error: ${result.error}\n`)
+  }
+}

@@ -1,0 +1,36 @@
+/** Where a command writes: injectable so commands can be tested in-process as well as as a subprocess. */
+export interface IO {
+  readonly stdout: NodeJS.WritableStream
+  readonly stderr: NodeJS.WritableStream
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  readonly env: NodeJS.ProcessEnv
+  readonly cwd: string
+}
+
+export function processIO(): IO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  }
+}
+
+/** Exit codes of every command: 0 done, 1 the tool (or the work) failed, 2 the command line was wrong. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
+
+export class UsageError extends Error {
+  override readonly name = "UsageError"
+}
+
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer))
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+export function writeJson(stream: NodeJS.WritableStream, value: unknown): void {
+  stream.write(`${JSON.stringify(value)}\n`)
+}

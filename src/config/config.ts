@@ -1,0 +1,125 @@
+import { readFile } from "node:fs/promises"
+import { homedir } from "node:os"
+import { dirname, isAbsolute, join, resolve } from "node:path"
+import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
+
+/** toolbelt's configuration, as read from `toolbelt.json(c)` files. Unknown keys are kept. */
+export interface Config {
+  readonly tool_output?: { readonly max_lines?: number; readonly max_bytes?: number }
+  readonly permission?: unknown
+  readonly agent?: Readonly<Record<string, unknown>>
+  /** Plugin modules, resolved to absolute paths (relative entries are relative to their file). */
+  readonly plugin?: readonly string[]
+  readonly [key: string]: unknown
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError"
+}
+
+/** The global config directory: `$XDG_CONFIG_HOME/toolbelt`, else `~/.config/toolbelt`. */
+export function globalConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "toolbelt")
+}
+
+/** Directories searched for `toolbelt.json(c)`, from the lowest precedence to the highest. */
+export function configDirs(directory: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = [globalConfigDir(env)]
+  if (env.TOOLBELT_CONFIG_DIR) dirs.push(resolve(env.TOOLBELT_CONFIG_DIR))
+  dirs.push(directory, join(directory, ".toolbelt"))
+  return dirs
+}
+
+/** Reads and merges every config file that exists; a later file wins key by key. */
+export async function loadConfig(
+  directory: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ config: Config; files: string[] }> {
+  let merged: Record<string, unknown> = {}
+  const files: string[] = []
+  for (const dir of configDirs(directory, env)) {
+    for (const name of ["toolbelt.json", "toolbelt.jsonc"]) {
+      const file = join(dir, name)
+      const parsed = await readConfigFile(file)
+      if (!parsed) continue
+      files.push(file)
+      merged = mergeConfig(merged, parsed, dirname(file))
+    }
+  }
+  return { config: merged as Config, files }
+}
+
+/** Parses one JSON-with-comments file; undefined when it does not exist. */
+export async function readConfigFile(file: string): Promise<Record<string, unknown> | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`)
+  }
+  const errors: ParseError[] = []
+  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
+  if (errors.length) {
+    const first = errors[0]!
+    const { line, column } = position(text, first.offset)
+    throw new ConfigError(
+      `Invalid config file ${file} at line ${line}, column ${column}: ${printParseErrorCode(first.error)}. Fix the JSON (comments and trailing commas are allowed).`,
+    )
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ConfigError(`Invalid config file ${file}: the top level must be an object.`)
+  }
+  return value as Record<string, unknown>
+}
+
+function position(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n")
+  return { line: before.length, column: before.at(-1)!.length + 1 }
+}
+
+function mergeConfig(
+  base: Record<string, unknown>,
+  next: Record<string, unknown>,
+  fileDir: string,
+): Record<string, unknown> {
+  const out = deepMerge(base, { ...next, plugin: undefined })
+  delete out.plugin
+  const plugins = [
+    ...((base.plugin as string[] | undefined) ?? []),
+    ...asStrings(next.plugin).map((spec) => resolvePluginSpec(spec, fileDir)),
+  ]
+  if (plugins.length) out.plugin = [...new Set(plugins)]
+  return out
+}
+
+function asStrings(value: unknown): string[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new ConfigError(`Invalid config: "plugin" must be a list of module paths or package names.`)
+  }
+  return value
+}
+
+function resolvePluginSpec(spec: string, fileDir: string): string {
+  if (spec.startsWith(".") || isAbsolute(spec)) return resolve(fileDir, spec)
+  if (spec.startsWith("~/")) return join(homedir(), spec.slice(2))
+  return spec
+}
+
+/** Objects merge key by key (keeping first-seen key order); anything else is replaced. */
+export function deepMerge(
+  base: Record<string, unknown>,
+  next: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(next)) {
+    const current = out[key]
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value
+  }
+  return out
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,58 @@
+import type { Rule } from "./rule.ts"
+
+/** A configured rule denies the call. Shown to the model; the turn continues. */
+export class PermissionDeniedError extends Error {
+  override readonly name = "PermissionDeniedError"
+  readonly rules: readonly Rule[]
+  constructor(rules: readonly Rule[]) {
+    super(
+      `The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ${JSON.stringify(rules)}`,
+    )
+    this.rules = rules
+  }
+}
+
+/** The person said no. Stops the turn. */
+export class PermissionRejectedError extends Error {
+  override readonly name = "PermissionRejectedError"
+  constructor() {
+    super("The user rejected permission to use this specific tool call.")
+  }
+}
+
+/** The person said no and told the model what to do instead. Shown to the model; the turn continues. */
+export class PermissionCorrectedError extends Error {
+  override readonly name = "PermissionCorrectedError"
+  readonly feedback: string
+  constructor(feedback: string) {
+    super(
+      `The user rejected permission to use this specific tool call with the following feedback: ${feedback}`,
+    )
+    this.feedback = feedback
+  }
+}
+
+/** A reply named a request that is not pending (answered already, aborted, or never asked). */
+export class PermissionNotFoundError extends Error {
+  override readonly name = "PermissionNotFoundError"
+  readonly requestID: string
+  constructor(requestID: string) {
+    super(`No pending permission request ${requestID}: it was already answered, aborted or never asked.`)
+    this.requestID = requestID
+  }
+}
+
+export type PermissionError =
+  | PermissionDeniedError
+  | PermissionRejectedError
+  | PermissionCorrectedError
+  | PermissionNotFoundError
+
+export function isPermissionError(error: unknown): error is PermissionError {
+  return (
+    error instanceof PermissionDeniedError ||
+    error instanceof PermissionRejectedError ||
+    error instanceof PermissionCorrectedError ||
+    error instanceof PermissionNotFoundError
+  )
+}

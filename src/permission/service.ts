@@ -1,0 +1,24 @@
+import type { Action } from "./rule.ts"
+
+/** A permission request as the runtime hands it to the service (the tool's ask plus call identity). */
+export interface AskRequest {
+  readonly sessionID: string
+  readonly agent: string
+  readonly permission: string
+  readonly patterns: readonly string[]
+  readonly always: readonly string[]
+  readonly metadata: Record<string, unknown>
+  readonly tool?: { readonly messageID: string; readonly callID: string; readonly name: string }
+  /** The call's decoded input: an approval is bound to it. */
+  readonly input?: unknown
+}
+
+/**
+ * What the runtime needs of a permission engine. `ask` resolves when the call may go on and throws a
+ * permission error otherwise; aborting `signal` withdraws a pending ask.
+ */
+export interface PermissionService {
+  ask(request: AskRequest, options?: { signal?: AbortSignal }): Promise<void>
+  /** The action the rules give, without asking anyone (for hints and tool visibility). */
+  evaluate(permission: string, pattern: string, agent: string): Action
+}

@@ -1,0 +1,62 @@
+import { PermissionCorrectedError, PermissionDeniedError, PermissionRejectedError } from "./errors.ts"
+import type { Action, Rule, Ruleset } from "./rule.ts"
+import type { AskRequest, PermissionService } from "./service.ts"
+import { match } from "./wildcard.ts"
+
+export type Reply = "once" | "always" | "reject" | { readonly reject: string }
+
+/** Decides an ask that the rules leave open: a TTY prompt, a test, or a fixed answer. */
+export type Decide = (request: AskRequest, options: { signal?: AbortSignal }) => Promise<Reply>
+
+/**
+ * A small rule-based permission service: last matching rule wins, no match asks `decide` (or rejects
+ * when there is no one to ask). "always" replies are remembered in memory for this service only.
+ */
+export class RulePermissions implements PermissionService {
+  readonly #rules: Rule[]
+  readonly #approved: Rule[] = []
+  readonly #decide: Decide | undefined
+
+  constructor(options: { rules?: Ruleset; decide?: Decide } = {}) {
+    this.#rules = [...(options.rules ?? [])]
+    this.#decide = options.decide
+  }
+
+  evaluate(permission: string, pattern: string, _agent?: string): Action {
+    const configured = lastMatch(this.#rules, permission, pattern)
+    if (configured?.action === "deny") return "deny"
+    if (lastMatch(this.#approved, permission, pattern)) return "allow"
+    return configured?.action ?? "ask"
+  }
+
+  async ask(request: AskRequest, options: { signal?: AbortSignal } = {}): Promise<void> {
+    let needsAsk = false
+    for (const pattern of request.patterns) {
+      const action = this.evaluate(request.permission, pattern)
+      if (action === "deny") {
+        throw new PermissionDeniedError(
+          this.#rules.filter((rule) => match(request.permission, rule.permission)),
+        )
+      }
+      if (action === "ask") needsAsk = true
+    }
+    if (!needsAsk) return
+    if (!this.#decide) throw new PermissionRejectedError()
+    const reply = await this.#decide(request, options)
+    if (reply === "reject") throw new PermissionRejectedError()
+    if (typeof reply === "object") throw new PermissionCorrectedError(reply.reject)
+    if (reply === "always") {
+      for (const pattern of request.always) {
+        this.#approved.push({ permission: request.permission, pattern, action: "allow" })
+      }
+    }
+  }
+}
+
+function lastMatch(rules: readonly Rule[], permission: string, pattern: string): Rule | undefined {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!
+    if (match(permission, rule.permission) && match(pattern, rule.pattern)) return rule
+  }
+  return undefined
+}

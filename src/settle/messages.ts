@@ -1,0 +1,53 @@
+import type { z } from "zod"
+
+/** `questions[0].question` from `["questions", 0, "question"]`; `input` for the root. */
+export function readablePath(path: readonly PropertyKey[]): string {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else if (typeof key === "symbol") out += `[${String(key)}]`
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key
+    else out += `[${JSON.stringify(key)}]`
+  }
+  return out || "input"
+}
+
+/** Every issue of a schema error as `path: message`, joined with `; `. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${readablePath(issue.path)}: ${issue.message}`).join("; ")
+}
+
+export function invalidArguments(
+  tool: string,
+  error: z.ZodError,
+  format?: (error: z.ZodError) => string,
+): string {
+  if (format) return format(error)
+  return `The ${tool} tool was called with invalid arguments: ${describeIssues(error)}.\nPlease rewrite the input so it satisfies the expected schema.`
+}
+
+export function invalidOutput(tool: string, error: z.ZodError): string {
+  return `The ${tool} tool returned an invalid value for its output schema: ${describeIssues(error)}. This is a bug in the tool, not in the call.`
+}
+
+export function unknownTool(name: string, available: readonly string[]): string {
+  const list = available.length ? available.join(", ") : "(none)"
+  return `Model tried to call unavailable tool '${name}'. Available tools: ${list}.`
+}
+
+export function staleTool(name: string): string {
+  return `The ${name} tool was removed or replaced after this turn's tools were sent, so this call was not run. Call it again with the tools of the next turn.`
+}
+
+export const INTERRUPTED = "Tool execution aborted"
+
+export function unstorableOutput(tool: string, reason: string): string {
+  return `The ${tool} tool's output was too large to return in full and could not be saved for later reading (${reason}), so the result is not reported. Free space in the data directory or narrow the call.`
+}
+
+/** A short, single-paragraph message for a defect (its stack goes to the record, not the model). */
+export function defectMessage(tool: string, error: unknown): string {
+  const raw = error instanceof Error ? error.message : String(error)
+  const message = raw.length > 1000 ? `${raw.slice(0, 1000)}…` : raw
+  return message ? message : `The ${tool} tool failed unexpectedly.`
+}

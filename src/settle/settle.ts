@@ -1,0 +1,451 @@
+import type { z } from "zod"
+import type { Direction, Limits } from "../output/limits.ts"
+import type { OutputStore } from "../output/store.ts"
+import { truncate } from "../output/truncate.ts"
+import { isPermissionError, PermissionRejectedError } from "../permission/errors.ts"
+import type { PermissionService } from "../permission/service.ts"
+import type { Registry, Turn } from "../registry/registry.ts"
+import { advance, asInput, type ToolPart, type ToolState } from "../session/part.ts"
+import type { FilePart, ModelContent } from "../tool/content.ts"
+import type { AskInput, Context, ConversationMessage, MetadataUpdate } from "../tool/context.ts"
+import { isToolFailure } from "../tool/failure.ts"
+import { internals, type Projection, type ToolInternals } from "../tool/internal.ts"
+import type { AnyTool } from "../tool/tool.ts"
+import { ascending } from "../util/id.ts"
+import * as Message from "./messages.ts"
+
+/** One call, as the runner hands it over. The ids are the runner's; settlement never invents them. */
+export interface CallRequest {
+  /** The name the model used. */
+  readonly tool: string
+  /** The arguments as the model sent them (not yet decoded). */
+  readonly input: unknown
+  readonly sessionID: string
+  readonly messageID: string
+  readonly agent: string
+  readonly callID: string
+  readonly abort?: AbortSignal
+  readonly extra?: Readonly<Record<string, unknown>>
+  readonly messages?: readonly ConversationMessage[]
+  /** The registrations advertised for this call's provider turn; omitted for direct calls. */
+  readonly turn?: Turn
+  /** Per-call bounding override. */
+  readonly bounding?: Partial<Limits> & { readonly direction?: Direction }
+  /** An existing part id to continue (the stream processor created it as pending). */
+  readonly partID?: string
+}
+
+/** Receives every state of the call's tool part, in order. */
+export type PartSink = (part: ToolPart) => void | Promise<void>
+
+export interface SettleDeps {
+  readonly registry: Registry
+  readonly permission: PermissionService
+  readonly store: OutputStore
+  readonly limits: Limits
+  readonly parts?: PartSink
+  /** Whether the agent may delegate reading a large output (decides the truncation hint). */
+  readonly canDelegate?: (agent: string) => boolean
+  /** How long an aborted call may take to wind down before it is recorded as interrupted. */
+  readonly abortGraceMs?: number
+  /** Told about defects (with their stack) for logs. */
+  readonly onDefect?: (error: unknown, part: ToolPart) => void
+}
+
+export type ErrorKind =
+  | "unknown"
+  | "stale"
+  | "invalid"
+  | "failure"
+  | "permission"
+  | "interrupted"
+  | "defect"
+  | "output"
+
+export type Settlement =
+  | {
+      readonly status: "completed"
+      readonly title: string
+      readonly output: string
+      readonly metadata: Record<string, unknown>
+      readonly attachments: readonly FilePart[]
+      /** The encoded structured output, when the tool returned one and it was not cut. */
+      readonly structured?: unknown
+      readonly part: ToolPart
+    }
+  | {
+      readonly status: "error"
+      readonly error: string
+      readonly kind: ErrorKind
+      /** A rejected permission stops the turn (the loop should not continue). */
+      readonly blocked: boolean
+      readonly metadata: Record<string, unknown>
+      readonly part: ToolPart
+    }
+
+class Interrupted {}
+
+/**
+ * Settles one tool call; the one pipeline for every surface.
+ *
+ * 1. Resolve the registration advertised for the call's turn (unknown or stale: error, no run).
+ * 2. Decode the input with the tool's input codec (invalid: model-readable error, no run).
+ * 3. Execute with the runner's context (abort: interruption, never a success).
+ * 4. Encode and validate the output with the output codec (invalid: never a success).
+ * 5. Project the encoded output to model content.
+ * 6. Bound the text (the full text goes to the output store; storing fails: the call fails).
+ * 7. Record the final part state.
+ */
+export async function settle(request: CallRequest, deps: SettleDeps): Promise<Settlement> {
+  const recorder = new PartRecorder(request, deps.parts)
+  await recorder.pending()
+  const signal = request.abort ?? new AbortController().signal
+
+  // 1. Resolve.
+  const resolved = resolve(request, deps.registry)
+  if ("error" in resolved) return recorder.fail(resolved.error, resolved.kind)
+  const { entry, name } = resolved
+
+  let tool: AnyTool
+  try {
+    tool = await deps.registry.instantiate(entry, request.agent)
+  } catch (error) {
+    return recorder.defect(error, name, deps.onDefect)
+  }
+  // Captured now: registration changes from here on do not affect this call.
+  const own = internals(tool)
+
+  // 2. Decode.
+  const decoded = await own.input.safeParseAsync(request.input)
+  if (!decoded.success) {
+    return recorder.fail(Message.invalidArguments(name, decoded.error, own.formatValidationError), "invalid")
+  }
+  if (signal.aborted) return recorder.interrupted()
+
+  // 3. Execute.
+  await recorder.running()
+  let value: unknown
+  try {
+    value = await execute(own, decoded.data, contextFor(request, signal, recorder, deps, name), signal, deps)
+  } catch (error) {
+    if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
+    if (isToolFailure(error)) return recorder.fail(error.message, "failure", error.metadata)
+    if (isPermissionError(error)) {
+      return recorder.fail(error.message, "permission", undefined, error instanceof PermissionRejectedError)
+    }
+    return recorder.defect(error, name, deps.onDefect)
+  }
+  if (signal.aborted) return recorder.interrupted()
+
+  // 4. Encode.
+  let encoded: unknown = value
+  if (own.output) {
+    const result = await own.output.safeEncodeAsync(value as never)
+    if (!result.success)
+      return recorder.fail(Message.invalidOutput(name, result.error as z.ZodError), "output")
+    encoded = result.data
+  }
+
+  // 5. Project.
+  let projection: Projection
+  try {
+    projection = own.project(decoded.data, encoded)
+  } catch (error) {
+    return recorder.defect(error, name, deps.onDefect)
+  }
+  const { text, attachments } = flatten(projection)
+
+  // 6. Bound.
+  const metadata: Record<string, unknown> = { ...(projection.metadata ?? {}) }
+  let output = text
+  let structured = projection.structured
+  if (!projection.selfBounded) {
+    let bounded: Awaited<ReturnType<typeof truncate>>
+    try {
+      bounded = await truncate(text, {
+        limits: { ...deps.limits, ...withoutDirection(request.bounding) },
+        direction: request.bounding?.direction ?? "head",
+        store: deps.store,
+        canDelegate: deps.canDelegate?.(request.agent) ?? false,
+      })
+    } catch (error) {
+      return recorder.fail(Message.unstorableOutput(name, errorText(error)), "output")
+    }
+    output = bounded.content
+    metadata.truncated = bounded.truncated
+    if (bounded.truncated) {
+      metadata.outputPath = bounded.outputPath
+      structured = undefined
+    }
+  }
+
+  // 7. Record.
+  const title = projection.title ?? recorder.title ?? name
+  return recorder.complete({ output, title, metadata, attachments, structured })
+}
+
+function withoutDirection(bounding: CallRequest["bounding"]): Partial<Limits> {
+  if (!bounding) return {}
+  const out: { maxLines?: number; maxBytes?: number } = {}
+  if (bounding.maxLines !== undefined) out.maxLines = bounding.maxLines
+  if (bounding.maxBytes !== undefined) out.maxBytes = bounding.maxBytes
+  return out
+}
+
+type Resolved = { entry: NonNullable<ReturnType<Registry["resolve"]>>; name: string }
+
+function resolve(request: CallRequest, registry: Registry): Resolved | { error: string; kind: ErrorKind } {
+  const { turn } = request
+  const names = turn ? [...turn.keys()] : registry.ids()
+  const name = names.includes(request.tool) ? request.tool : registry.repairName(request.tool, names)
+  if (!name)
+    return { error: Message.unknownTool(request.tool, advertisedNames(names, registry)), kind: "unknown" }
+  const entry = registry.resolve(name)
+  if (turn) {
+    if (!entry || entry.identity !== turn.get(name)) return { error: Message.staleTool(name), kind: "stale" }
+  }
+  if (!entry)
+    return { error: Message.unknownTool(request.tool, advertisedNames(names, registry)), kind: "unknown" }
+  return { entry, name }
+}
+
+function advertisedNames(names: readonly string[], registry: Registry): string[] {
+  // Tools that declare themselves never offered (like `invalid`) are not suggested either.
+  return names.filter((name) => {
+    const entry = registry.resolve(name)
+    if (!entry) return false
+    try {
+      const own = internals(entry.value)
+      return !own.available || own.available({})
+    } catch {
+      return true
+    }
+  })
+}
+
+async function execute(
+  own: ToolInternals,
+  input: unknown,
+  ctx: Context,
+  signal: AbortSignal,
+  deps: SettleDeps,
+): Promise<unknown> {
+  const running = Promise.resolve().then(() => own.execute(input, ctx))
+  if (signal.aborted) throw new Interrupted()
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      // Give the tool a moment to wind down (kill processes, remove temp files) before recording.
+      const grace = setTimeout(() => reject(new Interrupted()), deps.abortGraceMs ?? 250)
+      running.then(
+        () => {
+          clearTimeout(grace)
+          reject(new Interrupted())
+        },
+        () => {
+          clearTimeout(grace)
+          reject(new Interrupted())
+        },
+      )
+    }
+    signal.addEventListener("abort", onAbort, { once: true })
+  })
+  try {
+    return await Promise.race([running, aborted])
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort)
+    aborted.catch(() => {})
+  }
+}
+
+function contextFor(
+  request: CallRequest,
+  signal: AbortSignal,
+  recorder: PartRecorder,
+  deps: SettleDeps,
+  name: string,
+): Context {
+  return {
+    sessionID: request.sessionID,
+    messageID: request.messageID,
+    agent: request.agent,
+    callID: request.callID,
+    abort: signal,
+    extra: request.extra ?? {},
+    messages: request.messages ?? [],
+    metadata: (update: MetadataUpdate) => recorder.progress(update),
+    ask: (input: AskInput) =>
+      deps.permission.ask(
+        {
+          sessionID: request.sessionID,
+          agent: request.agent,
+          permission: input.permission,
+          patterns: [...input.patterns],
+          always: [...(input.always ?? input.patterns)],
+          metadata: input.metadata ?? {},
+          tool: { messageID: request.messageID, callID: request.callID, name },
+          input: request.input,
+        },
+        { signal },
+      ),
+  }
+}
+
+function flatten(projection: Projection): { text: string; attachments: FilePart[] } {
+  const texts: string[] = []
+  const media: FilePart[] = []
+  for (const item of projection.content as readonly ModelContent[]) {
+    if (item.type === "text") texts.push(item.text)
+    else media.push({ type: "file", mime: item.mime, url: `data:${item.mime};base64,${item.data}` })
+  }
+  return {
+    text: texts.join("\n\n"),
+    attachments: projection.attachments ? [...projection.attachments] : media,
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** Moves the call's part forward and hands every state to the sink. */
+class PartRecorder {
+  #part: ToolPart
+  #start = 0
+  #progress: MetadataUpdate = {}
+  readonly #sink: PartSink | undefined
+  #writes: Promise<void> = Promise.resolve()
+
+  constructor(request: CallRequest, sink: PartSink | undefined) {
+    this.#sink = sink
+    const input = asInput(request.input)
+    this.#part = {
+      id: request.partID ?? ascending("prt"),
+      sessionID: request.sessionID,
+      messageID: request.messageID,
+      type: "tool",
+      callID: request.callID,
+      tool: request.tool,
+      state: { status: "pending", input, raw: safeJson(request.input) },
+    }
+  }
+
+  get title(): string | undefined {
+    return this.#progress.title
+  }
+
+  pending(): Promise<void> {
+    return this.#emit()
+  }
+
+  running(): Promise<void> {
+    this.#start = Date.now()
+    return this.#move({ status: "running", input: this.#part.state.input, time: { start: this.#start } })
+  }
+
+  /** Live progress; keeps `time.start` (opencode resets it on every update). */
+  progress(update: MetadataUpdate): void {
+    if (this.#part.state.status !== "running") return
+    this.#progress = {
+      ...(update.title !== undefined || this.#progress.title !== undefined
+        ? { title: update.title ?? this.#progress.title }
+        : {}),
+      ...(update.metadata !== undefined || this.#progress.metadata !== undefined
+        ? { metadata: update.metadata ?? this.#progress.metadata }
+        : {}),
+    }
+    void this.#move({
+      status: "running",
+      input: this.#part.state.input,
+      ...this.#progress,
+      time: { start: this.#start },
+    }).catch(() => {})
+  }
+
+  async fail(
+    error: string,
+    kind: ErrorKind,
+    metadata?: Record<string, unknown>,
+    blocked = false,
+  ): Promise<Settlement> {
+    const full = { ...(this.#progress.metadata ?? {}), ...(metadata ?? {}) }
+    await this.#finish({
+      status: "error",
+      input: this.#part.state.input,
+      error,
+      metadata: full,
+      time: this.#times(),
+    })
+    return { status: "error", error, kind, blocked, metadata: full, part: this.#part }
+  }
+
+  interrupted(): Promise<Settlement> {
+    return this.fail(Message.INTERRUPTED, "interrupted", { interrupted: true })
+  }
+
+  defect(error: unknown, tool: string, onDefect: SettleDeps["onDefect"]): Promise<Settlement> {
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    const settled = this.fail(Message.defectMessage(tool, error), "defect", { defect: true, stack })
+    void settled.then((result) => onDefect?.(error, result.part))
+    return settled
+  }
+
+  async complete(result: {
+    output: string
+    title: string
+    metadata: Record<string, unknown>
+    attachments: FilePart[]
+    structured: unknown
+  }): Promise<Settlement> {
+    await this.#finish({
+      status: "completed",
+      input: this.#part.state.input,
+      output: result.output,
+      title: result.title,
+      metadata: result.metadata,
+      time: this.#times(),
+      ...(result.attachments.length ? { attachments: result.attachments } : {}),
+    })
+    return {
+      status: "completed",
+      title: result.title,
+      output: result.output,
+      metadata: result.metadata,
+      attachments: result.attachments,
+      ...(result.structured !== undefined ? { structured: result.structured } : {}),
+      part: this.#part,
+    }
+  }
+
+  #times(): { start: number; end: number } {
+    const end = Date.now()
+    return { start: this.#start || end, end }
+  }
+
+  async #finish(state: ToolState): Promise<void> {
+    await this.#move(state)
+    await this.#writes
+  }
+
+  #move(state: ToolState): Promise<void> {
+    this.#part = advance(this.#part, state)
+    return this.#emit()
+  }
+
+  #emit(): Promise<void> {
+    if (!this.#sink) return Promise.resolve()
+    const part = this.#part
+    const sink = this.#sink
+    // Serialised so the sink sees states in order even when it is async.
+    this.#writes = this.#writes.then(() => sink(part))
+    return this.#writes
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? "")
+  } catch {
+    return String(value)
+  }
+}

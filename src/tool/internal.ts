@@ -1,0 +1,75 @@
+import { z } from "zod"
+import type { FilePart, ModelContent } from "./content.ts"
+import type { Context } from "./context.ts"
+
+/** Where a call is being prepared: tools declare in which of these they are offered. */
+export interface Availability {
+  readonly providerID?: string
+  readonly modelID?: string
+  readonly agent?: string
+  /** The surface asking: `cli`, `mcp`, `server`, `sdk`, ... */
+  readonly client?: string
+  readonly flags?: Readonly<Record<string, string | boolean | undefined>>
+}
+
+/** Hints surfaces pass on (MCP annotations, UIs); they grant nothing. */
+export interface Annotations {
+  readonly readOnly?: boolean
+  readonly destructive?: boolean
+  readonly idempotent?: boolean
+  readonly openWorld?: boolean
+}
+
+/** What projection gives settlement: model content plus what the part records. */
+export interface Projection {
+  readonly content: readonly ModelContent[]
+  readonly title?: string
+  readonly metadata?: Record<string, unknown>
+  /** Files as the tool returned them (v1 results); otherwise derived from media content. */
+  readonly attachments?: readonly FilePart[]
+  /** Structured output (the encoded value) when the tool returned one. */
+  readonly structured?: unknown
+  /** A v1 tool that set `metadata.truncated` bounded its own output; settlement passes it through. */
+  readonly selfBounded?: boolean
+}
+
+export interface ToolInternals {
+  readonly description: string
+  readonly input: z.ZodType
+  readonly output: z.ZodType | undefined
+  readonly execute: (input: unknown, ctx: Context) => unknown
+  readonly project: (input: unknown, encoded: unknown) => Projection
+  readonly formatValidationError: ((error: z.ZodError) => string) | undefined
+  readonly available: ((env: Availability) => boolean) | undefined
+  readonly annotations: Annotations
+  jsonSchema?: Record<string, unknown>
+}
+
+const registry = new WeakMap<object, ToolInternals>()
+
+export function attach(handle: object, internals: ToolInternals): void {
+  registry.set(handle, internals)
+}
+
+/** The private side of an opaque tool; only the runtime calls this. */
+export function internals(tool: object): ToolInternals {
+  const found = registry.get(tool)
+  if (!found) throw new TypeError("Not a tool: build tools with Tool.make or Tool.define")
+  return found
+}
+
+export function isTool(value: unknown): boolean {
+  return typeof value === "object" && value !== null && registry.has(value)
+}
+
+/** The model-facing JSON Schema of a tool's input (computed once per tool). */
+export function inputJsonSchema(tool: object): Record<string, unknown> {
+  const own = internals(tool)
+  if (!own.jsonSchema) {
+    own.jsonSchema = z.toJSONSchema(own.input, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >
+  }
+  return own.jsonSchema
+}
