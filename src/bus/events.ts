@@ -1,0 +1,62 @@
+import type { ToolPart } from "../session/part.ts"
+
+/** A pending permission request, as shown to the person deciding. */
+export interface PermissionAsked {
+  readonly id: string
+  readonly sessionID: string
+  readonly permission: string
+  readonly patterns: readonly string[]
+  /** What an "always" reply would remember, exactly. */
+  readonly always: readonly string[]
+  readonly metadata: Record<string, unknown>
+  readonly tool?: { readonly messageID: string; readonly callID: string; readonly name?: string }
+}
+
+export type PermissionReply = "once" | "always" | "reject"
+
+export interface Todo {
+  readonly id: string
+  readonly content: string
+  readonly status: "pending" | "in_progress" | "completed" | "cancelled"
+  readonly priority: "high" | "medium" | "low"
+}
+
+/** Every event toolbelt publishes, by type (DESIGN.md "Events"). */
+export interface Events {
+  "message.part.updated": { readonly part: ToolPart }
+  "permission.asked": PermissionAsked
+  "permission.replied": {
+    readonly sessionID: string
+    readonly requestID: string
+    readonly reply: PermissionReply
+  }
+  "question.asked": {
+    readonly id: string
+    readonly sessionID: string
+    readonly questions: readonly unknown[]
+    readonly tool?: { readonly messageID: string; readonly callID: string }
+  }
+  "question.replied": {
+    readonly sessionID: string
+    readonly requestID: string
+    readonly answers: readonly unknown[]
+  }
+  "todo.updated": { readonly sessionID: string; readonly todos: readonly Todo[] }
+  "file.edited": { readonly file: string; readonly sessionID?: string }
+  "tool.output.delta": {
+    readonly sessionID: string
+    readonly partID: string
+    readonly callID: string
+    readonly delta: string
+  }
+}
+
+export type EventType = keyof Events
+
+export interface Event<T extends EventType = EventType> {
+  readonly type: T
+  readonly properties: Events[T]
+}
+
+/** What a publisher needs; the bus implements it. */
+export type Publish = <T extends EventType>(type: T, properties: Events[T]) => void
