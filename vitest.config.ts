@@ -1,6 +1,16 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url))
+
 export default defineConfig({
+  resolve: {
+    // Tests import the package by its own name, as users do, and get the sources.
+    alias: [
+      { find: /^toolbelt$/, replacement: src("index.ts") },
+      { find: /^toolbelt\/tool$/, replacement: src("tool/index.ts") },
+    ],
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,

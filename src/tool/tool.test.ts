@@ -62,7 +62,7 @@ describe("Tool.define", () => {
     expect(first).not.toBe(second)
     expect(first).not.toBe(definition)
     expect(definition.execute).toBe(execute)
-    first.description = "changed"
+    ;(first as { description: string }).description = "changed"
     expect((await info.init()).description).toBe("static")
   })
 

@@ -34,11 +34,24 @@ export interface MakeConfig<I extends z.ZodType, O extends z.ZodType> {
   readonly annotations?: Annotations
 }
 
+/** A tool without an output codec: its value is passed to projection as it is. */
+export interface PlainConfig<I extends z.ZodType, R>
+  extends Omit<MakeConfig<I, z.ZodType<R>>, "output" | "execute" | "toModelOutput" | "title"> {
+  readonly output?: undefined
+  readonly execute: (input: z.output<I>, ctx: Context) => Promise<R> | R
+  readonly toModelOutput?: (args: { input: z.output<I>; output: R }) => readonly ModelContent[]
+  readonly title?: (args: { input: z.output<I>; output: R }) => string
+}
+
 /**
  * Builds a tool from one executor and its codecs. The config is read once: changing it afterwards
  * changes nothing, and the tool can only ever invoke `config.execute` (spec 003, single executor).
  */
-export function make<I extends z.ZodType, O extends z.ZodType = z.ZodType<unknown>>(
+export function make<I extends z.ZodType, O extends z.ZodType>(
+  config: MakeConfig<I, O> & { readonly output: O },
+): Tool<z.output<I>, z.output<O>>
+export function make<I extends z.ZodType, R>(config: PlainConfig<I, R>): Tool<z.output<I>, R>
+export function make<I extends z.ZodType, O extends z.ZodType>(
   config: MakeConfig<I, O>,
 ): Tool<z.output<I>, z.output<O>> {
   const { toModelOutput, title } = config

@@ -59,7 +59,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   }
 
   const interactive = Boolean(io.stdin.isTTY) && !values.yes
-  const decide: Decide | undefined = values.yes
+  const decide: Decide = values.yes
     ? async () => "once"
     : interactive
       ? (request, options) => promptForPermission(io, request, options.signal)
@@ -72,7 +72,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
 
   const toolbelt = await createToolbelt({
     directory: values.cwd ?? io.cwd,
-    ...(decide ? { decide } : {}),
+    decide,
     sweep: false,
   })
   const abort = new AbortController()

@@ -1,0 +1,208 @@
+import { type SpawnSyncReturns, spawnSync } from "node:child_process"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const bin = join(root, "bin", "toolbelt.js")
+let project: string
+let home: string
+
+beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), "toolbelt-cli-"))
+  home = await mkdtemp(join(tmpdir(), "toolbelt-home-"))
+  await writeFile(
+    join(project, "toolbelt.json"),
+    JSON.stringify({ plugin: [join(root, "test", "fixtures", "plugin.ts")] }),
+  )
+})
+
+afterAll(async () => {
+  await rm(project, { recursive: true, force: true })
+  await rm(home, { recursive: true, force: true })
+})
+
+function toolbelt(
+  args: string[],
+  options: { input?: string; node?: string; cwd?: string } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(options.node ?? process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? project,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      TOOLBELT_DATA_DIR: join(home, "data"),
+    },
+    timeout: 30_000,
+  })
+}
+
+const json = (result: SpawnSyncReturns<string>) => JSON.parse(result.stdout)
+
+describe("toolbelt call", () => {
+  it("prints the completed result as one JSON object and exits 0", () => {
+    const result = toolbelt(["call", "echo", '{"text":"hi"}', "--json"])
+    expect(result.status).toBe(0)
+    expect(json(result)).toEqual({
+      status: "completed",
+      title: "echo",
+      output: "hi",
+      metadata: { truncated: false },
+      attachments: [],
+    })
+  })
+
+  it("keeps a v1 tool's title and metadata, and uses --session and --agent", () => {
+    const result = toolbelt([
+      "call",
+      "titled",
+      '{"name":"ada"}',
+      "--json",
+      "--session",
+      "ses_fixed",
+      "--agent",
+      "plan",
+    ])
+    expect(result.status).toBe(0)
+    expect(json(result)).toMatchObject({
+      title: "hello ada",
+      output: "session ses_fixed",
+      metadata: { agent: "plan" },
+    })
+  })
+
+  it("prints the plain output without --json", () => {
+    const result = toolbelt(["call", "echo", '{"text":"plain"}'])
+    expect(result.status).toBe(0)
+    expect(result.stdout).toBe("plain\n")
+  })
+
+  it("reads the arguments from stdin with -", () => {
+    const result = toolbelt(["call", "echo", "-", "--json"], { input: '{"text":"from stdin"}' })
+    expect(result.status).toBe(0)
+    expect(json(result).output).toBe("from stdin")
+  })
+
+  it("exits 1 with the validation message for invalid arguments", () => {
+    const result = toolbelt(["call", "echo", '{"text":5}', "--json"])
+    expect(result.status).toBe(1)
+    expect(json(result)).toEqual({
+      status: "error",
+      error:
+        "The echo tool was called with invalid arguments: text: Invalid input: expected string, received number.\nPlease rewrite the input so it satisfies the expected schema.",
+    })
+  })
+
+  it("exits 1 when the tool fails", () => {
+    const result = toolbelt(["call", "fail", "--json"])
+    expect(result.status).toBe(1)
+    expect(json(result)).toEqual({ status: "error", error: "this tool always fails" })
+    const plain = toolbelt(["call", "fail"])
+    expect(plain.status).toBe(1)
+    expect(plain.stderr).toContain("this tool always fails")
+  })
+
+  it("exits 2 for an unknown tool and lists the available ones", () => {
+    const result = toolbelt(["call", "nope", "{}", "--json"])
+    expect(result.status).toBe(2)
+    expect(json(result).status).toBe("error")
+    expect(json(result).error).toMatch(
+      /unknown tool "nope"\. Available tools: echo, fail, lines, outside, titled\./,
+    )
+  })
+
+  it("repairs the case of a tool name", () => {
+    const result = toolbelt(["call", "ECHO", '{"text":"x"}', "--json"])
+    expect(result.status).toBe(0)
+    expect(json(result).output).toBe("x")
+  })
+
+  it("exits 2 for arguments that are not JSON", () => {
+    const result = toolbelt(["call", "echo", "{text:", "--json"])
+    expect(result.status).toBe(2)
+    expect(json(result).error).toMatch(/not valid JSON/)
+  })
+
+  it("exits 2 for an unknown flag and for a missing tool name", () => {
+    expect(toolbelt(["call", "echo", "--nope"]).status).toBe(2)
+    expect(toolbelt(["call"]).status).toBe(2)
+    expect(toolbelt(["frobnicate"]).status).toBe(2)
+  })
+
+  it("rejects asks when stdin is not a TTY, and approves them with --yes", () => {
+    const rejected = toolbelt(["call", "outside", "--json"])
+    expect(rejected.status).toBe(1)
+    expect(json(rejected)).toEqual({
+      status: "error",
+      error: "The user rejected permission to use this specific tool call.",
+    })
+    expect(rejected.stderr).toMatch(/--yes/)
+    const approved = toolbelt(["call", "outside", "--json", "--yes"])
+    expect(approved.status).toBe(0)
+    expect(json(approved).output).toBe("reached")
+  })
+
+  it("bounds a large output and saves all of it in the data dir", async () => {
+    const result = toolbelt(["call", "lines", '{"n":3000}', "--json"])
+    expect(result.status).toBe(0)
+    const body = json(result)
+    expect(body.metadata.truncated).toBe(true)
+    expect(body.metadata.outputPath.startsWith(join(home, "data", "tool-output", "tool_"))).toBe(true)
+    expect(body.output).toContain("...1000 lines truncated...")
+    const full = await readFile(body.metadata.outputPath, "utf8")
+    expect(full.split("\n")).toHaveLength(3000)
+  })
+
+  it("runs from an older Node by re-running itself on the pinned one", () => {
+    const result = toolbelt(["call", "echo", '{"text":"old node"}', "--json"], { node: "/usr/bin/node" })
+    expect(result.status).toBe(0)
+    expect(json(result).output).toBe("old node")
+  })
+})
+
+describe("toolbelt tools", () => {
+  it("lists the registered tools with JSON Schemas, never `invalid`", () => {
+    const result = toolbelt(["tools", "--json"])
+    expect(result.status).toBe(0)
+    const tools = json(result) as { name: string; inputSchema: any; source: string }[]
+    expect(tools.map((t) => t.name)).toEqual(["echo", "fail", "lines", "outside", "titled"])
+    const echo = tools.find((t) => t.name === "echo")!
+    expect(echo.inputSchema.properties.text).toMatchObject({ type: "string", description: "what to echo" })
+    expect(echo.source).toMatch(/^plugin:/)
+  })
+
+  it("prints a readable list without --json", () => {
+    const result = toolbelt(["tools"])
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/^echo\s+Echoes its text back\./m)
+  })
+
+  it("reports a plugin that fails to load and keeps going", async () => {
+    const broken = await mkdtemp(join(tmpdir(), "toolbelt-broken-"))
+    await writeFile(
+      join(broken, "bad.ts"),
+      "export default function () { throw new Error('plugin exploded') }\n",
+    )
+    await writeFile(join(broken, "toolbelt.json"), JSON.stringify({ plugin: ["./bad.ts"] }))
+    const result = toolbelt(["tools", "--json"], { cwd: broken })
+    expect(result.status).toBe(0)
+    expect(result.stderr).toMatch(/bad\.ts not loaded: plugin exploded/)
+    expect(json(result)).toEqual([])
+    await rm(broken, { recursive: true, force: true })
+  })
+})
+
+describe("help", () => {
+  it.each([[["--help"]], [["tools", "--help"]], [["call", "--help"]], [["help", "call"]]])(
+    "%j prints usage",
+    (args) => {
+      const result = toolbelt(args)
+      expect(result.status).toBe(0)
+      expect(result.stdout).toMatch(/Usage: toolbelt/)
+    },
+  )
+})
