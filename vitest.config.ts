@@ -16,5 +16,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    reporters: ["default", "./test/summary-reporter.ts"],
   },
 })
