@@ -1,10 +1,12 @@
 import type { z } from "zod"
+import type { AfterOutput, Hooks } from "../hooks/hooks.ts"
 import type { Direction, Limits } from "../output/limits.ts"
 import type { OutputStore } from "../output/store.ts"
 import { truncate } from "../output/truncate.ts"
-import { isPermissionError, PermissionRejectedError } from "../permission/errors.ts"
+import { isPermissionError, PermissionDeniedError, PermissionRejectedError } from "../permission/errors.ts"
 import type { PermissionService } from "../permission/service.ts"
 import type { Registry, Turn } from "../registry/registry.ts"
+import { type DoomLoopGuard, describeDoomLoop, doomLoopAsk } from "../session/doom-loop.ts"
 import { advance, asInput, type ToolPart, type ToolState } from "../session/part.ts"
 import type { FilePart, ModelContent } from "../tool/content.ts"
 import type { AskInput, Context, ConversationMessage, MetadataUpdate } from "../tool/context.ts"
@@ -50,10 +52,16 @@ export interface SettleDeps {
   readonly abortGraceMs?: number
   /** Told about defects (with their stack) for logs. */
   readonly onDefect?: (error: unknown, part: ToolPart) => void
+  /** Plugin hooks: `tool.execute.before` (rewrite, deny, short-circuit) and `tool.execute.after`. */
+  readonly hooks?: Hooks
+  /** Detects repeated calls and short cycles across the session; a loop asks `doom_loop`. */
+  readonly doomLoop?: DoomLoopGuard
 }
 
 export type ErrorKind =
   | "unknown"
+  | "hook"
+  | "loop"
   | "stale"
   | "invalid"
   | "failure"
@@ -89,10 +97,12 @@ class Interrupted {}
  * Settles one tool call; the one pipeline for every surface.
  *
  * 1. Resolve the registration advertised for the call's turn (unknown or stale: error, no run).
+ *    Then the `tool.execute.before` hooks may rewrite the arguments, deny, or supply the result,
+ *    and the doom-loop guard asks `doom_loop` when the call repeats the session's recent calls.
  * 2. Decode the input with the tool's input codec (invalid: model-readable error, no run).
  * 3. Execute with the runner's context (abort: interruption, never a success).
  * 4. Encode and validate the output with the output codec (invalid: never a success).
- * 5. Project the encoded output to model content.
+ * 5. Project the encoded output to model content; the `tool.execute.after` hooks see it whole.
  * 6. Bound the text (the full text goes to the output store; storing fails: the call fails).
  * 7. Record the final part state.
  */
@@ -114,49 +124,78 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   }
   // Captured now: registration changes from here on do not affect this call.
   const own = internals(tool)
+  const ids = { tool: name, sessionID: request.sessionID, callID: request.callID }
 
-  // 2. Decode.
-  const decoded = await own.input.safeParseAsync(request.input)
-  if (!decoded.success) {
-    return recorder.fail(Message.invalidArguments(name, decoded.error, own.formatValidationError), "invalid")
-  }
-  if (signal.aborted) return recorder.interrupted()
-
-  // 3. Execute.
-  await recorder.running()
-  let value: unknown
-  try {
-    value = await execute(own, decoded.data, contextFor(request, signal, recorder, deps, name), signal, deps)
-  } catch (error) {
-    if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
-    if (isToolFailure(error)) return recorder.fail(error.message, "failure", error.metadata)
-    if (isPermissionError(error)) {
-      return recorder.fail(error.message, "permission", undefined, error instanceof PermissionRejectedError)
-    }
-    return recorder.defect(error, name, deps.onDefect)
-  }
-  if (signal.aborted) return recorder.interrupted()
-
-  // 4. Encode.
-  let encoded: unknown = value
-  if (own.output) {
-    const result = await own.output.safeEncodeAsync(value as never)
-    if (!result.success)
-      return recorder.fail(Message.invalidOutput(name, result.error as z.ZodError), "output")
-    encoded = result.data
+  let args = request.input
+  let supplied: AfterOutput | undefined
+  if (deps.hooks) {
+    const outcome = await deps.hooks.runBefore({ ...ids, agent: request.agent }, args)
+    args = outcome.args
+    if (outcome.action === "deny") return recorder.fail(outcome.message, "permission")
+    if (outcome.action === "fail") return recorder.fail(outcome.message, "hook")
+    if (outcome.action === "result") supplied = outcome.result
   }
 
-  // 5. Project.
+  if (deps.doomLoop && !supplied) {
+    const stopped = await guardLoop(deps.doomLoop, deps.permission, request, name, args, signal)
+    if (stopped) return recorder.fail(stopped, "loop", { doomLoop: true }, true)
+  }
+
   let projection: Projection
-  try {
-    projection = own.project(decoded.data, encoded)
-  } catch (error) {
-    return recorder.defect(error, name, deps.onDefect)
+  if (supplied) {
+    projection = { content: [{ type: "text", text: supplied.output }], ...supplied }
+  } else {
+    // 2. Decode.
+    const decoded = await own.input.safeParseAsync(args)
+    if (!decoded.success) {
+      return recorder.fail(
+        Message.invalidArguments(name, decoded.error, own.formatValidationError),
+        "invalid",
+      )
+    }
+    if (signal.aborted) return recorder.interrupted()
+
+    // 3. Execute.
+    await recorder.running()
+    let value: unknown
+    try {
+      const ctx = contextFor(request, args, signal, recorder, deps, name)
+      value = await execute(own, decoded.data, ctx, signal, deps)
+    } catch (error) {
+      if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
+      if (isToolFailure(error)) return recorder.fail(error.message, "failure", error.metadata)
+      if (isPermissionError(error)) {
+        return recorder.fail(error.message, "permission", undefined, error instanceof PermissionRejectedError)
+      }
+      return recorder.defect(error, name, deps.onDefect)
+    }
+    if (signal.aborted) return recorder.interrupted()
+
+    // 4. Encode.
+    let encoded: unknown = value
+    if (own.output) {
+      const result = await own.output.safeEncodeAsync(value as never)
+      if (!result.success)
+        return recorder.fail(Message.invalidOutput(name, result.error as z.ZodError), "output")
+      encoded = result.data
+    }
+
+    // 5. Project.
+    try {
+      projection = own.project(decoded.data, encoded)
+    } catch (error) {
+      return recorder.defect(error, name, deps.onDefect)
+    }
   }
-  const { text, attachments } = flatten(projection)
+  let { text, attachments } = flatten(projection)
+  let metadata: Record<string, unknown> = { ...(projection.metadata ?? {}) }
+  let title = projection.title ?? recorder.title ?? name
+  if (deps.hooks) {
+    const after = await deps.hooks.runAfter({ ...ids, args }, { title, output: text, metadata, attachments })
+    ;({ title, output: text, metadata, attachments } = after)
+  }
 
   // 6. Bound.
-  const metadata: Record<string, unknown> = { ...(projection.metadata ?? {}) }
   let output = text
   let structured = projection.structured
   if (!projection.selfBounded) {
@@ -180,7 +219,6 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   }
 
   // 7. Record.
-  const title = projection.title ?? recorder.title ?? name
   return recorder.complete({ output, title, metadata, attachments, structured })
 }
 
@@ -258,8 +296,49 @@ async function execute(
   }
 }
 
+/**
+ * Checks the session's recent calls for a loop and, when there is one, asks `doom_loop`. Returns the
+ * model-visible reason when the loop must stop the turn.
+ */
+async function guardLoop(
+  guard: DoomLoopGuard,
+  permission: PermissionService,
+  request: CallRequest,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const call = { tool: name, input: args }
+  const loop = guard.check(request.sessionID, call)
+  guard.record(request.sessionID, call)
+  if (!loop) return undefined
+  const ask = doomLoopAsk(loop, call)
+  try {
+    await permission.ask(
+      {
+        sessionID: request.sessionID,
+        agent: request.agent,
+        permission: ask.permission,
+        patterns: [...ask.patterns],
+        always: [...(ask.always ?? ask.patterns)],
+        metadata: ask.metadata ?? {},
+        tool: { messageID: request.messageID, callID: request.callID, name },
+        input: args,
+      },
+      { signal },
+    )
+    return undefined
+  } catch (error) {
+    if (!isPermissionError(error)) throw error
+    const why =
+      error instanceof PermissionDeniedError ? "the doom_loop permission denies repeating it" : error.message
+    return `Stopped a loop: ${describeDoomLoop(loop)}, and ${why}. The call was not run. Try a different approach instead of repeating the same calls.`
+  }
+}
+
 function contextFor(
   request: CallRequest,
+  args: unknown,
   signal: AbortSignal,
   recorder: PartRecorder,
   deps: SettleDeps,
@@ -284,7 +363,7 @@ function contextFor(
           always: [...(input.always ?? input.patterns)],
           metadata: input.metadata ?? {},
           tool: { messageID: request.messageID, callID: request.callID, name },
-          input: request.input,
+          input: args,
         },
         { signal },
       ),

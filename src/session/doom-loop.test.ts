@@ -1,0 +1,339 @@
+import { describe, expect, it } from "vitest"
+import {
+  type Call,
+  callKey,
+  canonicalJson,
+  type DoomLoop,
+  DoomLoopGuard,
+  type DoomLoopOptions,
+  describeDoomLoop,
+  detectDoomLoop,
+  doomLoopAsk,
+} from "./doom-loop.ts"
+
+// Shorthand calls: A, B, C are distinct calls (different tools), a1/a2 the same tool with other input.
+const A: Call = { tool: "read", input: { filePath: "/a.ts" } }
+const B: Call = { tool: "grep", input: { pattern: "foo" } }
+const C: Call = { tool: "bash", input: { command: "npm test" } }
+const a2: Call = { tool: "read", input: { filePath: "/b.ts" } }
+
+/** A list of calls from a compact string: "ABAB" → [A, B, A, B]. */
+const seq = (text: string): Call[] =>
+  [...text].map((letter) => ({ A, B, C, a: a2 })[letter as "A" | "B" | "C" | "a"] as Call)
+
+interface Case {
+  readonly name: string
+  /** The history followed by the next call (its last letter). */
+  readonly calls: string
+  readonly options?: DoomLoopOptions
+  readonly expected: DoomLoop | undefined
+}
+
+const cases: Case[] = [
+  // Repeats.
+  { name: "3 identical calls", calls: "AAA", expected: { kind: "repeat", tool: "read", count: 3 } },
+  { name: "2 identical calls are not enough", calls: "AA", expected: undefined },
+  { name: "the repeat must be in a row", calls: "AABA", expected: undefined },
+  {
+    name: "a longer run counts all of it",
+    calls: "BAAAAA",
+    expected: { kind: "repeat", tool: "read", count: 5 },
+  },
+  { name: "same tool, different inputs", calls: "AaA", expected: undefined },
+  { name: "same tool, alternating inputs twice is a near miss", calls: "AaAa", expected: undefined },
+  { name: "a single call", calls: "A", expected: undefined },
+  // Cycles.
+  {
+    name: "A,B ×3",
+    calls: "ABABAB",
+    expected: { kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 3 },
+  },
+  {
+    name: "A,B,C ×3",
+    calls: "ABCABCABC",
+    expected: { kind: "cycle", tools: ["read", "grep", "bash"], length: 3, repeats: 3 },
+  },
+  {
+    name: "a cycle of one tool with two inputs",
+    calls: "AaAaAa",
+    expected: { kind: "cycle", tools: ["read", "read"], length: 2, repeats: 3 },
+  },
+  {
+    name: "a cycle after unrelated calls",
+    calls: "CCABABABAB",
+    expected: { kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 4 },
+  },
+  {
+    name: "a cycle's period ends with the next call",
+    calls: "BABABA",
+    expected: { kind: "cycle", tools: ["grep", "read"], length: 2, repeats: 3 },
+  },
+  {
+    name: "A,A,B ×3 is a cycle of length 3",
+    calls: "AABAABAAB",
+    expected: { kind: "cycle", tools: ["read", "read", "grep"], length: 3, repeats: 3 },
+  },
+  { name: "A,B ×2 and a half", calls: "ABABA", expected: undefined },
+  { name: "A,B,A,B,A,C breaks the cycle", calls: "ABABAC", expected: undefined },
+  { name: "A,B,C ×2 and two thirds", calls: "ABCABCAB", expected: undefined },
+  { name: "A,B,C,A,C,B,A,B,C", calls: "ABCACBABC", expected: undefined },
+  { name: "A,B,A,C,A,B is not periodic", calls: "ABACAB", expected: undefined },
+  {
+    name: "length 4 cycles are not looked for by default",
+    calls: "ABCaABCaABCa",
+    expected: undefined,
+  },
+  {
+    name: "length 4 cycles with maxCycle 4",
+    calls: "ABCaABCaABCa",
+    options: { maxCycle: 4 },
+    expected: { kind: "cycle", tools: ["read", "grep", "bash", "read"], length: 4, repeats: 3 },
+  },
+  {
+    name: "maxCycle 1 looks for repeats only",
+    calls: "ABABAB",
+    options: { maxCycle: 1 },
+    expected: undefined,
+  },
+  // Thresholds.
+  {
+    name: "threshold 2: two identical calls",
+    calls: "AA",
+    options: { threshold: 2 },
+    expected: { kind: "repeat", tool: "read", count: 2 },
+  },
+  {
+    name: "threshold 2: A,B,A,B",
+    calls: "ABAB",
+    options: { threshold: 2 },
+    expected: { kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 2 },
+  },
+  {
+    name: "threshold 5: 4 identical calls are fine",
+    calls: "AAAA",
+    options: { threshold: 5 },
+    expected: undefined,
+  },
+  {
+    name: "threshold 5: 5 identical calls",
+    calls: "AAAAA",
+    options: { threshold: 5 },
+    expected: { kind: "repeat", tool: "read", count: 5 },
+  },
+  { name: "threshold 5: A,B ×4", calls: "ABABABAB", options: { threshold: 5 }, expected: undefined },
+  {
+    name: "threshold 5: A,B ×5",
+    calls: "ABABABABAB",
+    options: { threshold: 5 },
+    expected: { kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 5 },
+  },
+]
+
+describe("detectDoomLoop", () => {
+  it.each(cases)("$name", ({ calls, options, expected }) => {
+    const all = seq(calls)
+    const next = all.pop()!
+    expect(detectDoomLoop(all, next, options)).toEqual(expected)
+  })
+
+  it("ignores object key order (and undefined fields) when comparing inputs", () => {
+    const history: Call[] = [
+      { tool: "grep", input: { pattern: "x", path: "src", options: { i: true, n: 1 } } },
+      { tool: "grep", input: { options: { n: 1, i: true }, path: "src", pattern: "x" } },
+    ]
+    const next: Call = {
+      tool: "grep",
+      input: { path: "src", pattern: "x", extra: undefined, options: { i: true, n: 1 } },
+    }
+    expect(detectDoomLoop(history, next)).toEqual({ kind: "repeat", tool: "grep", count: 3 })
+  })
+
+  it("distinguishes array order and value types", () => {
+    const history: Call[] = [
+      { tool: "t", input: { list: [1, 2] } },
+      { tool: "t", input: { list: [2, 1] } },
+    ]
+    expect(detectDoomLoop(history, { tool: "t", input: { list: [1, 2] } })).toBeUndefined()
+    expect(
+      detectDoomLoop(
+        [
+          { tool: "t", input: 1 },
+          { tool: "t", input: "1" },
+        ],
+        { tool: "t", input: 1 },
+      ),
+    ).toBeUndefined()
+  })
+
+  it("the same input to different tools is not a repeat", () => {
+    const input = { path: "." }
+    const history: Call[] = [
+      { tool: "glob", input },
+      { tool: "list", input },
+    ]
+    expect(detectDoomLoop(history, { tool: "glob", input })).toBeUndefined()
+  })
+
+  it("measures the whole run in a long history", () => {
+    expect(detectDoomLoop([...seq("ABC".repeat(100)), ...seq("AA")], A)).toEqual({
+      kind: "repeat",
+      tool: "read",
+      count: 3,
+    })
+    const cycle = seq("ABC".repeat(20))
+    const next = cycle.pop()!
+    expect(detectDoomLoop(cycle, next)).toEqual({
+      kind: "cycle",
+      tools: ["read", "grep", "bash"],
+      length: 3,
+      repeats: 20,
+    })
+  })
+
+  it("rejects a threshold below 2 and invalid cycle lengths", () => {
+    expect(() => detectDoomLoop([], A, { threshold: 1 })).toThrow(RangeError)
+    expect(() => detectDoomLoop([], A, { threshold: 2.5 })).toThrow(RangeError)
+    expect(() => detectDoomLoop([], A, { maxCycle: -1 })).toThrow(RangeError)
+  })
+})
+
+describe("canonicalJson", () => {
+  it.each([
+    [{ b: 1, a: [3, { d: 1, c: 2 }] }, '{"a":[3,{"c":2,"d":1}],"b":1}'],
+    [{ a: undefined, b: () => 1 }, "{}"],
+    [[undefined, Number.NaN, Number.POSITIVE_INFINITY], "[null,null,null]"],
+    [new Date(0), '"1970-01-01T00:00:00.000Z"'],
+    [10n, '"10"'],
+    ["x", '"x"'],
+    [undefined, "null"],
+    [null, "null"],
+  ])("canonicalJson(%#) → %s", (value, expected) => {
+    expect(canonicalJson(value)).toBe(expected)
+  })
+
+  it("survives cycles", () => {
+    const loop: Record<string, unknown> = { a: 1 }
+    loop.self = loop
+    expect(canonicalJson(loop)).toBe('{"a":1,"self":"[Circular]"}')
+  })
+
+  it("keys a call by tool and input", () => {
+    expect(callKey({ tool: "read", input: { b: 1, a: 2 } })).toBe(
+      callKey({ tool: "read", input: { a: 2, b: 1 } }),
+    )
+    expect(callKey({ tool: "read", input: {} })).not.toBe(callKey({ tool: "glob", input: {} }))
+  })
+})
+
+describe("DoomLoopGuard", () => {
+  it("detects repeats across messages and turns: history is per session, not per message", () => {
+    const guard = new DoomLoopGuard()
+    // Message 1 ends with a call; message 2 repeats it; message 3 would be the third time.
+    guard.record("ses_1", A)
+    guard.record("ses_1", A)
+    expect(guard.check("ses_1", A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+    // Checking does not record.
+    expect(guard.history("ses_1").map((call) => call.tool)).toEqual(["read", "read"])
+    // Inputs are remembered by digest only.
+    expect(guard.history("ses_1")[0]).toEqual({ tool: "read", digest: expect.stringMatching(/^[\w-]{43}$/) })
+  })
+
+  it("detects A,B,A,B,A,B across calls recorded one by one", () => {
+    const guard = new DoomLoopGuard()
+    const found: (DoomLoop | undefined)[] = []
+    for (const call of seq("ABABAB")) {
+      found.push(guard.check("s", call))
+      guard.record("s", call)
+    }
+    expect(found.slice(0, 5)).toEqual([undefined, undefined, undefined, undefined, undefined])
+    expect(found[5]).toEqual({ kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 3 })
+  })
+
+  it("ignores key order in recorded inputs too", () => {
+    const guard = new DoomLoopGuard()
+    guard.record("s", { tool: "grep", input: { pattern: "x", path: "src" } })
+    guard.record("s", { tool: "grep", input: { path: "src", pattern: "x" } })
+    expect(guard.check("s", { tool: "grep", input: { pattern: "x", path: "src" } })).toMatchObject({
+      kind: "repeat",
+      count: 3,
+    })
+  })
+
+  it("keeps sessions apart", () => {
+    const guard = new DoomLoopGuard()
+    guard.record("s1", A)
+    guard.record("s2", A)
+    guard.record("s1", A)
+    expect(guard.check("s2", A)).toBeUndefined()
+    expect(guard.check("s1", A)).toMatchObject({ kind: "repeat" })
+  })
+
+  it("bounds each session's history, never below what detection needs", () => {
+    const guard = new DoomLoopGuard({ historySize: 4 })
+    expect(guard.historySize).toBe(8) // cycles of 3, 3 times: 8 previous calls
+    for (const call of seq("CCCCCCCCCCABCABCAB")) guard.record("s", call)
+    expect(guard.history("s")).toHaveLength(8)
+    expect(guard.check("s", C)).toEqual({
+      kind: "cycle",
+      tools: ["read", "grep", "bash"],
+      length: 3,
+      repeats: 3,
+    })
+    expect(new DoomLoopGuard().historySize).toBe(50)
+  })
+
+  it("honours a configured threshold", () => {
+    const guard = new DoomLoopGuard({ threshold: 5 })
+    for (let i = 0; i < 3; i++) guard.record("s", A)
+    expect(guard.check("s", A)).toBeUndefined()
+    guard.record("s", A)
+    expect(guard.check("s", A)).toEqual({ kind: "repeat", tool: "read", count: 5 })
+    const strict = new DoomLoopGuard({ threshold: 2 })
+    strict.record("s", A)
+    expect(strict.check("s", A)).toEqual({ kind: "repeat", tool: "read", count: 2 })
+  })
+
+  it("forgets a session, and the least recently active one beyond maxSessions", () => {
+    const guard = new DoomLoopGuard({ maxSessions: 2 })
+    guard.record("s1", A)
+    guard.record("s2", A)
+    guard.record("s1", A) // s1 is now the most recent
+    guard.record("s3", A) // evicts s2
+    expect(guard.history("s2")).toEqual([])
+    expect(guard.history("s1")).toHaveLength(2)
+    guard.forget("s1")
+    expect(guard.history("s1")).toEqual([])
+  })
+
+  it("rejects invalid options", () => {
+    expect(() => new DoomLoopGuard({ threshold: 0 })).toThrow(RangeError)
+    expect(() => new DoomLoopGuard({ historySize: -1 })).toThrow(RangeError)
+    expect(() => new DoomLoopGuard({ maxSessions: 0 })).toThrow(RangeError)
+  })
+})
+
+describe("doomLoopAsk", () => {
+  it("asks doom_loop for the repeated tool", () => {
+    const loop: DoomLoop = { kind: "repeat", tool: "read", count: 3 }
+    expect(doomLoopAsk(loop, A)).toEqual({
+      permission: "doom_loop",
+      patterns: ["read"],
+      always: ["read"],
+      metadata: {
+        kind: "repeat",
+        tool: "read",
+        count: 3,
+        summary: "read was called 3 times in a row with the same input",
+        input: A.input,
+      },
+    })
+  })
+
+  it("asks for each distinct tool of a cycle", () => {
+    const loop: DoomLoop = { kind: "cycle", tools: ["read", "grep", "read"], length: 3, repeats: 3 }
+    const request = doomLoopAsk(loop, A)
+    expect(request.patterns).toEqual(["read", "grep"])
+    expect(request.always).toEqual(["read", "grep"])
+    expect(describeDoomLoop(loop)).toBe("The same 3 calls (read, grep, read) were repeated 3 times in a row")
+  })
+})

@@ -1,0 +1,181 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { z } from "zod"
+import { Hooks } from "../hooks/hooks.ts"
+import { DEFAULT_LIMITS } from "../output/limits.ts"
+import { OutputStore } from "../output/store.ts"
+import type { Rule } from "../permission/rule.ts"
+import { RulePermissions } from "../permission/simple.ts"
+import { Registry } from "../registry/registry.ts"
+import { DoomLoopGuard } from "../session/doom-loop.ts"
+import * as Tool from "../tool/index.ts"
+import { type SettleDeps, settle } from "./settle.ts"
+
+let dir: string
+let registry: Registry
+let received: unknown[]
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolbelt-settle-hooks-"))
+  registry = new Registry()
+  received = []
+  registry.register({
+    echo: Tool.make({
+      description: "echo",
+      input: z.object({ text: z.string() }),
+      execute: (input) => {
+        received.push(input)
+        return input.text
+      },
+    }),
+    other: Tool.make({ description: "other", input: z.object({}), execute: () => "other" }),
+  })
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+function deps(
+  extra: Partial<SettleDeps> = {},
+  rules: Rule[] = [{ permission: "*", pattern: "*", action: "allow" }],
+) {
+  return {
+    registry,
+    permission: new RulePermissions({ rules }),
+    store: new OutputStore({ dir }),
+    limits: DEFAULT_LIMITS,
+    ...extra,
+  } satisfies SettleDeps
+}
+
+let n = 0
+const call = (tool: string, input: unknown, sessionID = "ses") => ({
+  tool,
+  input,
+  sessionID,
+  messageID: "msg",
+  agent: "build",
+  callID: `call_${n++}`,
+})
+
+describe("tool.execute.before / after hooks in settlement", () => {
+  it("rewritten arguments are what the tool receives (and what is validated)", async () => {
+    const hooks = new Hooks()
+    hooks.register(
+      {
+        "tool.execute.before": (_input, output) => {
+          output.args = { text: `${(output.args as { text: string }).text} (rewritten)` }
+        },
+      },
+      { source: "plugin:rewrite" },
+    )
+    const result = await settle(call("echo", { text: "hi" }), deps({ hooks }))
+    expect(received).toEqual([{ text: "hi (rewritten)" }])
+    expect(result).toMatchObject({ status: "completed", output: "hi (rewritten)" })
+  })
+
+  it("a deny never runs the tool and tells the model why", async () => {
+    const hooks = new Hooks()
+    hooks.register(
+      { "tool.execute.before": () => ({ deny: "echo is disabled on Fridays" }) },
+      { source: "plugin:policy" },
+    )
+    const result = await settle(call("echo", { text: "hi" }), deps({ hooks }))
+    expect(received).toEqual([])
+    expect(result.status).toBe("error")
+    expect(result.status === "error" && result.error).toContain("echo is disabled on Fridays")
+  })
+
+  it("a short-circuit result skips the tool but still passes the after hooks and bounding", async () => {
+    const hooks = new Hooks()
+    const big = Array.from({ length: 3000 }, (_, i) => `cached ${i}`).join("\n")
+    hooks.register(
+      { "tool.execute.before": () => ({ result: { title: "cache", output: big } }) },
+      { source: "plugin:cache" },
+    )
+    hooks.register(
+      {
+        "tool.execute.after": (_input, output) => {
+          output.metadata = { ...output.metadata, seen: true }
+        },
+      },
+      { source: "plugin:audit" },
+    )
+    const result = await settle(call("echo", { text: "hi" }), deps({ hooks }))
+    expect(received).toEqual([])
+    expect(result).toMatchObject({
+      status: "completed",
+      title: "cache",
+      metadata: { seen: true, truncated: true },
+    })
+  })
+
+  it("an after hook can change the result the model sees", async () => {
+    const hooks = new Hooks()
+    hooks.register({ "tool.execute.after": () => ({ output: "redacted" }) }, { source: "plugin:redact" })
+    const result = await settle(call("echo", { text: "secret" }), deps({ hooks }))
+    expect(result).toMatchObject({ status: "completed", output: "redacted" })
+  })
+
+  it("a before hook that throws fails the call, naming the plugin", async () => {
+    const hooks = new Hooks({ onError: () => {} })
+    hooks.register(
+      {
+        "tool.execute.before": () => {
+          throw new Error("kaboom")
+        },
+      },
+      { source: "plugin:flaky" },
+    )
+    const result = await settle(call("echo", { text: "x" }), deps({ hooks }))
+    expect(result).toMatchObject({ status: "error", kind: "hook" })
+    expect(result.status === "error" && result.error).toContain("plugin:flaky")
+    expect(received).toEqual([])
+  })
+})
+
+describe("doom loop in settlement", () => {
+  it("the third identical call asks doom_loop; a deny stops the turn without running it", async () => {
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "deny" },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    expect((await settle(call("echo", { text: "same" }), d)).status).toBe("completed")
+    expect((await settle(call("echo", { text: "same" }), d)).status).toBe("completed")
+    const third = await settle(call("echo", { text: "same" }), d)
+    expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
+    expect(third.status === "error" && third.error).toMatch(/echo was called 3 times in a row/)
+    expect(received).toHaveLength(2)
+    // another session is not affected
+    expect((await settle(call("echo", { text: "same" }, "other-session"), d)).status).toBe("completed")
+  })
+
+  it("detects a short cycle (A,B,A,B,A,B) and runs on when doom_loop is allowed", async () => {
+    const asked: string[] = []
+    const guard = new DoomLoopGuard()
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "ask" },
+    ]
+    const d = {
+      ...deps({ doomLoop: guard }, rules),
+      permission: new RulePermissions({
+        rules,
+        decide: async (request) => {
+          asked.push(`${request.permission}:${request.patterns.join(",")}`)
+          return "once"
+        },
+      }),
+    }
+    for (let i = 0; i < 3; i++) {
+      await settle(call("echo", { text: "a" }), d)
+      await settle(call("other", {}), d)
+    }
+    expect(asked).toEqual(["doom_loop:echo,other"])
+    expect(received).toHaveLength(3)
+  })
+})
