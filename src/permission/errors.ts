@@ -56,3 +56,18 @@ export function isPermissionError(error: unknown): error is PermissionError {
     error instanceof PermissionNotFoundError
   )
 }
+
+/**
+ * A reply carried the digest of another call than the pending request's: the approval was given for a
+ * different input, and it is refused (the request stays pending).
+ */
+export class PermissionDigestMismatchError extends Error {
+  override readonly name = "PermissionDigestMismatchError"
+  readonly requestID: string
+  constructor(requestID: string) {
+    super(
+      `The reply to permission request ${requestID} was given for a different call (its digest does not match); the request is still pending. Review the call again and reply with its current digest.`,
+    )
+    this.requestID = requestID
+  }
+}

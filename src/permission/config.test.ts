@@ -1,0 +1,242 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { ConfigError } from "../config/config.ts"
+import { expandHome, fromConfig, loadPermissionRules, normalize } from "./config.ts"
+import { evaluate } from "./ruleset.ts"
+
+const home = "/home/me"
+
+describe("fromConfig", () => {
+  it("shorthand action: everything", () => {
+    expect(fromConfig("allow", { home })).toEqual([{ permission: "*", pattern: "*", action: "allow" }])
+    expect(fromConfig("deny", { home })).toEqual([{ permission: "*", pattern: "*", action: "deny" }])
+  })
+
+  it("nothing configured: no rules", () => {
+    expect(fromConfig(undefined, { home })).toEqual([])
+    expect(fromConfig(null, { home })).toEqual([])
+    expect(fromConfig({}, { home })).toEqual([])
+  })
+
+  it("a key with an action", () => {
+    expect(fromConfig({ bash: "allow" }, { home })).toEqual([
+      { permission: "bash", pattern: "*", action: "allow" },
+    ])
+  })
+
+  it("a key with a pattern map", () => {
+    expect(fromConfig({ bash: { "*": "allow", rm: "deny" } }, { home })).toEqual([
+      { permission: "bash", pattern: "*", action: "allow" },
+      { permission: "bash", pattern: "rm", action: "deny" },
+    ])
+  })
+
+  it("several keys, mixed forms", () => {
+    expect(fromConfig({ edit: "deny", bash: { "git *": "allow" }, webfetch: "ask" }, { home })).toEqual([
+      { permission: "edit", pattern: "*", action: "deny" },
+      { permission: "bash", pattern: "git *", action: "allow" },
+      { permission: "webfetch", pattern: "*", action: "ask" },
+    ])
+  })
+
+  it("keeps key order, which decides precedence", () => {
+    const denyFirst = fromConfig({ bash: "deny", "*": "allow" }, { home })
+    const allowFirst = fromConfig({ "*": "allow", bash: "deny" }, { home })
+    expect(denyFirst.map((r) => r.permission)).toEqual(["bash", "*"])
+    expect(evaluate("bash", "ls", denyFirst).action).toBe("allow")
+    expect(evaluate("bash", "ls", allowFirst).action).toBe("deny")
+  })
+
+  it("keeps pattern order inside a key", () => {
+    const rules = fromConfig({ bash: { "rm *": "deny", "*": "allow", "git push *": "ask" } }, { home })
+    expect(rules.map((r) => r.pattern)).toEqual(["rm *", "*", "git push *"])
+    expect(evaluate("bash", "rm x", rules).action).toBe("allow")
+    expect(evaluate("bash", "git push origin", rules).action).toBe("ask")
+  })
+
+  it("wildcard permission keys", () => {
+    const rules = fromConfig({ "mcp_*": "deny" }, { home })
+    expect(evaluate("mcp_github_issue", "*", rules).action).toBe("deny")
+  })
+
+  it("expands ~/ at the start of a pattern", () => {
+    expect(fromConfig({ read: { "~/secrets/*": "deny" } }, { home })[0]!.pattern).toBe("/home/me/secrets/*")
+  })
+
+  it("expands a bare ~", () => {
+    expect(fromConfig({ external_directory: { "~": "allow" } }, { home })[0]!.pattern).toBe("/home/me")
+  })
+
+  it("expands $HOME and $HOME/", () => {
+    const rules = fromConfig({ external_directory: { $HOME: "ask", "$HOME/projects/*": "allow" } }, { home })
+    expect(rules.map((r) => r.pattern)).toEqual(["/home/me", "/home/me/projects/*"])
+  })
+
+  it("expands only at the start", () => {
+    const rules = fromConfig(
+      { read: { "/some/~/path": "deny", "x$HOME/y": "deny", "~user/x": "deny" } },
+      { home },
+    )
+    expect(rules.map((r) => r.pattern)).toEqual(["/some/~/path", "x$HOME/y", "~user/x"])
+  })
+
+  it("rejects an invalid action, naming the key", () => {
+    expect(() => fromConfig({ bash: "yes" }, { home })).toThrow(ConfigError)
+    expect(() => fromConfig({ bash: "yes" }, { home })).toThrow(
+      /permission\.bash: expected "allow", "ask" or "deny", got "yes"/,
+    )
+    expect(() => fromConfig({ bash: { "rm *": "nope" } }, { home })).toThrow(/permission\.bash\["rm \*"\]/)
+    expect(() => fromConfig("maybe", { home })).toThrow(
+      /Invalid permission: expected "allow", "ask" or "deny"/,
+    )
+  })
+
+  it("rejects values of the wrong shape", () => {
+    expect(() => fromConfig(42, { home })).toThrow(/Invalid permission/)
+    expect(() => fromConfig(["allow"], { home })).toThrow(/got a list/)
+    expect(() => fromConfig({ bash: true }, { home })).toThrow(/permission\.bash: .*got boolean/)
+    expect(() => fromConfig({ bash: null }, { home })).toThrow(/permission\.bash: .*got null/)
+  })
+
+  it("does not resolve a home with a trailing slash into a double slash", () => {
+    expect(expandHome("~/x", "/")).toBe("/x")
+    expect(expandHome("$HOME/x", "/home/me/")).toBe("/home/me/x")
+  })
+
+  it("normalize puts every form in the long form", () => {
+    expect(normalize("ask")).toEqual({ "*": { "*": "ask" } })
+    expect(normalize({ bash: "allow", edit: { "src/*": "deny" } })).toEqual({
+      bash: { "*": "allow" },
+      edit: { "src/*": "deny" },
+    })
+  })
+})
+
+describe("loadPermissionRules", () => {
+  let root: string
+  let project: string
+  let env: NodeJS.ProcessEnv
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "toolbelt-permission-config-"))
+    project = join(root, "project")
+    await mkdir(join(project, ".toolbelt"), { recursive: true })
+    await mkdir(join(root, "xdg", "toolbelt"), { recursive: true })
+    await mkdir(join(root, "extra"), { recursive: true })
+    env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "xdg") }
+  })
+
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  const write = (file: string, value: unknown) =>
+    writeFile(file, typeof value === "string" ? value : JSON.stringify(value))
+
+  it("no config: no rules", async () => {
+    expect(await loadPermissionRules(project, env)).toEqual({ rules: [], agents: {}, files: [] })
+  })
+
+  it("reads every source in order of precedence; the last matching rule wins", async () => {
+    await write(join(root, "xdg", "toolbelt", "opencode.json"), { permission: { bash: "deny" } })
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: { webfetch: "deny" } })
+    await write(join(root, "extra", "toolbelt.json"), { permission: { webfetch: "ask" } })
+    await write(join(project, "opencode.json"), { permission: { bash: { "git *": "allow" } }, model: "x" })
+    await write(
+      join(project, "toolbelt.jsonc"),
+      `{
+        // comments and trailing commas are fine
+        "permission": { "edit": { "*": "ask", }, },
+      }`,
+    )
+    await write(join(project, ".toolbelt", "toolbelt.json"), { permission: { edit: { "src/*": "allow" } } })
+    const loaded = await loadPermissionRules(project, { ...env, TOOLBELT_CONFIG_DIR: join(root, "extra") })
+    expect(loaded.files).toEqual([
+      join(root, "xdg", "toolbelt", "opencode.json"),
+      join(root, "xdg", "toolbelt", "toolbelt.json"),
+      join(root, "extra", "toolbelt.json"),
+      join(project, "opencode.json"),
+      join(project, "toolbelt.jsonc"),
+      join(project, ".toolbelt", "toolbelt.json"),
+    ])
+    expect(loaded.rules).toEqual([
+      { permission: "bash", pattern: "*", action: "deny" },
+      { permission: "bash", pattern: "git *", action: "allow" },
+      { permission: "webfetch", pattern: "*", action: "ask" },
+      { permission: "edit", pattern: "*", action: "ask" },
+      { permission: "edit", pattern: "src/*", action: "allow" },
+    ])
+    expect(evaluate("bash", "git status", loaded.rules).action).toBe("allow")
+    expect(evaluate("bash", "rm x", loaded.rules).action).toBe("deny")
+    expect(evaluate("edit", "src/a.ts", loaded.rules).action).toBe("allow")
+  })
+
+  it("a shorthand in one file and keys in another both count", async () => {
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: "ask" })
+    await write(join(project, "toolbelt.json"), { permission: { bash: "allow" } })
+    const { rules } = await loadPermissionRules(project, env)
+    expect(rules).toEqual([
+      { permission: "*", pattern: "*", action: "ask" },
+      { permission: "bash", pattern: "*", action: "allow" },
+    ])
+  })
+
+  it("a later file overrides a key in place (first-seen order kept)", async () => {
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: { "*": "allow", bash: "ask" } })
+    await write(join(project, "toolbelt.json"), { permission: { "*": "deny" } })
+    const { rules } = await loadPermissionRules(project, env)
+    expect(rules.map((r) => `${r.permission} ${r.action}`)).toEqual(["* deny", "bash ask"])
+  })
+
+  it("TOOLBELT_PERMISSION is merged on top", async () => {
+    await write(join(project, "toolbelt.json"), { permission: { bash: { "*": "ask" } } })
+    const { rules } = await loadPermissionRules(project, {
+      ...env,
+      TOOLBELT_PERMISSION: JSON.stringify({ bash: { "*": "allow", "rm *": "deny" }, edit: "deny" }),
+    })
+    expect(rules).toEqual([
+      { permission: "bash", pattern: "*", action: "allow" },
+      { permission: "bash", pattern: "rm *", action: "deny" },
+      { permission: "edit", pattern: "*", action: "deny" },
+    ])
+  })
+
+  it("TOOLBELT_PERMISSION must be JSON", async () => {
+    await expect(loadPermissionRules(project, { ...env, TOOLBELT_PERMISSION: "{nope" })).rejects.toThrow(
+      /Invalid TOOLBELT_PERMISSION: not JSON/,
+    )
+  })
+
+  it("returns agent.<name>.permission merged across files", async () => {
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), {
+      agent: { plan: { permission: { bash: "deny" } }, review: { permission: "ask" } },
+    })
+    await write(join(project, "opencode.json"), {
+      agent: { plan: { permission: { bash: { "git *": "allow" } } } },
+    })
+    const { agents } = await loadPermissionRules(project, env)
+    expect(agents.plan).toEqual([
+      { permission: "bash", pattern: "*", action: "deny" },
+      { permission: "bash", pattern: "git *", action: "allow" },
+    ])
+    expect(agents.review).toEqual([{ permission: "*", pattern: "*", action: "ask" }])
+  })
+
+  it("expands ~ with the environment's HOME", async () => {
+    await write(join(project, "toolbelt.json"), {
+      permission: { external_directory: { "~/work/*": "allow" } },
+    })
+    const { rules } = await loadPermissionRules(project, env)
+    expect(rules[0]!.pattern).toBe(join(root, "home", "work", "*"))
+  })
+
+  it("an invalid action names the file and the key", async () => {
+    const file = join(project, "toolbelt.json")
+    await write(file, { permission: { bash: { "rm *": "never" } } })
+    await expect(loadPermissionRules(project, env)).rejects.toThrow(
+      `Invalid permission.bash["rm *"] in ${file}: expected "allow", "ask" or "deny", got "never".`,
+    )
+  })
+})
