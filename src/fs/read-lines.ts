@@ -1,0 +1,626 @@
+import { createHash, type Hash } from "node:crypto"
+import type { Stats } from "node:fs"
+import { type FileHandle, open } from "node:fs/promises"
+import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
+import { detectBom } from "./text.ts"
+
+/** opencode's read limits: 2000 lines, 2000 characters per line, 50 KB per page. */
+export const DEFAULT_READ_LIMITS = { limit: 2000, maxLineLength: 2000, maxBytes: 50 * 1024 } as const
+
+/** What replaces the rest of a line longer than `maxLineLength` (opencode's wording). */
+export function lineCutMarker(maxLineLength: number): string {
+  return `... (line truncated to ${maxLineLength} chars)`
+}
+
+/** Bytes read from the file at a time. */
+const CHUNK_BYTES = 1 << 20
+/** Bytes read at a time when scanning backwards from the end. */
+const TAIL_CHUNK_BYTES = 1 << 16
+const LF = 0x0a
+const EMPTY = Buffer.alloc(0)
+
+export interface ReadLinesOptions {
+  /** First line to return, 1-based (0 counts as 1). Default 1. */
+  offset?: number
+  /** Most lines to return. Default 2000. */
+  limit?: number
+  /** Longer lines are cut to this many UTF-16 characters and marked. Default 2000. */
+  maxLineLength?: number
+  /**
+   * Budget for the page: each line costs its UTF-8 bytes plus one for the newline; reading stops before
+   * the line that would exceed it. Default 50 KiB.
+   */
+  maxBytes?: number
+  /**
+   * Keep scanning past the page to count every line of the file (`totalLines`). Default true. Scans that
+   * reach the end also build the line index, so the next page of the same file seeks straight to it.
+   */
+  countTotal?: boolean
+  /** Also return the SHA-256 of the whole file, hashed in the same pass (or known from the index). */
+  hash?: boolean
+  signal?: AbortSignal
+}
+
+export interface ReadLinesResult {
+  /** The lines, without their line breaks (LF or CRLF) and without a leading BOM. */
+  lines: string[]
+  /** Number of the last returned line (1-based); `offset - 1` when no line was returned. */
+  lastLine: number
+  /** Lines in the file, when the whole file was scanned or its line index was known. */
+  totalLines?: number
+  /** Whether lines after `lastLine` exist. */
+  more: boolean
+  /** Whether the page stopped early because of `maxBytes`. */
+  truncatedByBytes: boolean
+  /** How many of the returned lines were cut to `maxLineLength`. */
+  cutLines: number
+  /** SHA-256 (hex) of the file's bytes, when asked for. */
+  hash?: string
+  /** Size and modification time of the file when it was opened. */
+  size: number
+  mtimeMs: number
+}
+
+/**
+ * Reads one page of lines from a text file of any size, without loading the file.
+ *
+ * 1. Open the file. If a fresh line index is cached for it (same inode, size, mtime and ctime), seek:
+ *    start at the nearest indexed line before `offset`, or find `offset` by reading backwards from the
+ *    nearest indexed line (or end of file) after it, whichever is closer. The total is known, so nothing
+ *    after the page is read: the last page of a 1 GiB file costs about what `tail -n` does.
+ * 2. Otherwise scan from the start in 1 MiB chunks, counting line breaks with `Buffer.indexOf` (no
+ *    decoding) until `offset`; remember the byte offset of every 10,000th line (or every MiB).
+ * 3. Collect the page: decode whole lines (so multi-byte characters split across chunks decode
+ *    correctly), cut long lines to `maxLineLength` without keeping more than a few bytes per character
+ *    of them, stop at `limit` lines or before the line that would exceed `maxBytes`.
+ * 4. Unless `countTotal` is false (and no hash is asked for), keep counting to the end; a full scan of a
+ *    file of 1 MiB or more stores its line index (and hash) for the next call.
+ * Lines end at LF; a CR before it is dropped; a last line without a newline still counts. UTF-16 files
+ * (with their BOM) are decoded as such, without an index. Aborting `signal` rejects with its reason.
+ */
+export async function readLines(path: string, options: ReadLinesOptions = {}): Promise<ReadLinesResult> {
+  const handle = await open(path, "r")
+  try {
+    return await readPage(handle, options)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Number of lines in the file; the scan also stores its line index for later pages (files ≥ 1 MiB). */
+export async function countLines(path: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+  const result = await readLines(path, { limit: 0, countTotal: true, ...options })
+  return result.totalLines ?? 0
+}
+
+export interface ReadLastLinesOptions {
+  /** Longer lines are cut to this many UTF-16 characters and marked. Default 2000. */
+  maxLineLength?: number
+  signal?: AbortSignal
+}
+
+export interface ReadLastLinesResult {
+  lines: string[]
+  /** Number of the first returned line, when the file's line index is known (otherwise it would cost a scan). */
+  firstLine?: number
+  totalLines?: number
+  cutLines: number
+}
+
+/**
+ * The last `count` lines of a file, found like `tail -n` does: reading backwards from the end in 64 KiB
+ * blocks, so the cost depends on the size of the lines asked for, not of the file. Line numbers are
+ * given when the file's line index is cached (after a full `readLines` or `countLines`).
+ */
+export async function readLastLines(
+  path: string,
+  count: number,
+  options: ReadLastLinesOptions = {},
+): Promise<ReadLastLinesResult> {
+  const handle = await open(path, "r")
+  try {
+    const stats = await handle.stat()
+    const head = Buffer.alloc(4)
+    await handle.read(head, 0, 4, 0)
+    const bom = detectBom(head)
+    if (bom && bom.encoding !== "utf-8") {
+      // UTF-16 has no byte-level line breaks to search for: count, then read the page.
+      const total = (await readPage(handle, { limit: 0, signal: options.signal })).totalLines ?? 0
+      const offset = Math.max(1, total - count + 1)
+      const page = await readPage(handle, { ...options, offset, limit: count, maxBytes: Infinity })
+      return { lines: page.lines, firstLine: offset, totalLines: total, cutLines: page.cutLines }
+    }
+    const start = await startOfLastLines(handle, stats.size, count, options.signal)
+    const collector = new PageCollector({
+      limit: count,
+      maxLineLength: options.maxLineLength ?? DEFAULT_READ_LIMITS.maxLineLength,
+      maxBytes: Infinity,
+    })
+    await scan(handle, {
+      startByte: start,
+      startLine: 1,
+      offset: 1,
+      collector,
+      untilEnd: false,
+      signal: options.signal,
+    })
+    const index = lineIndexCache.get(stats)
+    const result: ReadLastLinesResult = { lines: collector.lines, cutLines: collector.cutLines }
+    if (index) {
+      result.totalLines = index.totalLines
+      result.firstLine = index.totalLines - collector.lines.length + 1
+    }
+    return result
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Where to start scanning for line `offset` with a line index: the nearest checkpoint before it, or, when a
+ * checkpoint after it (or the end of the file) is nearer, the exact start of the line found by scanning
+ * backwards from there. Either way at most half a stride of lines is passed over.
+ */
+async function seek(
+  handle: FileHandle,
+  index: LineIndex,
+  size: number,
+  offset: number,
+  signal: AbortSignal | undefined,
+): Promise<Checkpoint> {
+  const before = index.checkpointBefore(offset)
+  if (offset > index.totalLines) return before
+  const after = index.checkpointAfter(offset) ?? { line: index.totalLines + 1, byte: size }
+  if (after.line - offset >= offset - before.line) return before
+  return { line: offset, byte: await startOfLastLines(handle, after.byte, after.line - offset, signal) }
+}
+
+/**
+ * Byte offset where the last `count` lines before `end` begin; `end` is the start of a line or the end
+ * of the file.
+ */
+async function startOfLastLines(
+  handle: FileHandle,
+  end: number,
+  count: number,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  if (count <= 0) return end
+  const buffer = takeChunkBuffer()
+  try {
+    const block = buffer.subarray(0, TAIL_CHUNK_BYTES)
+    let found = 0
+    let first = true
+    for (let until = end; until > 0; ) {
+      signal?.throwIfAborted()
+      const from = Math.max(0, until - TAIL_CHUNK_BYTES)
+      const { bytesRead } = await handle.read(block, 0, until - from, from)
+      let searchFrom = bytesRead - 1
+      // The newline just before `end` ends the line before it; it does not start another one.
+      if (first && block[bytesRead - 1] === LF) searchFrom--
+      first = false
+      while (searchFrom >= 0) {
+        const at = block.lastIndexOf(LF, searchFrom)
+        if (at === -1) break
+        found++
+        if (found === count) return from + at + 1
+        searchFrom = at - 1
+      }
+      until = from
+    }
+    return 0
+  } finally {
+    giveChunkBuffer(buffer)
+  }
+}
+
+interface ResolvedOptions {
+  offset: number
+  limit: number
+  maxLineLength: number
+  maxBytes: number
+}
+
+async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<ReadLinesResult> {
+  const { signal } = options
+  signal?.throwIfAborted()
+  const resolved: ResolvedOptions = {
+    offset: Math.max(1, Math.floor(options.offset ?? 1)),
+    limit: Math.max(0, Math.floor(options.limit ?? DEFAULT_READ_LIMITS.limit)),
+    maxLineLength: Math.max(1, options.maxLineLength ?? DEFAULT_READ_LIMITS.maxLineLength),
+    maxBytes: Math.max(1, options.maxBytes ?? DEFAULT_READ_LIMITS.maxBytes),
+  }
+  const stats = await handle.stat()
+  const collector = new PageCollector(resolved)
+  const head = Buffer.alloc(4)
+  const { bytesRead: headBytes } = await handle.read(head, 0, 4, 0)
+  const bom = detectBom(head.subarray(0, headBytes))
+  const wantHash = options.hash === true
+
+  if (bom && bom.encoding !== "utf-8") {
+    const hasher = wantHash ? createHash("sha256") : undefined
+    const total = await scanDecoded(handle, bom.encoding, resolved.offset, collector, hasher, signal)
+    const more = collector.lastLine(resolved.offset) < total
+    return finish(collector, resolved, stats, { totalLines: total, more, hash: hasher?.digest("hex") })
+  }
+
+  const index = lineIndexCache.get(stats)
+  if (index && (!wantHash || index.hash !== undefined)) {
+    const checkpoint = await seek(handle, index, stats.size, resolved.offset, signal)
+    const outcome = await scan(handle, {
+      startByte: checkpoint.byte,
+      startLine: checkpoint.line,
+      offset: resolved.offset,
+      collector,
+      untilEnd: false,
+      signal,
+    })
+    const more = outcome.more ?? collector.lastLine(resolved.offset) < index.totalLines
+    return finish(collector, resolved, stats, {
+      totalLines: index.totalLines,
+      more,
+      ...(wantHash ? { hash: index.hash } : {}),
+    })
+  }
+
+  const untilEnd = options.countTotal !== false || wantHash
+  const hasher = wantHash ? createHash("sha256") : undefined
+  const building = untilEnd && stats.size >= lineIndexCache.minBytes ? lineIndexCache.builder() : undefined
+  const outcome = await scan(handle, {
+    startByte: 0,
+    startLine: 1,
+    offset: resolved.offset,
+    collector,
+    untilEnd,
+    signal,
+    ...(hasher ? { hasher } : {}),
+    ...(building ? { index: building } : {}),
+  })
+  const hash = hasher?.digest("hex")
+  if (outcome.totalLines === undefined)
+    return finish(collector, resolved, stats, { more: outcome.more ?? false })
+  if (building && outcome.bytes === stats.size) {
+    const after = await handle.stat()
+    if (sameVersion(stats, after)) lineIndexCache.set(stats, building.finish(outcome.totalLines, hash))
+  }
+  const more = collector.lastLine(resolved.offset) < outcome.totalLines
+  return finish(collector, resolved, stats, {
+    totalLines: outcome.totalLines,
+    more,
+    ...(hash ? { hash } : {}),
+  })
+}
+
+function finish(
+  collector: PageCollector,
+  options: ResolvedOptions,
+  stats: Stats,
+  extra: { totalLines?: number; more: boolean; hash?: string | undefined },
+): ReadLinesResult {
+  const result: ReadLinesResult = {
+    lines: collector.lines,
+    lastLine: collector.lastLine(options.offset),
+    more: extra.more || collector.truncatedByBytes,
+    truncatedByBytes: collector.truncatedByBytes,
+    cutLines: collector.cutLines,
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+  }
+  if (extra.totalLines !== undefined) result.totalLines = extra.totalLines
+  if (extra.hash !== undefined) result.hash = extra.hash
+  return result
+}
+
+function sameVersion(a: Stats, b: Stats): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
+}
+
+interface ScanOptions {
+  startByte: number
+  /** Number of the line that starts at `startByte`. */
+  startLine: number
+  offset: number
+  collector: PageCollector
+  /** Scan to the end of the file even after the page is complete (to count, hash and index). */
+  untilEnd: boolean
+  hasher?: Hash
+  index?: IndexBuilder
+  signal: AbortSignal | undefined
+}
+
+interface ScanOutcome {
+  /** Lines in the file, when the scan reached the end. */
+  totalLines?: number
+  /** Whether anything follows the page, when the scan stopped early. */
+  more?: boolean
+  /** Bytes scanned. */
+  bytes: number
+}
+
+/**
+ * The byte-level scanner: counts LF bytes with `indexOf` outside the page, hands the page's lines to the
+ * collector as bytes (kept up to the collector's cap), and reports where it stopped.
+ */
+async function scan(handle: FileHandle, options: ScanOptions): Promise<ScanOutcome> {
+  const { collector, offset, hasher, index, signal } = options
+  // A scan to the end reads the next chunk while this one is counted (and hashed).
+  const reader = new ChunkReader(handle, options.startByte, options.untilEnd)
+  let position = options.startByte
+  /** Number of the line being scanned (the one that starts at `lineStart`). */
+  let line = options.startLine
+  let lineStart = position
+  let collecting = line >= offset && !collector.done
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const view = await reader.next()
+      if (!view) break
+      const bytesRead = view.length
+      hasher?.update(view)
+      let at = 0
+      while (at < bytesRead) {
+        const newline = view.indexOf(LF, at)
+        if (collecting) {
+          if (newline === -1) {
+            collector.append(view, at, bytesRead)
+            break
+          }
+          collector.endLine(view, at, newline, lineStart === 0)
+          if (collector.done) {
+            collecting = false
+            if (!options.untilEnd) {
+              const more = newline + 1 < bytesRead || (await hasByteAt(handle, position + bytesRead))
+              return { more, bytes: position + newline + 1 - options.startByte }
+            }
+          }
+        } else if (newline === -1) break
+        line++
+        lineStart = position + newline + 1
+        index?.passLine(line, lineStart)
+        at = newline + 1
+        if (line === offset && !collector.done) collecting = true
+      }
+      position += bytesRead
+    }
+  } finally {
+    await reader.settle()
+  }
+  if (position > lineStart) {
+    // The last line has no newline after it.
+    if (collecting) collector.endLine(EMPTY, 0, 0, lineStart === 0)
+    line++
+  }
+  return { totalLines: line - 1, bytes: position - options.startByte }
+}
+
+/**
+ * Chunk buffers kept for the next read: repeated page reads then allocate nothing large, and memory does
+ * not pile up in buffers waiting for the garbage collector.
+ */
+const spareChunks: Buffer[] = []
+const MAX_SPARE_CHUNKS = 4
+
+function takeChunkBuffer(): Buffer {
+  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES)
+}
+
+function giveChunkBuffer(buffer: Buffer): void {
+  if (spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(buffer)
+}
+
+/**
+ * Reads a file forward in 1 MiB chunks. With `prefetch`, two buffers take turns: the next chunk is read
+ * while the caller works on the current one. A returned chunk is valid until the next call.
+ */
+class ChunkReader {
+  readonly #handle: FileHandle
+  readonly #buffers: Buffer[]
+  #position: number
+  #turn = 0
+  #pending: Promise<number> | undefined
+
+  constructor(handle: FileHandle, position: number, prefetch: boolean) {
+    this.#handle = handle
+    this.#position = position
+    this.#buffers = Array.from({ length: prefetch ? 2 : 1 }, takeChunkBuffer)
+  }
+
+  async next(): Promise<Buffer | undefined> {
+    const buffer = this.#buffers[this.#turn]!
+    const pending = this.#pending
+    this.#pending = undefined
+    const bytesRead = await (pending ?? this.#read(buffer))
+    if (bytesRead === 0) return undefined
+    this.#position += bytesRead
+    if (this.#buffers.length > 1) {
+      this.#turn ^= 1
+      this.#pending = this.#read(this.#buffers[this.#turn]!)
+    }
+    return bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead)
+  }
+
+  /** Waits for a read still in flight (its result, or failure, no longer matters) and returns the buffers. */
+  async settle(): Promise<void> {
+    await this.#pending?.catch(() => {})
+    this.#pending = undefined
+    for (const buffer of this.#buffers.splice(0)) giveChunkBuffer(buffer)
+  }
+
+  async #read(buffer: Buffer): Promise<number> {
+    const { bytesRead } = await this.#handle.read(buffer, 0, CHUNK_BYTES, this.#position)
+    return bytesRead
+  }
+}
+
+async function hasByteAt(handle: FileHandle, position: number): Promise<boolean> {
+  const probe = Buffer.alloc(1)
+  const { bytesRead } = await handle.read(probe, 0, 1, position)
+  return bytesRead > 0
+}
+
+/**
+ * The slow path for UTF-16 files: decodes the stream (TextDecoder keeps characters split across chunks)
+ * and splits the text on LF. Returns the number of lines.
+ */
+async function scanDecoded(
+  handle: FileHandle,
+  encoding: "utf-16le" | "utf-16be",
+  offset: number,
+  collector: PageCollector,
+  hasher: Hash | undefined,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  // ignoreBOM: true keeps U+FEFF in the text; the collector drops it from line 1.
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true })
+  const chunk = takeChunkBuffer()
+  let position = 0
+  let line = 1
+  let pending = ""
+  let pendingLength = 0
+  const keepChars = collector.capChars
+  const take = (text: string) => {
+    pendingLength += text.length
+    if (line >= offset && !collector.done && pending.length < keepChars)
+      pending += text.slice(0, keepChars - pending.length)
+  }
+  const endLine = () => {
+    if (line >= offset && !collector.done)
+      collector.addText(pending, pendingLength > pending.length, line === 1)
+    pending = ""
+    pendingLength = 0
+    line++
+  }
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position)
+      const view = chunk.subarray(0, bytesRead)
+      hasher?.update(view)
+      const text = decoder.decode(view, { stream: bytesRead > 0 })
+      let at = 0
+      for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", at)) {
+        take(text.slice(at, newline))
+        endLine()
+        at = newline + 1
+      }
+      take(text.slice(at))
+      if (bytesRead === 0) break
+      position += bytesRead
+    }
+  } finally {
+    giveChunkBuffer(chunk)
+  }
+  if (pendingLength > 0) endLine()
+  return line - 1
+}
+
+/**
+ * Builds the page: takes each line's bytes (keeping at most a few bytes per allowed character), decodes
+ * it whole, drops a trailing CR and the BOM of line 1, cuts and marks long lines, and enforces the limits.
+ */
+class PageCollector {
+  readonly lines: string[] = []
+  cutLines = 0
+  truncatedByBytes = false
+  done: boolean
+  /** Characters worth keeping of a line: enough to know it is longer than allowed. */
+  readonly capChars: number
+  readonly #limit: number
+  readonly #maxLineLength: number
+  readonly #maxBytes: number
+  /** Bytes worth keeping of a line: a UTF-16 unit takes at most 3 UTF-8 bytes. */
+  readonly #capBytes: number
+  #bytes = 0
+  #parts: Buffer[] = []
+  #kept = 0
+  #lineBytes = 0
+
+  constructor(options: { limit: number; maxLineLength: number; maxBytes: number }) {
+    this.#limit = options.limit
+    this.#maxLineLength = options.maxLineLength
+    this.#maxBytes = options.maxBytes
+    this.capChars = Math.min(options.maxLineLength + 1, options.maxBytes + 1)
+    this.#capBytes = Math.min(options.maxLineLength * 3 + 8, options.maxBytes + 8)
+    this.done = options.limit === 0
+  }
+
+  /** Number of the last collected line, given the page's first line. */
+  lastLine(offset: number): number {
+    return offset + this.lines.length - 1
+  }
+
+  /** Takes bytes `start..end` of `chunk` as the next part of the current line (the chunk is reused later). */
+  append(chunk: Buffer, start: number, end: number): void {
+    this.#lineBytes += end - start
+    const take = Math.min(end - start, this.#capBytes - this.#kept)
+    if (take <= 0) return
+    this.#parts.push(Buffer.from(chunk.subarray(start, start + take)))
+    this.#kept += take
+  }
+
+  /**
+   * Bytes `start..end` of `chunk` end the current line: decode it (straight from the chunk when the whole
+   * line is in it) and add it to the page.
+   */
+  endLine(chunk: Buffer, start: number, end: number, atFileStart: boolean): void {
+    if (this.#parts.length === 0) {
+      const take = Math.min(end - start, this.#capBytes)
+      this.addText(chunk.toString("utf8", start, start + take), end - start > take, atFileStart)
+      return
+    }
+    this.append(chunk, start, end)
+    const bytes = Buffer.concat(this.#parts, this.#kept)
+    const capped = this.#lineBytes > this.#kept
+    this.#parts = []
+    this.#kept = 0
+    this.#lineBytes = 0
+    this.addText(bytes.toString("utf8"), capped, atFileStart)
+  }
+
+  /** Adds a decoded line; `capped` when its end was not kept; `atFileStart` when a BOM may lead it. */
+  addText(decoded: string, capped: boolean, atFileStart: boolean): void {
+    let text = decoded
+    if (!capped && text.endsWith("\r")) text = text.slice(0, -1)
+    if (atFileStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    let cut = false
+    if (capped || text.length > this.#maxLineLength) {
+      text = cutChars(text, this.#maxLineLength) + lineCutMarker(this.#maxLineLength)
+      cut = true
+    }
+    const cost = Buffer.byteLength(text) + 1
+    if (this.#bytes + cost > this.#maxBytes) {
+      this.truncatedByBytes = true
+      this.done = true
+      if (this.lines.length > 0) return
+      // A first line over the whole budget is still shown, cut to fit, so the page is never empty.
+      text = cutToBytes(text, this.#maxBytes)
+      cut = true
+    }
+    this.lines.push(text)
+    this.#bytes += cost
+    if (cut) this.cutLines++
+    if (this.lines.length >= this.#limit) this.done = true
+  }
+}
+
+/** The first `max` UTF-16 units of `text`, never splitting a surrogate pair. */
+function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text
+  const last = text.charCodeAt(max - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding plus a newline fits in `maxBytes`, with a marker. */
+function cutToBytes(text: string, maxBytes: number): string {
+  let chars = Math.min(text.length, maxBytes)
+  for (;;) {
+    const candidate = cutChars(text, chars) + lineCutMarker(chars)
+    if (Buffer.byteLength(candidate) + 1 <= maxBytes || chars === 0) return candidate
+    chars = Math.floor(chars * 0.9)
+  }
+}
+
+/** Forgets every cached line index (for benchmarks and tests that need a cold start). */
+export function clearLineIndexCache(): void {
+  lineIndexCache.clear()
+}
