@@ -111,7 +111,7 @@ describe("toolbelt call", () => {
     expect(result.status).toBe(2)
     expect(json(result).status).toBe("error")
     expect(json(result).error).toMatch(
-      /unknown tool "nope"\. Available tools: echo, fail, lines, outside, titled\./,
+      /unknown tool "nope"\. Available tools: echo, fail, lines, outside, slow, titled\./,
     )
   })
 
@@ -169,7 +169,7 @@ describe("toolbelt tools", () => {
     const result = toolbelt(["tools", "--json"])
     expect(result.status).toBe(0)
     const tools = json(result) as { name: string; inputSchema: any; source: string }[]
-    expect(tools.map((t) => t.name)).toEqual(["echo", "fail", "lines", "outside", "titled"])
+    expect(tools.map((t) => t.name)).toEqual(["echo", "fail", "lines", "outside", "slow", "titled"])
     const echo = tools.find((t) => t.name === "echo")!
     expect(echo.inputSchema.properties.text).toMatchObject({ type: "string", description: "what to echo" })
     expect(echo.source).toMatch(/^plugin:/)

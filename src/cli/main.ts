@@ -1,4 +1,5 @@
 import { CALL_HELP, callCommand } from "./commands/call.ts"
+import { PERMISSIONS_HELP, permissionsCommand } from "./commands/permissions.ts"
 import { TOOLS_HELP, toolsCommand } from "./commands/tools.ts"
 import { EXIT, type IO, processIO } from "./io.ts"
 
@@ -9,6 +10,7 @@ Usage: toolbelt <command> [options]
 Commands:
   tools     list the registered tools and their JSON Schemas
   call      run one tool call through the full pipeline
+  permissions  list or revoke the "always" approvals saved for a project
 
 Run "toolbelt <command> --help" for a command's options.
 `
@@ -16,6 +18,7 @@ Run "toolbelt <command> --help" for a command's options.
 const COMMANDS: Record<string, { run: (argv: string[], io: IO) => Promise<number>; help: string }> = {
   tools: { run: toolsCommand, help: TOOLS_HELP },
   call: { run: callCommand, help: CALL_HELP },
+  permissions: { run: permissionsCommand, help: PERMISSIONS_HELP },
 }
 
 /** Runs one command line; returns the exit code. */

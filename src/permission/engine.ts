@@ -60,6 +60,11 @@ export interface PermissionEngineOptions {
   readonly publish?: Publish
   /** Extra configured rules of a session (a subagent's inherited denies), after the agent's. */
   readonly sessionRules?: (sessionID: string) => Ruleset
+  /**
+   * Consulted before a person is asked (the `permission.ask` plugin hook): it may allow or deny a
+   * request the rules leave open. It is never consulted for a configured deny.
+   */
+  readonly consult?: (request: AskRequest) => Promise<Action>
 }
 
 interface Pending {
@@ -110,6 +115,13 @@ export class PermissionEngine implements PermissionService {
 
     const signal = options.signal
     signal?.throwIfAborted()
+    if (this.#options.consult) {
+      const decided = await this.#options.consult(request)
+      if (decided === "allow") return
+      if (decided === "deny")
+        throw new PermissionDeniedError(relevantRules(request.permission, ...configured))
+      signal?.throwIfAborted()
+    }
     const pending: PermissionRequest = {
       id: ascending("per"),
       sessionID: request.sessionID,

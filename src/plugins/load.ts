@@ -1,6 +1,7 @@
 import { createRequire } from "node:module"
 import { isAbsolute, join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { HOOK_NAMES, type HookMap, type Hooks } from "../hooks/hooks.ts"
 import type { Registry } from "../registry/registry.ts"
 import type { Handle, Registrable } from "../registry/tool-set.ts"
 
@@ -9,8 +10,8 @@ export interface PluginInput {
   readonly directory: string
 }
 
-/** What a plugin contributes. */
-export interface PluginHooks {
+/** What a plugin contributes: tools, and hooks by name (`tool.execute.before`, `permission.ask`, ...). */
+export type PluginHooks = Partial<HookMap> & {
   readonly tool?: Readonly<Record<string, Registrable>>
 }
 
@@ -27,7 +28,7 @@ export interface PluginLoadError {
  */
 export async function installPlugins(
   specs: readonly string[],
-  options: { directory: string; registry: Registry },
+  options: { directory: string; registry: Registry; hooks?: Hooks },
 ): Promise<{ handles: Handle[]; errors: PluginLoadError[] }> {
   const handles: Handle[] = []
   const errors: PluginLoadError[] = []
@@ -38,6 +39,12 @@ export async function installPlugins(
         handles.push(
           options.registry.register(hooks.tool, { placement: "project", source: `plugin:${spec}` }),
         )
+      }
+      const named: Partial<HookMap> = {}
+      for (const name of HOOK_NAMES) if (hooks[name]) (named as Record<string, unknown>)[name] = hooks[name]
+      if (options.hooks && Object.keys(named).length) {
+        const registration = options.hooks.register(named, { source: `plugin:${spec}` })
+        handles.push({ close: () => registration.close(), [Symbol.dispose]: () => registration.close() })
       }
     } catch (error) {
       errors.push({ spec, error: error instanceof Error ? error.message : String(error) })
@@ -57,5 +64,5 @@ async function loadPlugin(spec: string, directory: string): Promise<PluginHooks>
     throw new Error(`plugin ${spec} must export a function or an object with a "tool" record`)
   }
   const tool = (hooks as PluginHooks).tool ?? (module.tool as PluginHooks["tool"])
-  return tool ? { tool } : {}
+  return { ...(hooks as PluginHooks), ...(tool ? { tool } : {}) }
 }

@@ -56,6 +56,11 @@ export interface SettleDeps {
   readonly hooks?: Hooks
   /** Detects repeated calls and short cycles across the session; a loop asks `doom_loop`. */
   readonly doomLoop?: DoomLoopGuard
+  /**
+   * The recorded final part of a call that already finished (the journal's idempotency key is the
+   * session and call id): such a call is answered from the record and never executed again.
+   */
+  readonly settled?: (sessionID: string, callID: string) => ToolPart | undefined
 }
 
 export type ErrorKind =
@@ -107,6 +112,8 @@ class Interrupted {}
  * 7. Record the final part state.
  */
 export async function settle(request: CallRequest, deps: SettleDeps): Promise<Settlement> {
+  const recorded = deps.settled?.(request.sessionID, request.callID)
+  if (recorded) return fromRecord(recorded)
   const recorder = new PartRecorder(request, deps.parts)
   await recorder.pending()
   const signal = request.abort ?? new AbortController().signal
@@ -220,6 +227,34 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
 
   // 7. Record.
   return recorder.complete({ output, title, metadata, attachments, structured })
+}
+
+/** The settlement a finished call already had, from its recorded part. */
+function fromRecord(part: ToolPart): Settlement {
+  const { state } = part
+  if (state.status === "completed") {
+    return {
+      status: "completed",
+      title: state.title,
+      output: state.output,
+      metadata: state.metadata,
+      attachments: state.attachments ?? [],
+      part,
+    }
+  }
+  if (state.status === "error") {
+    return {
+      status: "error",
+      error: state.error,
+      kind: "failure",
+      blocked: false,
+      metadata: state.metadata ?? {},
+      part,
+    }
+  }
+  throw new Error(
+    `settled() returned call ${part.callID} in state ${state.status}; only finished calls are records`,
+  )
 }
 
 function withoutDirection(bounding: CallRequest["bounding"]): Partial<Limits> {

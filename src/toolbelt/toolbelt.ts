@@ -1,110 +1,262 @@
+import { realpathSync } from "node:fs"
 import { resolve } from "node:path"
+import { agentRules, DEFAULT_AGENT } from "../agent/agent.ts"
+import { Bus } from "../bus/bus.ts"
+import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
+import { Hooks } from "../hooks/hooks.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
 import { type Limits, resolveLimits } from "../output/limits.ts"
 import { OutputStore } from "../output/store.ts"
-import type { PermissionService } from "../permission/service.ts"
-import { type Decide, RulePermissions } from "../permission/simple.ts"
+import { fromConfig, loadPermissionRules } from "../permission/config.ts"
+import { PermissionEngine } from "../permission/engine.ts"
+import type { Ruleset } from "../permission/rule.ts"
+import { disabled } from "../permission/ruleset.ts"
+import type { AskRequest } from "../permission/service.ts"
+import type { Decide } from "../permission/simple.ts"
 import { installPlugins, type PluginLoadError } from "../plugins/load.ts"
-import { Registry } from "../registry/registry.ts"
+import { type Advertised, Registry, type ToolsQuery } from "../registry/registry.ts"
 import type { Handle } from "../registry/tool-set.ts"
+import { DoomLoopGuard } from "../session/doom-loop.ts"
+import type { ToolPart } from "../session/part.ts"
 import { type CallRequest, type PartSink, type Settlement, settle } from "../settle/settle.ts"
+import type { Recovery } from "../store/journal.ts"
+import { openStore, type Store } from "../store/store.ts"
 import { builtins } from "../tools/index.ts"
+import type { ServiceExtra } from "../tools/services.ts"
 import { ascending } from "../util/id.ts"
+import { logger } from "../util/log.ts"
+import { findWorktree } from "./worktree.ts"
+
+const log = logger("toolbelt")
 
 export interface ToolbeltOptions {
   /** The project directory (default: the current directory). */
   readonly directory?: string
   /** Where the store and the output store live (default: DESIGN.md's data dir). */
   readonly dataDir?: string
-  /** Config to use instead of reading `toolbelt.json(c)` files. */
+  /** Config to use instead of reading `toolbelt.json(c)` files (permission rules included). */
   readonly config?: Config
-  /** The permission engine (default: rules from config, `decide` for open asks). */
-  readonly permission?: PermissionService
-  /** Answers asks the rules leave open (a TTY prompt, `--yes`); without it they are rejected. */
+  /** The store: an open one, `"memory"` for a throwaway one, or (default) the data dir's file. */
+  readonly store?: Store | "memory"
+  /** Answers asks the rules leave open (a TTY prompt, `--yes`); without it they wait for `reply`. */
   readonly decide?: Decide
   /** Register the built-in tools (default true). */
   readonly builtins?: boolean
-  /** Receives every tool part state. */
+  /** Also receives every tool part state. */
   readonly parts?: PartSink
-  /** Keep swept output files for this long (default 7 days) and sweep hourly. */
+  /** Sweep the output store hourly (default true). */
   readonly sweep?: boolean
+  readonly env?: NodeJS.ProcessEnv
 }
 
-/** A call as a library user makes it: the ids default to fresh ones. */
+/** A call as a library user makes it: the ids default to fresh ones, the agent to `build`. */
 export type CallInput = Omit<CallRequest, "sessionID" | "messageID" | "agent" | "callID"> &
   Partial<Pick<CallRequest, "sessionID" | "messageID" | "agent" | "callID">>
 
 export interface Toolbelt {
   readonly directory: string
+  readonly worktree: string
   readonly dataDir: string
   readonly config: Config
   readonly registry: Registry
-  readonly permission: PermissionService
-  readonly store: OutputStore
+  readonly permission: PermissionEngine
+  readonly bus: Bus
+  readonly hooks: Hooks
+  readonly store: Store
+  readonly output: OutputStore
   readonly limits: Limits
+  /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
+  readonly recovered: Recovery
   readonly pluginErrors: readonly PluginLoadError[]
+  /** The tools an agent may see: registered, available, not hidden by its permission rules. */
+  tools(query?: ToolsQuery): Promise<Advertised[]>
   call(input: CallInput): Promise<Settlement>
   close(): void
+  [Symbol.dispose](): void
 }
 
-// Until the permission engine reads policy from config: inside the project everything is allowed,
-// while paths outside it and repeated identical calls ask.
-const DEFAULT_RULES = [
-  { permission: "*", pattern: "*", action: "allow" },
-  { permission: "external_directory", pattern: "*", action: "ask" },
-  { permission: "doom_loop", pattern: "*", action: "ask" },
-] as const
-
-/** Puts the runtime together for one project: config, registry with built-ins and plugins, store. */
+/**
+ * Puts the runtime together for one project.
+ * 1. Config (files or given), the worktree, the data dir and the store; start-up recovery closes
+ *    calls a crashed process left open.
+ * 2. The bus, the hooks, the permission engine (agent rules from config, approvals saved in the store),
+ *    the doom-loop guard.
+ * 3. The registry: built-ins, then plugins (their tools and hooks).
+ * 4. `call` settles one call with the journal recording every step and the bus publishing it.
+ */
 export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Toolbelt> {
-  const directory = resolve(options.directory ?? process.cwd())
-  const config = options.config ?? (await loadConfig(directory)).config
-  const dataDir = options.dataDir ?? defaultDataDir()
-  const store = new OutputStore({ dir: outputDir(dataDir) })
+  const env = options.env ?? process.env
+  const directory = realpathSync(resolve(options.directory ?? process.cwd()))
+  const worktree = findWorktree(directory)
+  const config = options.config ?? (await loadConfig(directory, env)).config
+  const dataDir = options.dataDir ?? defaultDataDir(env)
+  const store =
+    options.store === "memory" ? openStore({ path: ":memory:" }) : (options.store ?? openStore({ dataDir }))
+  const recovered = store.journal.recover()
+  const output = new OutputStore({ dir: outputDir(dataDir) })
   const limits = resolveLimits(config.tool_output)
+  const bus = new Bus()
+  const hooks = new Hooks()
+
+  const policy = options.config
+    ? { rules: fromConfig(config.permission ?? {}), agents: agentConfigs(config) }
+    : await loadPermissionRules(directory, env)
+  const rulesOf = agentRules({ dataDir, directory, rules: policy.rules, agents: policy.agents })
+  const permission = new PermissionEngine({
+    projectID: directory,
+    rules: rulesOf,
+    approvals: store.approvals,
+    publish: bus.publish,
+    consult: async (request) => (await hooks.decidePermission(request)).status,
+  })
+  const journalAsks = bus.subscribe("permission.asked", (event) => store.journal.asked(event.properties))
+  const journalReplies = bus.subscribe("permission.replied", async (event) => {
+    await store.journal.decided(event.properties.requestID, event.properties.reply)
+  })
+  const answering = options.decide ? answerAsks(bus, permission, options.decide) : undefined
+
+  const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
   const registry = new Registry()
   const handles: Handle[] = []
   if (options.builtins !== false) handles.push(registry.register(builtins(), { source: "builtin" }))
-  const plugins = await installPlugins(config.plugin ?? [], { directory, registry })
+  const plugins = await installPlugins(config.plugin ?? [], { directory, registry, hooks })
   handles.push(...plugins.handles)
-  const permission =
-    options.permission ??
-    new RulePermissions({ ...(options.decide ? { decide: options.decide } : {}), rules: DEFAULT_RULES })
-  const sweeper = options.sweep === false ? undefined : store.startSweeper()
+  const sweeper = options.sweep === false ? undefined : output.startSweeper()
+
+  const record = journalSink(store, bus, options.parts)
+  const seeded = new Set<string>()
+  const extra: ServiceExtra = {
+    directory,
+    worktree,
+    readLedger: store.readLedger,
+    requireRead: (config.file as { require_read?: boolean } | undefined)?.require_read ?? true,
+    publish: bus.publish,
+  }
+
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    sweeper?.stop()
+    answering?.()
+    journalAsks()
+    journalReplies()
+    permission.dispose()
+    for (const handle of handles.splice(0)) handle.close()
+    if (options.store === undefined || options.store === "memory") store.close()
+  }
 
   return {
     directory,
+    worktree,
     dataDir,
     config,
     registry,
     permission,
+    bus,
+    hooks,
     store,
+    output,
     limits,
+    recovered,
     pluginErrors: plugins.errors,
-    call: (input) =>
-      settle(
+    async tools(query = {}) {
+      const agent = query.agent ?? DEFAULT_AGENT
+      const advertised = await registry.tools({ ...query, agent })
+      const hidden = disabled(
+        advertised.map((tool) => tool.name),
+        rulesOf(agent),
+      )
+      return advertised.filter((tool) => !hidden.has(tool.name))
+    },
+    async call(input) {
+      const sessionID = input.sessionID ?? ascending("ses")
+      const agent = input.agent ?? DEFAULT_AGENT
+      rulesOf(agent) // an unknown agent fails here, before anything runs
+      if (!seeded.has(sessionID)) {
+        seeded.add(sessionID)
+        for (const part of store.parts.list(sessionID))
+          doomLoop.record(sessionID, { tool: part.tool, input: part.state.input })
+      }
+      return settle(
         {
           ...input,
-          sessionID: input.sessionID ?? ascending("ses"),
+          sessionID,
+          agent,
           messageID: input.messageID ?? ascending("msg"),
-          agent: input.agent ?? "build",
           callID: input.callID ?? ascending("call"),
-          extra: { directory, ...(input.extra ?? {}) },
+          extra: { ...extra, ...(input.extra ?? {}) },
         },
         {
           registry,
           permission,
-          store,
+          store: output,
           limits,
-          ...(options.parts ? { parts: options.parts } : {}),
-          canDelegate: (agent) =>
-            registry.resolve("task") !== undefined && permission.evaluate("task", "*", agent) !== "deny",
+          parts: record,
+          hooks,
+          doomLoop,
+          settled: (session, callID) => store.journal.settled(session, callID),
+          canDelegate: (name) =>
+            registry.resolve("task") !== undefined && permission.evaluate("task", "*", name) !== "deny",
+          onDefect: (error, part) =>
+            log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
         },
-      ),
-    close() {
-      sweeper?.stop()
-      for (const handle of handles.splice(0)) handle.close()
+      )
     },
+    close,
+    [Symbol.dispose]: close,
   }
+}
+
+function agentConfigs(config: Config): Record<string, Ruleset> {
+  const out: Record<string, Ruleset> = {}
+  for (const [name, value] of Object.entries(config.agent ?? {})) {
+    const permission = (value as { permission?: unknown } | undefined)?.permission
+    if (permission !== undefined) out[name] = fromConfig(permission)
+  }
+  return out
+}
+
+/** Journals every step of a call (requested, started, progress, finished) and publishes it. */
+function journalSink(store: Store, bus: Bus, extra: PartSink | undefined): PartSink {
+  const running = new Set<string>()
+  return async (part: ToolPart) => {
+    const { status } = part.state
+    if (status === "pending") await store.journal.requested(part)
+    else if (status === "running") {
+      if (running.has(part.id)) await store.journal.progress(part)
+      else {
+        running.add(part.id)
+        await store.journal.started(part)
+      }
+    } else {
+      running.delete(part.id)
+      await store.journal.finished(part)
+    }
+    bus.publish("message.part.updated", { part })
+    await extra?.(part)
+  }
+}
+
+/** Answers each ask the rules leave open with `decide` (one at a time, in the order they came). */
+function answerAsks(bus: Bus, permission: PermissionEngine, decide: Decide): () => void {
+  return bus.subscribe("permission.asked", async (event) => {
+    const asked = event.properties as PermissionAsked & { agent?: string }
+    if (!permission.list().some((request) => request.id === asked.id)) return
+    const request: AskRequest = {
+      sessionID: asked.sessionID,
+      agent: asked.agent ?? DEFAULT_AGENT,
+      permission: asked.permission,
+      patterns: asked.patterns,
+      always: asked.always,
+      metadata: asked.metadata,
+      ...(asked.tool?.name ? { tool: { ...asked.tool, name: asked.tool.name } } : {}),
+    }
+    const reply = await decide(request, {})
+    if (!permission.list().some((pending) => pending.id === asked.id)) return
+    if (typeof reply === "object")
+      permission.reply({ requestID: asked.id, reply: "reject", message: reply.reject })
+    else permission.reply({ requestID: asked.id, reply })
+  })
 }

@@ -82,6 +82,12 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   try {
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    const agent = values.agent ?? "build"
+    try {
+      toolbelt.permission.evaluate("*", "*", agent)
+    } catch (error) {
+      return usage((error as Error).message)
+    }
     const ids = toolbelt.registry.ids()
     const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
     if (!known) {
@@ -91,7 +97,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     const result = await toolbelt.call({
       tool: known,
       input,
-      agent: values.agent ?? "build",
+      agent,
       abort: abort.signal,
       ...(values.session ? { sessionID: values.session } : {}),
     })

@@ -1,0 +1,109 @@
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { tempDirs } from "./fixtures/helpers.ts"
+import { MIGRATIONS, type Migration, migrate, SchemaTooNewError, schemaVersion } from "./migrations.ts"
+import { openDatabase } from "./sqlite.ts"
+import { openStore } from "./store.ts"
+
+const dirs = tempDirs()
+afterEach(() => dirs.cleanup())
+
+const TABLES = [
+  "journal",
+  "message",
+  "owner",
+  "part",
+  "pending_ask",
+  "permission_approval",
+  "read_ledger",
+  "session",
+  "todo",
+]
+
+function tables(db: ReturnType<typeof openDatabase>): string[] {
+  return db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all<{ name: string }>()
+    .map((row) => row.name)
+}
+
+describe("migrate", () => {
+  it("creates every table on a fresh database and records the version", () => {
+    const db = openDatabase(join(dirs.make(), "toolbelt.db"))
+    expect(schemaVersion(db)).toBe(0)
+    expect(migrate(db)).toEqual({ from: 0, to: MIGRATIONS.length })
+    expect(tables(db)).toEqual(TABLES)
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length)
+    db.close()
+  })
+
+  it("is a no-op on reopen, and keeps the data", () => {
+    const dir = dirs.make()
+    const first = openStore({ dataDir: dir })
+    first.sessions.create({ id: "ses_1", projectID: "/p", agent: "build" })
+    first.close()
+    const db = openDatabase(join(dir, "toolbelt.db"))
+    expect(migrate(db)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length })
+    db.close()
+    const second = openStore({ dataDir: dir })
+    expect(second.sessions.get("ses_1")?.projectID).toBe("/p")
+    second.close()
+  })
+
+  it("refuses a database written by a newer toolbelt, without touching it", () => {
+    const path = join(dirs.make(), "toolbelt.db")
+    const db = openDatabase(path)
+    db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`)
+    db.close()
+    let error: unknown
+    try {
+      openStore({ path })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(SchemaTooNewError)
+    expect((error as SchemaTooNewError).found).toBe(MIGRATIONS.length + 1)
+    expect((error as SchemaTooNewError).known).toBe(MIGRATIONS.length)
+    expect((error as Error).message).toMatch(/newer toolbelt.*upgrade toolbelt/s)
+    const after = openDatabase(path)
+    expect(tables(after)).toEqual([])
+    expect(schemaVersion(after)).toBe(MIGRATIONS.length + 1)
+    after.close()
+  })
+
+  it("applies migrations in order, each with its version bump, and stops at one that fails", () => {
+    const db = openDatabase(join(dirs.make(), "x.db"))
+    const applied: number[] = []
+    const migrations: Migration[] = [
+      { version: 1, name: "a", up: "CREATE TABLE a (x INTEGER)" },
+      {
+        version: 2,
+        name: "b",
+        up: (conn) => {
+          applied.push(schemaVersion(conn))
+          conn.exec("INSERT INTO a VALUES (1)")
+        },
+      },
+      {
+        version: 3,
+        name: "c",
+        up: (conn) => {
+          conn.exec("CREATE TABLE c (x INTEGER)")
+          throw new Error("broken migration")
+        },
+      },
+    ]
+    expect(() => migrate(db, migrations)).toThrow("broken migration")
+    expect(applied).toEqual([1]) // migration 2 ran after 1 was recorded
+    expect(schemaVersion(db)).toBe(2)
+    expect(tables(db)).toEqual(["a"]) // 3's table was rolled back with it
+    expect(migrate(db, migrations.slice(0, 2))).toEqual({ from: 2, to: 2 })
+    db.close()
+  })
+
+  it("rejects a migration list with a gap", () => {
+    const db = openDatabase(":memory:")
+    expect(() => migrate(db, [{ version: 2, name: "x", up: "" }])).toThrow(/expected 1/)
+    db.close()
+  })
+})

@@ -1,0 +1,166 @@
+import type { Database } from "./sqlite.ts"
+
+/** One schema change. `version` counts up from 1 with no gaps; `PRAGMA user_version` holds the last applied. */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  /** SQL to run, or a function for changes that need code (backfills). Runs inside the migration's transaction. */
+  readonly up: string | ((db: Database) => void)
+}
+
+/** The database was written by a newer toolbelt: refuse it rather than misread or damage it. */
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError"
+  readonly path: string
+  readonly found: number
+  readonly known: number
+  constructor(path: string, found: number, known: number) {
+    super(
+      `The store ${path} has schema version ${found}, but this toolbelt knows versions up to ${known}. ` +
+        `It was written by a newer toolbelt: upgrade toolbelt, or point TOOLBELT_DATA_DIR at another directory.`,
+    )
+    this.path = path
+    this.found = found
+    this.known = known
+  }
+}
+
+const V1 = `
+CREATE TABLE session (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  parent_id TEXT REFERENCES session (id) ON DELETE CASCADE,
+  agent TEXT NOT NULL,
+  title TEXT NOT NULL,
+  time_created INTEGER NOT NULL,
+  time_updated INTEGER NOT NULL
+) STRICT;
+CREATE INDEX session_project ON session (project_id, time_updated);
+CREATE INDEX session_parent ON session (parent_id) WHERE parent_id IS NOT NULL;
+
+CREATE TABLE message (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  data TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX message_session ON message (session_id, time);
+
+-- One row per open store: who may still be working on an open part or a pending ask.
+CREATE TABLE owner (
+  id TEXT PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  time_started INTEGER NOT NULL
+) STRICT;
+
+-- Keyed by the ids the runner supplies; no foreign key to session, so a library user can journal
+-- calls without creating sessions first. sessions.remove() deletes a session's rows explicitly.
+CREATE TABLE part (
+  id TEXT NOT NULL UNIQUE,
+  session_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  call_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  -- OR chains, not IN lists: SQLite builds a temporary table for each IN check (~3 µs a row).
+  status TEXT NOT NULL
+    CHECK (status = 'pending' OR status = 'running' OR status = 'completed' OR status = 'error'),
+  data TEXT NOT NULL,
+  owner TEXT,
+  time_created INTEGER NOT NULL,
+  time_updated INTEGER NOT NULL,
+  UNIQUE (session_id, call_id)
+) STRICT;
+CREATE INDEX part_open ON part (status) WHERE status IN ('pending', 'running');
+
+CREATE TABLE permission_approval (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  permission TEXT NOT NULL,
+  pattern TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  UNIQUE (project_id, permission, pattern)
+) STRICT;
+
+CREATE TABLE read_ledger (
+  session_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  mtime REAL NOT NULL,
+  size INTEGER NOT NULL,
+  time INTEGER NOT NULL,
+  PRIMARY KEY (session_id, path)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE todo (
+  session_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (session_id, position)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE journal (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL,
+  call_id TEXT,
+  kind TEXT NOT NULL CHECK (
+    kind = 'requested' OR kind = 'asked' OR kind = 'decided' OR kind = 'started'
+    OR kind = 'progress' OR kind = 'finished' OR kind = 'interrupted'
+  ),
+  data TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX journal_call ON journal (session_id, call_id, seq);
+
+CREATE TABLE pending_ask (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  call_id TEXT,
+  data TEXT NOT NULL,
+  owner TEXT,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX pending_ask_session ON pending_ask (session_id, time);
+`
+
+/** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "initial schema", up: V1 }]
+
+/** The schema version recorded in the database (0 for a new one). */
+export function schemaVersion(db: Database): number {
+  return db.prepare("PRAGMA user_version").get<{ user_version: number }>()?.user_version ?? 0
+}
+
+/**
+ * Brings the database up to the newest schema.
+ * 1. Refuses a database newer than the newest migration (`SchemaTooNewError`).
+ * 2. Applies each missing migration in order, each in its own transaction together with the
+ *    `user_version` bump, so a crash leaves the schema at a whole version.
+ * 3. Re-reads the version inside each transaction: another process opening the same file at the same
+ *    moment applies each migration once, and reopening an up-to-date database changes nothing.
+ */
+export function migrate(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): { from: number; to: number } {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(`Migration "${migration.name}" has version ${migration.version}; expected ${index + 1}`)
+    }
+  })
+  const known = migrations.length
+  const from = schemaVersion(db)
+  if (from > known) throw new SchemaTooNewError(db.path, from, known)
+  for (const migration of migrations.slice(from)) {
+    db.transaction(() => {
+      const current = schemaVersion(db)
+      if (current > known) throw new SchemaTooNewError(db.path, current, known)
+      if (current >= migration.version) return
+      if (typeof migration.up === "string") db.exec(migration.up)
+      else migration.up(db)
+      db.exec(`PRAGMA user_version = ${migration.version}`)
+    })
+  }
+  return { from, to: schemaVersion(db) }
+}

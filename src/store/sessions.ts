@@ -1,0 +1,137 @@
+import { ascending } from "../util/id.ts"
+import type { Database, Statement } from "./sqlite.ts"
+
+export interface SessionInfo {
+  readonly id: string
+  /** The project directory (realpath) the session works in. */
+  readonly projectID: string
+  /** The session that started this one as a subagent. */
+  readonly parentID?: string
+  readonly agent: string
+  readonly title: string
+  /** Epoch ms. */
+  readonly time: { readonly created: number; readonly updated: number }
+}
+
+export interface NewSession {
+  /** Default: a fresh `ses_` id. */
+  readonly id?: string
+  readonly projectID: string
+  readonly parentID?: string
+  readonly agent: string
+  readonly title?: string
+}
+
+interface SessionRow {
+  id: string
+  project_id: string
+  parent_id: string | null
+  agent: string
+  title: string
+  time_created: number
+  time_updated: number
+}
+
+/** Tables keyed by session without a foreign key (see migrations.ts), cleared by `remove`. */
+const SESSION_TABLES = ["part", "journal", "pending_ask", "read_ledger", "todo"] as const
+
+export class Sessions {
+  readonly #db: Database
+  readonly #insert: Statement
+  readonly #get: Statement
+  readonly #list: Statement
+  readonly #touch: Statement
+  readonly #tree: Statement
+  readonly #delete: Statement
+  readonly #clear: Statement[]
+  readonly #flush: () => void
+
+  /** `flush` commits queued journal steps, so `remove` comes after them. */
+  constructor(db: Database, flush: () => void = () => {}) {
+    this.#db = db
+    this.#flush = flush
+    this.#insert = db.prepare(
+      `INSERT INTO session (id, project_id, parent_id, agent, title, time_created, time_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.#get = db.prepare("SELECT * FROM session WHERE id = ?")
+    this.#list = db.prepare(
+      `SELECT * FROM session
+       WHERE (?1 IS NULL OR project_id = ?1) AND (?2 IS NULL OR parent_id = ?2)
+       ORDER BY time_updated DESC, id DESC LIMIT ?3`,
+    )
+    this.#touch = db.prepare("UPDATE session SET time_updated = ? WHERE id = ?")
+    this.#tree = db.prepare(
+      `WITH RECURSIVE tree (id) AS (
+         SELECT id FROM session WHERE id = ?
+         UNION SELECT session.id FROM session JOIN tree ON session.parent_id = tree.id
+       ) SELECT id FROM tree`,
+    )
+    this.#delete = db.prepare("DELETE FROM session WHERE id = ?")
+    this.#clear = SESSION_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE session_id = ?`))
+  }
+
+  /** Creates a session; a duplicate id or an unknown parent throws (SQLite constraint error). */
+  create(input: NewSession, now = Date.now()): SessionInfo {
+    const session: SessionInfo = {
+      id: input.id ?? ascending("ses", now),
+      projectID: input.projectID,
+      ...(input.parentID === undefined ? {} : { parentID: input.parentID }),
+      agent: input.agent,
+      title: input.title ?? "",
+      time: { created: now, updated: now },
+    }
+    this.#insert.run(
+      session.id,
+      session.projectID,
+      session.parentID ?? null,
+      session.agent,
+      session.title,
+      now,
+      now,
+    )
+    return session
+  }
+
+  get(id: string): SessionInfo | undefined {
+    const row = this.#get.get<SessionRow>(id)
+    return row && toSession(row)
+  }
+
+  /** Sessions, most recently updated first, optionally of one project or one parent. */
+  list(filter: { projectID?: string; parentID?: string; limit?: number } = {}): SessionInfo[] {
+    return this.#list
+      .all<SessionRow>(filter.projectID ?? null, filter.parentID ?? null, filter.limit ?? -1)
+      .map(toSession)
+  }
+
+  /** Marks the session as updated now; false when there is no such session. */
+  touch(id: string, now = Date.now()): boolean {
+    return this.#touch.run(now, id).changes > 0
+  }
+
+  /**
+   * Deletes a session and its subagent sessions with everything recorded for them (messages, parts,
+   * journal, pending asks, read ledger, todos). False when there is no such session.
+   */
+  remove(id: string): boolean {
+    this.#flush()
+    return this.#db.transaction(() => {
+      const ids = this.#tree.all<{ id: string }>(id).map((row) => row.id)
+      for (const sessionID of ids) for (const clear of this.#clear) clear.run(sessionID)
+      // Messages and child sessions go by ON DELETE CASCADE.
+      return this.#delete.run(id).changes > 0
+    })
+  }
+}
+
+function toSession(row: SessionRow): SessionInfo {
+  return {
+    id: row.id,
+    projectID: row.project_id,
+    ...(row.parent_id === null ? {} : { parentID: row.parent_id }),
+    agent: row.agent,
+    title: row.title,
+    time: { created: row.time_created, updated: row.time_updated },
+  }
+}

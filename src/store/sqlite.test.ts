@@ -1,0 +1,172 @@
+import { statSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { tempDirs } from "./fixtures/helpers.ts"
+import { driver, openDatabase } from "./sqlite.ts"
+
+const dirs = tempDirs()
+afterEach(() => dirs.cleanup())
+
+function table(path: string) {
+  const db = openDatabase(path)
+  db.exec("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+  return db
+}
+
+const values = (db: ReturnType<typeof openDatabase>) =>
+  db
+    .prepare("SELECT v FROM t ORDER BY id")
+    .all<{ v: string }>()
+    .map((row) => row.v)
+
+describe("openDatabase", () => {
+  it("uses node:sqlite on Node", () => {
+    expect(driver).toBe(process.versions.bun ? "bun:sqlite" : "node:sqlite")
+  })
+
+  it("creates the parent directory (0700) and the file (0600)", () => {
+    const path = join(dirs.make(), "deep", "er", "toolbelt.db")
+    const db = openDatabase(path)
+    db.close()
+    expect(statSync(join(path, "..")).mode & 0o777).toBe(0o700)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+  })
+
+  it("sets WAL, busy_timeout, foreign keys and the chosen synchronous", () => {
+    const path = join(dirs.make(), "x.db")
+    const pragma = (db: ReturnType<typeof openDatabase>, name: string) =>
+      Object.values(db.prepare(`PRAGMA ${name}`).get()!)[0]
+    const normal = openDatabase(path)
+    expect(pragma(normal, "journal_mode")).toBe("wal")
+    expect(pragma(normal, "busy_timeout")).toBe(5000)
+    expect(pragma(normal, "foreign_keys")).toBe(1)
+    expect(pragma(normal, "synchronous")).toBe(1) // NORMAL
+    expect(normal.synchronous).toBe("NORMAL")
+    normal.close()
+    const full = openDatabase(path, { synchronous: "FULL", busyTimeout: 100 })
+    expect(pragma(full, "synchronous")).toBe(2)
+    expect(pragma(full, "busy_timeout")).toBe(100)
+    full.close()
+  })
+
+  it("opens :memory: without touching the disk", () => {
+    const db = openDatabase(":memory:")
+    db.exec("CREATE TABLE t (v TEXT)")
+    expect(db.prepare("INSERT INTO t VALUES (?)").run("a")).toEqual({ changes: 1, lastInsertRowid: 1 })
+    expect(db.prepare("SELECT v FROM t WHERE v = ?").get("zzz")).toBeUndefined()
+    db.close()
+    db.close() // idempotent
+  })
+})
+
+describe("transaction", () => {
+  it("commits what the function did and returns its value", () => {
+    const db = table(join(dirs.make(), "x.db"))
+    const result = db.transaction(() => {
+      expect(db.inTransaction).toBe(true)
+      return db.prepare("INSERT INTO t (v) VALUES (?)").run("a").lastInsertRowid
+    })
+    expect(result).toBe(1)
+    expect(db.inTransaction).toBe(false)
+    expect(values(db)).toEqual(["a"])
+    db.close()
+  })
+
+  it("rolls back everything when the function throws, and rethrows", () => {
+    const path = join(dirs.make(), "x.db")
+    const db = table(path)
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    expect(() =>
+      db.transaction(() => {
+        insert.run("a")
+        insert.run("b")
+        throw new Error("boom")
+      }),
+    ).toThrow("boom")
+    expect(values(db)).toEqual([])
+    db.close()
+    // and nothing reached the file either
+    const again = table(path)
+    expect(values(again)).toEqual([])
+    again.close()
+  })
+
+  it("runs nested calls in savepoints: an inner throw caught outside undoes only the inner work", () => {
+    const db = table(join(dirs.make(), "x.db"))
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    db.transaction(() => {
+      insert.run("outer")
+      expect(() =>
+        db.transaction(() => {
+          insert.run("inner")
+          db.transaction(() => insert.run("innermost"))
+          throw new Error("inner")
+        }),
+      ).toThrow("inner")
+      db.transaction(() => insert.run("second inner"))
+    })
+    expect(values(db)).toEqual(["outer", "second inner"])
+    db.close()
+  })
+
+  it("an inner throw that escapes rolls back the outer transaction too", () => {
+    const db = table(join(dirs.make(), "x.db"))
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    expect(() =>
+      db.transaction(() => {
+        insert.run("outer")
+        db.transaction(() => {
+          insert.run("inner")
+          throw new Error("escapes")
+        })
+      }),
+    ).toThrow("escapes")
+    expect(values(db)).toEqual([])
+    expect(db.inTransaction).toBe(false)
+    db.close()
+  })
+
+  it("refuses an async function and rolls back what it did before its first await", async () => {
+    const db = table(join(dirs.make(), "x.db"))
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    expect(() =>
+      db.transaction(async () => {
+        insert.run("sync part")
+        await Promise.resolve()
+      }),
+    ).toThrow(TypeError)
+    expect(values(db)).toEqual([])
+    expect(db.inTransaction).toBe(false)
+    db.close()
+  })
+
+  it("rolls back a constraint failure and leaves the connection usable", () => {
+    const db = table(join(dirs.make(), "x.db"))
+    const insert = db.prepare("INSERT INTO t (id, v) VALUES (?, ?)")
+    insert.run(1, "a")
+    expect(() =>
+      db.transaction(() => {
+        insert.run(2, "b")
+        insert.run(1, "duplicate")
+      }),
+    ).toThrow(/UNIQUE|constraint/i)
+    db.transaction(() => insert.run(3, "c"))
+    expect(values(db)).toEqual(["a", "c"])
+    db.close()
+  })
+
+  it("a second connection waits for the write lock instead of failing", () => {
+    const path = join(dirs.make(), "x.db")
+    const a = table(path)
+    const b = openDatabase(path, { busyTimeout: 50 })
+    a.exec("BEGIN IMMEDIATE")
+    const started = Date.now()
+    expect(() => b.transaction(() => {})).toThrow(/locked|busy/i)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40)
+    a.exec("COMMIT")
+    b.transaction(() => b.prepare("INSERT INTO t (v) VALUES ('b')").run())
+    expect(values(a)).toEqual(["b"])
+    a.close()
+    b.close()
+  })
+})

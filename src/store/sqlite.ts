@@ -1,0 +1,266 @@
+import { closeSync, mkdirSync, openSync } from "node:fs"
+import { dirname } from "node:path"
+
+/** A value SQLite binds or returns (booleans are not bound: store 0/1). */
+export type SqlValue = null | number | bigint | string | Uint8Array
+
+export type Row = Record<string, unknown>
+
+export interface RunResult {
+  readonly changes: number
+  readonly lastInsertRowid: number | bigint
+}
+
+/** A prepared statement; parameters are positional (`?`). */
+export interface Statement {
+  run(...params: SqlValue[]): RunResult
+  /** The first row, as `R` (unchecked), or undefined when there is none. */
+  get<R = Row>(...params: SqlValue[]): R | undefined
+  all<R = Row>(...params: SqlValue[]): R[]
+}
+
+/**
+ * How hard a commit waits for the disk (`PRAGMA synchronous`; the store always runs in WAL mode).
+ *
+ * - `NORMAL`, the default. `COMMIT` returns once the transaction's pages are appended to the WAL file,
+ *   that is, in the kernel's page cache: from then on the commit survives any death of the process
+ *   (SIGKILL, OOM killer, a crash, a closed terminal), because the kernel writes the file back
+ *   whether the process lives or not. The WAL is fsynced only at checkpoints, so an OS crash or a
+ *   power cut may lose the last commits, never the database's consistency: WAL frames carry
+ *   checksums and recovery keeps a whole prefix of the transactions.
+ * - `FULL`: `COMMIT` also fsyncs the WAL, so the commit survives a power cut too.
+ *
+ * Why NORMAL: the journal exists so that a killed or crashed agent process leaves a record that
+ * reopens consistent and never re-runs a finished call; that is the guarantee the crash test checks
+ * (a real child process killed with SIGKILL). Power-loss durability per step costs an fsync per
+ * commit, which on this machine is 5–10× slower (bench/journal.bench.ts prints both), and the side
+ * effects being journalled (file writes, commands) are not fsynced either, so after a power cut the
+ * journal could not be more durable than the work it records. Hosts that want it pass `FULL`; group
+ * commit (group-commit.ts) then shares one fsync among the calls in flight.
+ */
+export type Synchronous = "NORMAL" | "FULL"
+
+export interface OpenOptions {
+  /** Default `NORMAL`: a commit survives the death of the process (see `Synchronous`). */
+  readonly synchronous?: Synchronous
+  /** How long a writer waits for another process's write lock, in ms. Default 5000. */
+  readonly busyTimeout?: number
+}
+
+/** One SQLite connection: the small interface the store is written against (node:sqlite or bun:sqlite). */
+export interface Database {
+  /** The file, or `:memory:`. */
+  readonly path: string
+  readonly synchronous: Synchronous
+  /** Whether a transaction is open on this connection. */
+  readonly inTransaction: boolean
+  /** Runs one or more statements that take no parameters. */
+  exec(sql: string): void
+  prepare(sql: string): Statement
+  /**
+   * Runs `fn` in a transaction: `BEGIN IMMEDIATE` (the write lock is taken up front, so two processes
+   * never deadlock upgrading a read), `COMMIT` when it returns, `ROLLBACK` when it throws (and the
+   * error is rethrown). A nested call runs in a savepoint, so an inner throw undoes only the inner
+   * work if the outer function catches it. `fn` must be synchronous: a promise is refused.
+   */
+  transaction<T>(fn: () => T): T
+  /** Closes the connection; later calls are no-ops. */
+  close(): void
+}
+
+/** Opens (creating when needed) a SQLite database with toolbelt's pragmas. */
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
+  const synchronous = options.synchronous ?? "NORMAL"
+  if (path !== ":memory:") createFile(path)
+  const native = connect(path)
+  try {
+    // busy_timeout first: switching to WAL takes a lock another process may hold.
+    native.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeout ?? 5000))}`)
+    native.exec("PRAGMA journal_mode = WAL")
+    native.exec(`PRAGMA synchronous = ${synchronous}`)
+    native.exec("PRAGMA foreign_keys = ON")
+  } catch (error) {
+    native.close()
+    throw error
+  }
+  return new Connection(path, synchronous, native)
+}
+
+/** The parent directory (private to the user) and the file (mode 0600) before SQLite creates it. */
+function createFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  // "a" creates without truncating; SQLite treats an empty file as a new database. The WAL and
+  // shared-memory files SQLite makes next to it copy this file's permissions.
+  closeSync(openSync(path, "a", 0o600))
+}
+
+class Connection implements Database {
+  readonly path: string
+  readonly synchronous: Synchronous
+  readonly #native: NativeDatabase
+  readonly #controls = new Map<string, NativeStatement>()
+  #depth = 0
+  #closed = false
+
+  constructor(path: string, synchronous: Synchronous, native: NativeDatabase) {
+    this.path = path
+    this.synchronous = synchronous
+    this.#native = native
+  }
+
+  get inTransaction(): boolean {
+    // node:sqlite before 22.16 cannot tell; then only transactions begun here are known.
+    return this.#native.inTransaction() ?? this.#depth > 0
+  }
+
+  exec(sql: string): void {
+    this.#native.exec(sql)
+  }
+
+  prepare(sql: string): Statement {
+    return wrap(this.#native.prepare(sql))
+  }
+
+  transaction<T>(fn: () => T): T {
+    // A savepoint inside any open transaction, ours or one begun by hand with exec().
+    const nested = this.#depth > 0 || this.inTransaction
+    const savepoint = nested ? `toolbelt_${this.#depth}` : undefined
+    this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
+    this.#depth++
+    let result: T
+    try {
+      result = fn()
+      if (isThenable(result)) {
+        // Keep the caller's rejection from surfacing as an unhandled one; the TypeError below is the report.
+        Promise.resolve(result).catch(() => {})
+        throw new TypeError("transaction() takes a synchronous function; the async one was rolled back")
+      }
+    } catch (error) {
+      this.#depth--
+      this.#rollback(savepoint)
+      throw error
+    }
+    this.#depth--
+    try {
+      this.#control(savepoint ? `RELEASE ${savepoint}` : "COMMIT")
+    } catch (error) {
+      this.#rollback(savepoint)
+      throw error
+    }
+    return result
+  }
+
+  /** Undoes the transaction or savepoint; the caller rethrows the error that caused it. */
+  #rollback(savepoint: string | undefined): void {
+    // Some errors (disk full, I/O) make SQLite roll the whole transaction back by itself.
+    if (this.#native.inTransaction() === false) return
+    try {
+      if (savepoint) {
+        this.#control(`ROLLBACK TO ${savepoint}`)
+        this.#control(`RELEASE ${savepoint}`)
+      } else this.#control("ROLLBACK")
+    } catch {
+      // Nothing left to undo; the original error is the one to report.
+    }
+  }
+
+  /** Transaction control, prepared once per text: a journal step runs several of these. */
+  #control(sql: string): void {
+    let statement = this.#controls.get(sql)
+    if (!statement) {
+      statement = this.#native.prepare(sql)
+      this.#controls.set(sql, statement)
+    }
+    statement.run()
+  }
+
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#native.close()
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  )
+}
+
+function wrap(statement: NativeStatement): Statement {
+  return {
+    run(...params) {
+      const result = statement.run(...params)
+      return { changes: Number(result.changes), lastInsertRowid: result.lastInsertRowid }
+    },
+    get<R>(...params: SqlValue[]) {
+      // bun:sqlite returns null for "no row", node:sqlite undefined.
+      return (statement.get(...params) ?? undefined) as R | undefined
+    },
+    all<R>(...params: SqlValue[]) {
+      return statement.all(...params) as R[]
+    },
+  }
+}
+
+// ---- drivers -------------------------------------------------------------------------------------
+
+interface NativeStatement {
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint }
+  get(...params: SqlValue[]): unknown
+  all(...params: SqlValue[]): unknown[]
+}
+
+interface NativeDatabase {
+  exec(sql: string): void
+  prepare(sql: string): NativeStatement
+  /** Undefined when the driver cannot tell (node:sqlite before 22.16). */
+  inTransaction(): boolean | undefined
+  close(): void
+}
+
+/** What we use of bun:sqlite (no types for it are installed). */
+interface BunDatabase {
+  readonly inTransaction: boolean
+  exec(sql: string): unknown
+  prepare(sql: string): NativeStatement
+  close(): void
+}
+
+type Connect = (path: string) => NativeDatabase
+
+/** Which runtime's SQLite: chosen once, when this module loads. */
+export const driver: "bun:sqlite" | "node:sqlite" = process.versions.bun ? "bun:sqlite" : "node:sqlite"
+
+const connect: Connect = await loadDriver()
+
+async function loadDriver(): Promise<Connect> {
+  if (driver === "bun:sqlite") {
+    // Through a variable, so neither Node nor a bundler ever tries to resolve it.
+    const specifier = "bun:sqlite"
+    const bun = (await import(specifier)) as {
+      Database: new (path: string, options: { create: boolean }) => BunDatabase
+    }
+    return (path) => {
+      const db = new bun.Database(path, { create: true })
+      return {
+        exec: (sql) => void db.exec(sql),
+        prepare: (sql) => db.prepare(sql),
+        inTransaction: () => db.inTransaction,
+        close: () => db.close(),
+      }
+    }
+  }
+  const { DatabaseSync } = await import("node:sqlite")
+  return (path) => {
+    const db = new DatabaseSync(path)
+    return {
+      exec: (sql) => db.exec(sql),
+      prepare: (sql) => db.prepare(sql) as NativeStatement,
+      inTransaction: () => (db as { isTransaction?: boolean }).isTransaction,
+      close: () => db.close(),
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { join } from "node:path"
+import { SqliteApprovalStore } from "./approvals.ts"
+import { GroupCommit } from "./group-commit.ts"
+import { Journal } from "./journal.ts"
+import { Messages } from "./messages.ts"
+import { migrate } from "./migrations.ts"
+import { Owners } from "./owners.ts"
+import { PartRows, Parts } from "./parts.ts"
+import { ReadLedger } from "./read-ledger.ts"
+import { Sessions } from "./sessions.ts"
+import { type Database, openDatabase, type Synchronous } from "./sqlite.ts"
+import { Todos } from "./todos.ts"
+
+/** The store's file name inside the data dir (DESIGN.md "Data"). */
+export const STORE_FILE = "toolbelt.db"
+
+export function storePath(dataDir: string): string {
+  return join(dataDir, STORE_FILE)
+}
+
+/** Where the store lives: the data dir (the surfaces pass `defaultDataDir()`), or an exact file. */
+export type StoreLocation =
+  | { readonly dataDir: string; readonly path?: undefined }
+  | { readonly path: string; readonly dataDir?: undefined }
+
+export type StoreOptions = StoreLocation & {
+  /** See `Synchronous` in sqlite.ts; default `NORMAL`. */
+  readonly synchronous?: Synchronous
+  readonly busyTimeout?: number
+  /** The clock of journal entries (tests). */
+  readonly now?: () => number
+}
+
+/** toolbelt's embedded store: one SQLite file, its repositories, and the call journal. */
+export interface Store {
+  readonly path: string
+  /** The connection, for what the repositories do not cover (and `db.transaction` across them). */
+  readonly db: Database
+  readonly sessions: Sessions
+  readonly messages: Messages
+  readonly parts: Parts
+  readonly approvals: SqliteApprovalStore
+  readonly readLedger: ReadLedger
+  readonly todos: Todos
+  readonly journal: Journal
+  /** Closes the store; open calls it leaves become recoverable by the next `journal.recover()`. */
+  close(): void
+  [Symbol.dispose](): void
+}
+
+/**
+ * Opens the store.
+ * 1. Opens the SQLite file (creating the data dir with mode 0700), WAL, the chosen `synchronous`.
+ * 2. Migrates the schema to the newest version (`SchemaTooNewError` for a newer database).
+ * 3. Registers this store as an owner, so start-up recovery elsewhere leaves its live calls alone.
+ * Call `store.journal.recover()` at start-up to close calls a crashed process left open.
+ */
+export function openStore(options: StoreOptions): Store {
+  if (options.path === undefined && options.dataDir === undefined) {
+    throw new TypeError("openStore() needs { dataDir } or { path }")
+  }
+  const path = options.path ?? storePath(options.dataDir!)
+  const db = openDatabase(path, {
+    ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+    ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
+  })
+  let owners: Owners
+  try {
+    migrate(db)
+    owners = new Owners(db)
+  } catch (error) {
+    db.close()
+    throw error
+  }
+  const rows = new PartRows(db)
+  const group = new GroupCommit(db)
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
+    try {
+      group.close()
+      owners.release()
+    } finally {
+      db.close()
+    }
+  }
+  return {
+    path,
+    db,
+    sessions: new Sessions(db, () => group.flush()),
+    messages: new Messages(db),
+    parts: new Parts(db, rows, owners.id, () => group.flush()),
+    approvals: new SqliteApprovalStore(db),
+    readLedger: new ReadLedger(db),
+    todos: new Todos(db),
+    journal: new Journal(db, rows, owners, group, options.now),
+    close,
+    [Symbol.dispose]: close,
+  }
+}

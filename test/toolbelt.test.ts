@@ -1,0 +1,213 @@
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { createToolbelt, Tool } from "toolbelt"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { z } from "zod"
+import type { ToolPart } from "../src/session/part.ts"
+
+const root = resolve(import.meta.dirname, "..")
+const plugin = join(root, "test", "fixtures", "plugin.ts")
+const hooksPlugin = join(root, "test", "fixtures", "hooks-plugin.ts")
+let project: string
+let dataDir: string
+let home: string
+
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), "toolbelt-project-"))
+  home = await mkdtemp(join(tmpdir(), "toolbelt-home-"))
+  dataDir = join(home, "data")
+})
+
+afterEach(async () => {
+  await rm(project, { recursive: true, force: true })
+  await rm(home, { recursive: true, force: true })
+})
+
+const env = () => ({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") })
+const open = (extra: Parameters<typeof createToolbelt>[0] = {}) =>
+  createToolbelt({
+    directory: project,
+    dataDir,
+    env: env(),
+    sweep: false,
+    config: { plugin: [plugin] },
+    ...extra,
+  })
+
+describe("saved approvals", () => {
+  it('"always" is saved for the project, survives a restart, and can be revoked', async () => {
+    let asked = 0
+    const first = await open({
+      decide: async () => {
+        asked++
+        return "always"
+      },
+    })
+    expect(await first.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
+    first.close()
+    expect(asked).toBe(1)
+
+    const second = await open() // no one to ask: an ask would wait forever, so it must not ask
+    expect(await second.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
+    const saved = second.permission.approvals()
+    expect(saved).toMatchObject([{ permission: "external_directory", pattern: "/elsewhere/*" }])
+    second.close()
+
+    const list = spawnSync(
+      process.execPath,
+      [join(root, "bin", "toolbelt.js"), "permissions", "list", "--json"],
+      {
+        cwd: project,
+        env: { ...env(), TOOLBELT_DATA_DIR: dataDir },
+        encoding: "utf8",
+      },
+    )
+    expect(list.status).toBe(0)
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id: saved[0]!.id, pattern: "/elsewhere/*" }])
+    const revoke = spawnSync(
+      process.execPath,
+      [join(root, "bin", "toolbelt.js"), "permissions", "revoke", saved[0]!.id],
+      { cwd: project, env: { ...env(), TOOLBELT_DATA_DIR: dataDir }, encoding: "utf8" },
+    )
+    expect(revoke.status).toBe(0)
+
+    const third = await open({ decide: async () => "reject" })
+    expect(await third.call({ tool: "outside", input: {} })).toMatchObject({
+      status: "error",
+      kind: "permission",
+    })
+    third.close()
+  })
+
+  it("a configured deny beats a saved approval", async () => {
+    const first = await open({ decide: async () => "always" })
+    await first.call({ tool: "outside", input: {} })
+    first.close()
+    const denied = await open({
+      config: { plugin: [plugin], permission: { external_directory: { "/elsewhere/*": "deny" } } },
+    })
+    const result = await denied.call({ tool: "outside", input: {} })
+    expect(result).toMatchObject({ status: "error", kind: "permission" })
+    expect(result.status === "error" && result.error).toMatch(
+      /prevents you from using this specific tool call/,
+    )
+    denied.close()
+  })
+
+  it("hides a tool whose last rule is `* deny`, and refuses an unknown agent", async () => {
+    const toolbelt = await open({
+      config: { plugin: [plugin], permission: { echo: "deny", fail: { "*": "deny", x: "allow" } } },
+    })
+    const names = (await toolbelt.tools()).map((tool) => tool.name)
+    expect(names).not.toContain("echo")
+    expect(names).toContain("fail")
+    await expect(toolbelt.call({ tool: "echo", input: { text: "x" }, agent: "nobody" })).rejects.toThrow(
+      /Unknown agent "nobody"/,
+    )
+    toolbelt.close()
+  })
+})
+
+describe("journal and events", () => {
+  it("records and publishes every state of a call, in order", async () => {
+    const toolbelt = await open()
+    const events: string[] = []
+    toolbelt.bus.subscribe("message.part.updated", (event) => {
+      events.push(event.properties.part.state.status)
+    })
+    const result = await toolbelt.call({
+      tool: "echo",
+      input: { text: "hi" },
+      sessionID: "ses_j",
+      callID: "call_j",
+    })
+    await toolbelt.bus.idle()
+    expect(events).toEqual(["pending", "running", "completed"])
+    expect(toolbelt.store.parts.get("ses_j", "call_j")).toMatchObject({
+      tool: "echo",
+      state: { status: "completed", output: "hi" },
+    })
+    expect(result.part.state.status).toBe("completed")
+    toolbelt.close()
+  })
+
+  it("never runs a finished call twice: the same session and call id return the record", async () => {
+    const toolbelt = await open({ config: {} })
+    let runs = 0
+    toolbelt.registry.register({
+      count: Tool.make({
+        description: "counts",
+        input: z.object({}),
+        execute: () => `run ${++runs}`,
+      }),
+    })
+    const first = await toolbelt.call({ tool: "count", input: {}, sessionID: "ses_i", callID: "call_i" })
+    const again = await toolbelt.call({ tool: "count", input: {}, sessionID: "ses_i", callID: "call_i" })
+    expect(runs).toBe(1)
+    expect(again).toMatchObject({
+      status: "completed",
+      output: first.status === "completed" ? first.output : "",
+    })
+    toolbelt.close()
+  })
+
+  it("publishes permission.asked and permission.replied, and journals the pending ask", async () => {
+    const toolbelt = await open()
+    const seen: string[] = []
+    toolbelt.bus.subscribe("permission.asked", (event) => {
+      seen.push(`asked ${event.properties.permission}`)
+      expect(toolbelt.permission.list()).toHaveLength(1)
+      toolbelt.permission.reply({ requestID: event.properties.id, reply: "once" })
+    })
+    toolbelt.bus.subscribe("permission.replied", (event) => {
+      seen.push(`replied ${event.properties.reply}`)
+    })
+    expect(await toolbelt.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
+    await toolbelt.bus.idle()
+    expect(seen).toEqual(["asked external_directory", "replied once"])
+    expect(toolbelt.store.journal.pendingAsks()).toEqual([])
+    toolbelt.close()
+  })
+
+  it("a process killed mid-call reopens consistent: the call is interrupted, never re-run", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ plugin: [plugin] }))
+    const child = spawn(
+      process.execPath,
+      [join(root, "bin", "toolbelt.js"), "call", "slow", "{}", "--session", "ses_crash", "--json"],
+      { cwd: project, env: { ...env(), TOOLBELT_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] },
+    )
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("slow tool started")) resolve()
+      })
+      child.on("exit", () => reject(new Error("the child exited before the tool started")))
+    })
+    child.kill("SIGKILL")
+    await new Promise((r) => child.on("exit", r))
+
+    const toolbelt = await open()
+    const interrupted = toolbelt.recovered.interrupted.filter(
+      (part: ToolPart) => part.sessionID === "ses_crash",
+    )
+    expect(interrupted).toHaveLength(1)
+    expect(interrupted[0]).toMatchObject({
+      tool: "slow",
+      state: { status: "error", error: "Tool execution aborted", metadata: { interrupted: true } },
+    })
+    expect(toolbelt.store.parts.open("ses_crash")).toEqual([])
+    expect(toolbelt.store.db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" })
+    toolbelt.close()
+  })
+})
+
+describe("plugin hooks", () => {
+  it("tool.execute.before rewrites the arguments the tool receives; permission.ask can allow", async () => {
+    const toolbelt = await open({ config: { plugin: [plugin, hooksPlugin] } })
+    expect(await toolbelt.call({ tool: "echo", input: { text: "hey" } })).toMatchObject({ output: "hey!" })
+    // no decide: without the hook this ask would wait for a reply forever
+    expect(await toolbelt.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
+    toolbelt.close()
+  })
+})
