@@ -210,4 +210,19 @@ describe("plugin hooks", () => {
     expect(await toolbelt.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
     toolbelt.close()
   })
+
+  it("tool.definition rewrites what the model sees", async () => {
+    const toolbelt = await open()
+    toolbelt.hooks.register(
+      {
+        "tool.definition": (input, output) => {
+          if (input.toolID === "echo") output.description = "Repeats what you say."
+        },
+      },
+      { source: "test" },
+    )
+    const echo = (await toolbelt.tools()).find((tool) => tool.name === "echo")
+    expect(echo?.description).toBe("Repeats what you say.")
+    toolbelt.close()
+  })
 })

@@ -132,6 +132,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     readLedger: store.readLedger,
     requireRead: (config.file as { require_read?: boolean } | undefined)?.require_read ?? true,
     publish: bus.publish,
+    hooks,
   }
 
   let closed = false
@@ -168,7 +169,17 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
         advertised.map((tool) => tool.name),
         rulesOf(agent),
       )
-      return advertised.filter((tool) => !hidden.has(tool.name))
+      const visible = advertised.filter((tool) => !hidden.has(tool.name))
+      if (!hooks.has("tool.definition")) return visible
+      return Promise.all(
+        visible.map(async (tool) => {
+          const rewritten = await hooks.rewriteDefinition(
+            { toolID: tool.name },
+            { description: tool.description, parameters: tool.inputSchema },
+          )
+          return { ...tool, description: rewritten.description, inputSchema: rewritten.parameters }
+        }),
+      )
     },
     async call(input) {
       const sessionID = input.sessionID ?? ascending("ses")

@@ -1,5 +1,6 @@
 import type { Publish } from "../bus/events.ts"
 import { MemoryReadLedger, type ReadLedger } from "../fs/read-ledger.ts"
+import type { Hooks } from "../hooks/hooks.ts"
 import type { Context } from "../tool/context.ts"
 
 /**
@@ -29,6 +30,8 @@ export interface ServiceExtra {
   readonly requireRead?: boolean
   readonly publish?: Publish
   readonly firstTime?: (sessionID: string, key: string) => boolean
+  /** Plugin hooks (the shell asks them for `shell.env`). */
+  readonly hooks?: Hooks
 }
 
 const fallbackLedger = new MemoryReadLedger()

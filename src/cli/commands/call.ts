@@ -91,7 +91,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     const ids = toolbelt.registry.ids()
     const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
     if (!known) {
-      const available = (await toolbelt.registry.tools({ client: "cli" })).map((tool) => tool.name).sort()
+      const available = (await toolbelt.tools({ agent, client: "cli" })).map((tool) => tool.name).sort()
       return usage(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`)
     }
     const result = await toolbelt.call({

@@ -33,7 +33,7 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
   try {
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
-    const tools = await toolbelt.registry.tools({ agent: values.agent ?? "build", client: "cli" })
+    const tools = await toolbelt.tools({ agent: values.agent ?? "build", client: "cli" })
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
       writeJson(
