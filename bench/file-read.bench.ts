@@ -1,0 +1,166 @@
+// The read tool on a 1 GiB file, through the whole settlement pipeline, against `tail` of the same lines.
+// Run: node bench/file-read.bench.ts   (bench/read.bench.ts measures the fs reader underneath)
+//
+// 1. Write a 1 GiB log (1 MiB blocks of ~100-byte lines) to a temp project.
+// 2. Cold: the first read of the last page (a fresh line-index cache): the tool must count the lines to
+//    find the offset, and hashes the file for the read ledger in the same pass.
+// 3. Warm: the same page again (the index and hash are cached for this version of the file), and the
+//    page before it; medians of 15 runs, taking turns with `tail -n` of the same number of lines.
+// 4. Peak RSS: this process's maxRSS after a reset (Linux), minus the RSS before reading.
+import { execFileSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { mkdtemp, open, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { MemoryReadLedger } from "../src/fs/read-ledger.ts"
+import { clearLineIndexCache } from "../src/fs/read-lines.ts"
+import { DEFAULT_LIMITS } from "../src/output/limits.ts"
+import { OutputStore } from "../src/output/store.ts"
+import { RulePermissions } from "../src/permission/simple.ts"
+import { Registry } from "../src/registry/registry.ts"
+import { settle } from "../src/settle/settle.ts"
+import { ReadTool } from "../src/tools/read/read.ts"
+
+const MiB = 1024 * 1024
+const FILE_MIB = Number(process.env.FILE_MIB ?? 1024)
+/** Lines per page: about 40 KB of these lines, under read's 50 KB cap, so the page is whole. */
+const PAGE = 400
+const RUNS = 15
+
+export async function run(): Promise<Record<string, number>> {
+  const dir = await mkdtemp(join(tmpdir(), "toolbelt-bench-file-read-"))
+  const path = join(dir, "big.log")
+  try {
+    const total = await generate(path, FILE_MIB)
+    const registry = new Registry()
+    registry.register({ read: ReadTool })
+    const deps = {
+      registry,
+      permission: new RulePermissions({
+        rules: [{ permission: "*", pattern: "*", action: "allow" as const }],
+      }),
+      store: new OutputStore({ dir: join(dir, "tool-output") }),
+      limits: DEFAULT_LIMITS,
+    }
+    const extra = { directory: dir, readLedger: new MemoryReadLedger() }
+    let call = 0
+    const read = async (offset: number) => {
+      const result = await settle(
+        {
+          tool: "read",
+          input: { filePath: path, offset, limit: PAGE },
+          sessionID: "ses_bench",
+          messageID: "msg_bench",
+          agent: "build",
+          callID: `call_${++call}`,
+          extra,
+        },
+        deps,
+      )
+      if (result.status !== "completed") throw new Error(result.error)
+      return result
+    }
+
+    const peakReset = resetPeakRss()
+    const rssBefore = process.memoryUsage.rss() / MiB
+    clearLineIndexCache()
+    const lastOffset = total - PAGE + 1
+    let start = performance.now()
+    const cold = await read(lastOffset)
+    const coldMs = performance.now() - start
+    if (!cold.output.includes(`(End of file - total ${total} lines)`)) throw new Error("not the last page")
+
+    const tailText = execFileSync("tail", ["-n", String(PAGE), path], {
+      encoding: "utf8",
+      maxBuffer: 16 * MiB,
+    })
+    const expected = tailText.split("\n").slice(0, -1)
+    const shown = cold.output
+      .split("\n")
+      .filter((line) => /^\d+: /.test(line))
+      .map((line) => line.replace(/^\d+: /, ""))
+    if (shown.join("\n") !== expected.join("\n")) throw new Error("the tool's page differs from tail's")
+
+    const tail: number[] = []
+    const warm: number[] = []
+    const previous: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      tail.push(...timeCommand(`tail -n ${PAGE} "${path}"`, 1))
+      start = performance.now()
+      await read(lastOffset)
+      warm.push(performance.now() - start)
+      start = performance.now()
+      await read(lastOffset - PAGE)
+      previous.push(performance.now() - start)
+    }
+    const peakRss = process.resourceUsage().maxRSS / 1024
+    return {
+      file_mib: FILE_MIB,
+      lines: total,
+      tail_ms: median(tail),
+      cold_last_page_ms: coldMs,
+      warm_last_page_ms: median(warm),
+      warm_ratio_to_tail: median(warm) / median(tail),
+      warm_previous_page_ms: median(previous),
+      rss_before_mib: rssBefore,
+      peak_rss_mib: peakRss,
+      peak_added_mib: peakRss - rssBefore,
+      peak_reset_ok: peakReset ? 1 : 0,
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** Writes `mib` MiB of ~100-byte log lines; returns the line count. */
+async function generate(path: string, mib: number): Promise<number> {
+  const lines: string[] = []
+  let size = 0
+  for (let n = 0; size < MiB - 200; n++) {
+    const line = `2026-11-22T02:44:${String(n % 60).padStart(2, "0")}Z INFO worker-${n % 16} GET /api/items/${n} 200 ${n % 97}ms détail\n`
+    lines.push(line)
+    size += Buffer.byteLength(line)
+  }
+  const block = Buffer.from(lines.join(""))
+  const handle = await open(path, "w")
+  try {
+    for (let i = 0; i < mib; i++) await handle.write(block)
+  } finally {
+    await handle.close()
+  }
+  return lines.length * mib
+}
+
+function timeCommand(command: string, runs: number): number[] {
+  const script = `for i in $(seq ${runs}); do s=$EPOCHREALTIME; ${command} >/dev/null; e=$EPOCHREALTIME; echo "$s $e"; done`
+  return execFileSync("bash", ["-c", script], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const [s, e] = line.split(" ").map(Number)
+      return (e! - s!) * 1000
+    })
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+/** On Linux, writing 5 to clear_refs resets the peak RSS, so maxRSS afterwards is the reading's peak. */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5")
+    return readFileSync("/proc/self/status", "utf8").includes("VmHWM")
+  } catch {
+    return false
+  }
+}
+
+const entry = process.argv[1]
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  const results = await run()
+  for (const [key, value] of Object.entries(results))
+    console.log(`  ${key.padEnd(24)} ${Number.isInteger(value) ? value : value.toFixed(2)}`)
+}

@@ -1,0 +1,111 @@
+import type { Stats } from "node:fs"
+import { stat } from "node:fs/promises"
+import { isAbsolute, relative, resolve, sep } from "node:path"
+import { z } from "zod"
+import { errorCode } from "../../fs/errors.ts"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+import { renderTree } from "./tree.ts"
+import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
+
+/** Most entries (files and directories) one listing shows. */
+export const LIST_LIMIT = 100
+
+export const Parameters = z.object({
+  path: z
+    .string()
+    .optional()
+    .describe(
+      "The absolute path to the directory to list (a path relative to the project also works); defaults to the project directory",
+    ),
+  ignore: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Glob patterns to leave out: a pattern without '/' matches names at any depth (e.g. '*.log'), one with '/' the path relative to the listed directory (e.g. 'src/generated/**')",
+    ),
+})
+
+export interface ListMetadata extends Record<string, unknown> {
+  /** Entries shown (files and directories). */
+  count: number
+  /** True only when entries were left out because of the cap. */
+  truncated: boolean
+}
+
+/**
+ * Lists a directory as an indented tree, leaving out what git ignores and the usual bulky directories.
+ *
+ * 1. Resolve the path (default: the project) and stat it.
+ * 2. Guard paths outside the project (`external_directory`, kind directory); ask `list` for the path
+ *    relative to the worktree, always `*`.
+ * 3. Missing or a file: a failure saying what to do. Otherwise walk breadth first up to 100 entries.
+ * 4. Render the tree; when entries were left out, say so (`truncated`) and how to narrow the listing.
+ */
+export const ListTool = Tool.define<typeof Parameters, ListMetadata>(
+  "list",
+  {
+    description: loadText(import.meta.url, "description.txt").replace(
+      "{ignored}",
+      [...DEFAULT_IGNORED_DIRECTORIES].join(", "),
+    ),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const { directory, worktree } = services(ctx)
+
+      // 1. Resolve the path (default: the project) and see what is there.
+      const given = params.path ?? "."
+      const dirpath = isAbsolute(given) ? resolve(given) : resolve(directory, given)
+      const title = relativePath(worktree, dirpath)
+      const stats = await statOrUndefined(dirpath)
+
+      // 2. Guard paths outside the project, then ask `list` for the path relative to the worktree.
+      await assertExternalDirectory(ctx, dirpath, {
+        kind: stats && !stats.isDirectory() ? "file" : "directory",
+      })
+      await ctx.ask({ permission: "list", patterns: [title], always: ["*"], metadata: { path: dirpath } })
+
+      // 3. Walk the tree, breadth first, up to the cap.
+      if (!stats) throw new Tool.ToolFailure(`Directory not found: ${dirpath}`)
+      if (!stats.isDirectory())
+        throw new Tool.ToolFailure(
+          `${dirpath} is a file, not a directory. Use the read tool to read a file, or list the directory that holds it.`,
+        )
+      const { entries, truncated } = await walk({
+        root: dirpath,
+        worktree,
+        ignore: params.ignore ?? [],
+        limit: LIST_LIMIT,
+        signal: ctx.abort,
+      })
+
+      // 4. Shape the result: the tree, and how to narrow it when it was cut.
+      let output = renderTree(dirpath, entries)
+      if (entries.length === 0) output += "\n(empty directory, or every entry is ignored)"
+      if (truncated)
+        output +=
+          `\n\n(Showing the first ${LIST_LIMIT} entries, breadth first; more were left out. ` +
+          "List a subdirectory, or pass ignore patterns, to see the rest.)"
+      return { title, output, metadata: { count: entries.length, truncated } }
+    },
+  },
+  { annotations: { readOnly: true } },
+)
+
+/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
+function relativePath(worktree: string, path: string): string {
+  const rel = relative(worktree, path)
+  return rel === "" ? "." : rel.split(sep).join("/")
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
+    throw error
+  }
+}

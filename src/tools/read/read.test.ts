@@ -1,0 +1,698 @@
+import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { mkdir, mkdtemp, open, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { crc32, deflateSync } from "node:zlib"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { agentRules } from "../../agent/agent.ts"
+import type { Events, EventType } from "../../bus/events.ts"
+import { canonicalPath } from "../../fs/canonical-path.ts"
+import { MemoryReadLedger } from "../../fs/read-ledger.ts"
+import { DEFAULT_LIMITS } from "../../output/limits.ts"
+import { OutputStore } from "../../output/store.ts"
+import { PermissionEngine } from "../../permission/engine.ts"
+import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
+import type { AskRequest, PermissionService } from "../../permission/service.ts"
+import { type Decide, RulePermissions } from "../../permission/simple.ts"
+import { Registry } from "../../registry/registry.ts"
+import { type Settlement, settle } from "../../settle/settle.ts"
+import { MAX_MEDIA_BYTES, ReadTool } from "./read.ts"
+
+let root: string
+let project: string
+let outside: string
+let ledger: MemoryReadLedger
+let seen: Set<string>
+let asks: AskRequest[]
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-read-")))
+  project = join(root, "project")
+  outside = join(root, "outside")
+  await mkdir(project)
+  await mkdir(outside)
+  ledger = new MemoryReadLedger()
+  seen = new Set()
+  asks = []
+})
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true })
+})
+
+/** Records every ask, then lets `inner` decide. */
+function recording(inner: PermissionService): PermissionService {
+  return {
+    ask: (request, options) => {
+      asks.push(request)
+      return inner.ask(request, options)
+    },
+    evaluate: (permission, pattern, agent) => inner.evaluate(permission, pattern, agent),
+  }
+}
+
+const allowAll = () => new RulePermissions({ rules: [{ permission: "*", pattern: "*", action: "allow" }] })
+
+/** Everything allowed except paths outside the project, which `decide` answers (default: reject). */
+const askOutside = (decide?: Decide) =>
+  new RulePermissions({
+    rules: [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "external_directory", pattern: "*", action: "ask" },
+    ],
+    ...(decide ? { decide } : {}),
+  })
+
+let callCount = 0
+
+/** Runs `read` through the real settlement pipeline. */
+async function read(
+  input: Record<string, unknown>,
+  options: { permission?: PermissionService; session?: string; agent?: string; abort?: AbortSignal } = {},
+): Promise<Settlement> {
+  const registry = new Registry()
+  registry.register({ read: ReadTool })
+  return settle(
+    {
+      tool: "read",
+      input,
+      sessionID: options.session ?? "ses_read",
+      messageID: "msg_1",
+      agent: options.agent ?? "build",
+      callID: `call_${++callCount}`,
+      ...(options.abort ? { abort: options.abort } : {}),
+      extra: {
+        directory: project,
+        readLedger: ledger,
+        firstTime: (sessionID: string, key: string) => {
+          const id = `${sessionID}\0${key}`
+          if (seen.has(id)) return false
+          seen.add(id)
+          return true
+        },
+      },
+    },
+    {
+      registry,
+      permission: recording(options.permission ?? allowAll()),
+      store: new OutputStore({ dir: join(root, "tool-output") }),
+      limits: DEFAULT_LIMITS,
+    },
+  )
+}
+
+function completed(result: Settlement) {
+  if (result.status !== "completed") throw new Error(`expected completed, got: ${result.error}`)
+  return result
+}
+
+function failed(result: Settlement): string {
+  if (result.status !== "error") throw new Error(`expected an error, got: ${result.output}`)
+  return result.error
+}
+
+const lines = (count: number, make: (n: number) => string = (n) => `line ${n}`) =>
+  Array.from({ length: count }, (_, index) => make(index + 1)).join("\n")
+
+describe("text files", () => {
+  it("shows numbered lines in opencode's format, with the end-of-file footer", async () => {
+    const file = join(project, "hello.txt")
+    await writeFile(file, "first\nsecond\nthird\n")
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toBe(
+      `<path>${file}</path>\n<type>file</type>\n<content>\n1: first\n2: second\n3: third\n\n(End of file - total 3 lines)\n</content>`,
+    )
+    expect(result.title).toBe("hello.txt")
+    expect(result.metadata).toMatchObject({
+      preview: "first\nsecond\nthird",
+      truncated: false,
+      loaded: [],
+      totalLines: 3,
+    })
+    expect(result.metadata.outputPath).toBeUndefined()
+  })
+
+  it("resolves a relative path against the project, and titles it relative to the worktree", async () => {
+    await mkdir(join(project, "src"))
+    await writeFile(join(project, "src", "a.ts"), "export const a = 1")
+    const result = completed(await read({ filePath: "src/a.ts" }))
+    expect(result.output).toContain(`<path>${join(project, "src", "a.ts")}</path>`)
+    expect(result.output).toContain("1: export const a = 1\n\n(End of file - total 1 lines)")
+    expect(result.title).toBe("src/a.ts")
+  })
+
+  it("asks `read` with the path relative to the worktree and always *", async () => {
+    await mkdir(join(project, "src"))
+    await writeFile(join(project, "src", "a.ts"), "x")
+    completed(await read({ filePath: join(project, "src", "a.ts") }))
+    expect(asks).toEqual([
+      expect.objectContaining({ permission: "read", patterns: ["src/a.ts"], always: ["*"] }),
+    ])
+  })
+
+  it("pages with offset and limit, and says how to continue", async () => {
+    const file = join(project, "many.txt")
+    await writeFile(file, lines(10))
+    const result = completed(await read({ filePath: file, offset: 3, limit: 4 }))
+    expect(result.output).toContain("\n3: line 3\n4: line 4\n5: line 5\n6: line 6\n\n")
+    expect(result.output).not.toContain("7: line 7")
+    expect(result.output).toContain("(Showing lines 3-6 of 10. Use offset=7 to continue.)\n</content>")
+    expect(result.metadata).toMatchObject({
+      truncated: true,
+      totalLines: 10,
+      preview: "line 3\nline 4\nline 5\nline 6",
+    })
+    const last = completed(await read({ filePath: file, offset: 7 }))
+    expect(last.output).toContain(
+      "7: line 7\n8: line 8\n9: line 9\n10: line 10\n\n(End of file - total 10 lines)",
+    )
+    expect(last.metadata.truncated).toBe(false)
+  })
+
+  it("treats offset 0 as 1", async () => {
+    const file = join(project, "a.txt")
+    await writeFile(file, "a\nb")
+    const result = completed(await read({ filePath: file, offset: 0 }))
+    expect(result.output).toContain("<content>\n1: a\n2: b\n\n(End of file - total 2 lines)")
+  })
+
+  it("stops at 2000 lines by default", async () => {
+    const file = join(project, "long.txt")
+    await writeFile(file, lines(2500))
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toContain(
+      "\n2000: line 2000\n\n(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)",
+    )
+    expect(result.output).not.toContain("2001: line")
+    expect(result.metadata.truncated).toBe(true)
+    // read bounds itself: the runtime passes the page through whole, with no saved copy.
+    expect(result.metadata.outputPath).toBeUndefined()
+    expect(result.metadata.preview).toBe(lines(20))
+  })
+
+  it("caps a page at 50 KB and says where to continue", async () => {
+    const file = join(project, "wide.txt")
+    await writeFile(
+      file,
+      lines(1000, (n) => `${n}`.padEnd(100, "x")),
+    )
+    const result = completed(await read({ filePath: file }))
+    const shown = result.output.match(/^\d+: /gm)!.length
+    expect(shown).toBeGreaterThan(400)
+    expect(shown).toBeLessThan(520)
+    expect(result.output).toContain(
+      `(Output capped at 50 KB. Showing lines 1-${shown}. Use offset=${shown + 1} to continue.)`,
+    )
+    const content = result.output.slice(
+      result.output.indexOf("<content>\n") + 10,
+      result.output.indexOf("\n\n(Output"),
+    )
+    const raw = content
+      .split("\n")
+      .map((line) => line.replace(/^\d+: /, ""))
+      .join("\n")
+    expect(Buffer.byteLength(raw) + 1).toBeLessThanOrEqual(50 * 1024)
+    expect(result.metadata.truncated).toBe(true)
+  })
+
+  it("cuts lines longer than 2000 characters", async () => {
+    const file = join(project, "minified.js")
+    await writeFile(file, `short\n${"y".repeat(5000)}\nafter`)
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toContain(`\n2: ${"y".repeat(2000)}... (line truncated to 2000 chars)\n3: after\n`)
+    expect(result.output).toContain("(End of file - total 3 lines)")
+  })
+
+  it("rejects an offset past the end, naming the line count", async () => {
+    const file = join(project, "short.txt")
+    await writeFile(file, "a\nb\nc\n")
+    expect(failed(await read({ filePath: file, offset: 4 }))).toBe(
+      "Offset 4 is out of range for this file (3 lines)",
+    )
+    expect(failed(await read({ filePath: file, offset: 100 }))).toBe(
+      "Offset 100 is out of range for this file (3 lines)",
+    )
+  })
+
+  it("reads an empty file at offset 1, and refuses any later offset", async () => {
+    const file = join(project, "empty.txt")
+    await writeFile(file, "")
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toBe(
+      `<path>${file}</path>\n<type>file</type>\n<content>\n\n\n(End of file - total 0 lines)\n</content>`,
+    )
+    expect(result.metadata).toMatchObject({ truncated: false, totalLines: 0, preview: "" })
+    expect(failed(await read({ filePath: file, offset: 2 }))).toBe(
+      "Offset 2 is out of range for this file (0 lines)",
+    )
+  })
+
+  it("drops CRLF line endings and a UTF-8 BOM from what the model sees", async () => {
+    const file = join(project, "dos.txt")
+    await writeFile(file, "\uFEFFone\r\ntwo\r\n")
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toContain("<content>\n1: one\n2: two\n\n(End of file - total 2 lines)")
+  })
+
+  it("reads a UTF-16 file with its BOM as text", async () => {
+    const file = join(project, "wide16.txt")
+    await writeFile(
+      file,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld\n", "utf16le")]),
+    )
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toContain("1: héllo\n2: wörld\n")
+  })
+
+  it("records the file's hash in the session's read ledger", async () => {
+    const file = join(project, "tracked.txt")
+    const content = "some content\n"
+    await writeFile(file, content)
+    completed(await read({ filePath: file, offset: 1, limit: 1 }))
+    const entry = ledger.get("ses_read", await canonicalPath(file))
+    expect(entry?.hash).toBe(createHash("sha256").update(content).digest("hex"))
+    expect(entry?.size).toBe(Buffer.byteLength(content))
+    expect(ledger.get("ses_other", await canonicalPath(file))).toBeUndefined()
+  })
+
+  it("reads a .fbs schema as text (an extension is not a media type)", async () => {
+    const file = join(project, "schema.fbs")
+    await writeFile(file, "namespace Game;\ntable Monster { hp: short; }\n")
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toContain("1: namespace Game;\n2: table Monster { hp: short; }")
+    expect(result.attachments).toEqual([])
+  })
+
+  it("reads the last page of a large file, and a later read of it seeks", async () => {
+    const file = join(project, "big.log")
+    const handle = await open(file, "w")
+    for (let block = 0; block < 30; block++)
+      await handle.write(lines(10_000, (n) => `block ${block} line ${n} ${"z".repeat(40)}`) + "\n")
+    await handle.close()
+    const first = completed(await read({ filePath: file, offset: 299_501 }))
+    expect(first.output).toContain("299501: block 29 line 9501 ")
+    expect(first.output).toContain("(End of file - total 300000 lines)")
+    const again = completed(await read({ filePath: file, offset: 299_999 }))
+    expect(again.output).toContain("299999: block 29 line 9999 ")
+    expect(again.output).toContain("300000: block 29 line 10000 ")
+    expect(again.metadata.totalLines).toBe(300_000)
+  })
+})
+
+describe("aborts", () => {
+  it("an abort while streaming a large file ends the call as interrupted, promptly", async () => {
+    const file = join(project, "huge.log")
+    await writeFile(file, "")
+    await truncate(file, 400 * 1024 * 1024)
+    // A sparse file of zero bytes would be binary; make the head look like text.
+    const handle = await open(file, "r+")
+    await handle.write(Buffer.from(`${"text line\n".repeat(1000)}`), 0, undefined, 0)
+    await handle.close()
+    const controller = new AbortController()
+    const start = performance.now()
+    setTimeout(() => controller.abort(), 20)
+    const result = await read({ filePath: file, offset: 1, limit: 1 }, { abort: controller.signal })
+    const elapsed = performance.now() - start
+    expect(result.status).toBe("error")
+    expect(result.status === "error" && result.kind).toBe("interrupted")
+    expect(elapsed).toBeLessThan(1000)
+  })
+})
+
+describe("directories", () => {
+  beforeEach(async () => {
+    await mkdir(join(project, "lib"))
+    await mkdir(join(project, "lib", "zeta"))
+    await mkdir(join(project, "lib", "alpha"))
+    await writeFile(join(project, "lib", "b.ts"), "")
+    await writeFile(join(project, "lib", "a.ts"), "")
+    await symlink(join(project, "lib", "alpha"), join(project, "lib", "link-to-dir"))
+    await symlink(join(project, "lib", "a.ts"), join(project, "lib", "link-to-file"))
+  })
+
+  it("lists entries sorted, with a trailing / for directories and links to directories", async () => {
+    const dir = join(project, "lib")
+    const result = completed(await read({ filePath: dir }))
+    expect(result.output).toBe(
+      [
+        `<path>${dir}</path>`,
+        "<type>directory</type>",
+        "<entries>",
+        "a.ts\nalpha/\nb.ts\nlink-to-dir/\nlink-to-file\nzeta/",
+        "\n(6 entries)",
+        "</entries>",
+      ].join("\n"),
+    )
+    expect(result.title).toBe("lib")
+    expect(result.metadata).toMatchObject({ truncated: false, totalEntries: 6 })
+  })
+
+  it("pages entries with offset and limit", async () => {
+    const dir = join(project, "lib")
+    const result = completed(await read({ filePath: dir, offset: 2, limit: 3 }))
+    expect(result.output).toContain(
+      "<entries>\nalpha/\nb.ts\nlink-to-dir/\n\n(Showing 3 of 6 entries. Use 'offset' parameter to read beyond entry 4)\n</entries>",
+    )
+    expect(result.metadata).toMatchObject({ truncated: true, preview: "alpha/\nb.ts\nlink-to-dir/" })
+    const rest = completed(await read({ filePath: dir, offset: 5 }))
+    expect(rest.output).toContain("<entries>\nlink-to-file\nzeta/\n\n(6 entries)\n</entries>")
+    expect(failed(await read({ filePath: dir, offset: 9 }))).toBe(
+      "Offset 9 is out of range for this directory (6 entries)",
+    )
+  })
+
+  it("lists an empty directory", async () => {
+    const dir = join(project, "lib", "zeta")
+    const result = completed(await read({ filePath: dir }))
+    expect(result.output).toContain("<entries>\n\n\n(0 entries)\n</entries>")
+  })
+})
+
+describe("missing files", () => {
+  it("says the file was not found, suggesting up to three similar names from its directory", async () => {
+    await mkdir(join(project, "src"))
+    for (const name of ["Config.ts", "config.test.ts", "config.json", "configure.ts", "other.ts"])
+      await writeFile(join(project, "src", name), "")
+    const error = failed(await read({ filePath: "src/config" }))
+    const missing = join(project, "src", "config")
+    expect(error).toBe(
+      `File not found: ${missing}\n\nDid you mean one of these?\n` +
+        [
+          join(project, "src", "config.json"),
+          join(project, "src", "config.test.ts"),
+          join(project, "src", "Config.ts"),
+        ].join("\n"),
+    )
+  })
+
+  it("suggests a shorter name the missing one contains", async () => {
+    await writeFile(join(project, "index.ts"), "")
+    const error = failed(await read({ filePath: "index.tsx" }))
+    expect(error).toBe(
+      `File not found: ${join(project, "index.tsx")}\n\nDid you mean one of these?\n${join(project, "index.ts")}`,
+    )
+  })
+
+  it("says only that when nothing is similar, or the directory is missing too", async () => {
+    expect(failed(await read({ filePath: "nothing.md" }))).toBe(
+      `File not found: ${join(project, "nothing.md")}`,
+    )
+    expect(failed(await read({ filePath: "no/such/dir/file.md" }))).toBe(
+      `File not found: ${join(project, "no/such/dir/file.md")}`,
+    )
+  })
+})
+
+describe("binary files", () => {
+  it("refuses a file with NUL bytes", async () => {
+    const file = join(project, "data.raw")
+    await writeFile(file, Buffer.from([0x41, 0x42, 0x00, 0x43, 0x0a]))
+    expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+  })
+
+  it("refuses a file that is mostly control bytes", async () => {
+    const file = join(project, "noise.txt")
+    await writeFile(file, Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 2 ? 0x01 : 0x41))))
+    expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+  })
+
+  it("refuses a known binary extension whatever it holds", async () => {
+    for (const name of ["archive.zip", "lib.so", "Main.class", "module.wasm"]) {
+      const file = join(project, name)
+      await writeFile(file, "looks like text\n")
+      expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+    }
+  })
+
+  it("reads .bmp, .tiff and .avif names as text when they hold text (they are not attachments)", async () => {
+    for (const name of ["notes.bmp", "notes.tiff", "notes.avif"]) {
+      const file = join(project, name)
+      await writeFile(file, "plain text\n")
+      const result = completed(await read({ filePath: file }))
+      expect(result.output).toContain("1: plain text")
+      expect(result.attachments).toEqual([])
+    }
+  })
+
+  it("refuses real BMP, TIFF and AVIF bytes as binary", async () => {
+    const samples: Record<string, Buffer> = {
+      "real.bmp": Buffer.concat([Buffer.from("BM"), Buffer.alloc(52)]),
+      "real.tiff": Buffer.concat([Buffer.from([0x49, 0x49, 0x2a, 0x00]), Buffer.alloc(20)]),
+      "real.avif": Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from("ftypavif"), Buffer.alloc(16)]),
+    }
+    for (const [name, bytes] of Object.entries(samples)) {
+      const file = join(project, name)
+      await writeFile(file, bytes)
+      expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+    }
+  })
+
+  it("refuses what is not a regular file", async () => {
+    const fifo = join(project, "pipe")
+    execFileSync("mkfifo", [fifo])
+    expect(failed(await read({ filePath: fifo }))).toMatch(/^Cannot read .*pipe: it is not a regular file/)
+  })
+})
+
+/** A real PNG: signature, IHDR, one IDAT of zlib-compressed scanlines, IEND, with CRCs. */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4)
+    length.writeUInt32BE(data.length)
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(body))
+    return Buffer.concat([length, body, crc])
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(width, 0)
+  header.writeUInt32BE(height, 4)
+  header[8] = 8 // bit depth
+  header[9] = 2 // RGB
+  const rows: Buffer[] = []
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 3)
+    for (let x = 0; x < width; x++) row.set([x * 40, y * 40, 200], 1 + x * 3)
+    rows.push(row)
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ])
+}
+
+describe("images and PDFs", () => {
+  it("attaches a real PNG as a data: URL", async () => {
+    const file = join(project, "pixel.png")
+    const bytes = png(4, 3)
+    await writeFile(file, bytes)
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toBe("Image read successfully")
+    expect(result.title).toBe("pixel.png")
+    expect(result.attachments).toEqual([
+      { type: "file", mime: "image/png", url: `data:image/png;base64,${bytes.toString("base64")}` },
+    ])
+    expect(result.metadata).toMatchObject({ truncated: false })
+    expect(ledger.get("ses_read", file)?.hash).toBe(createHash("sha256").update(bytes).digest("hex"))
+  })
+
+  it("sniffs by magic bytes, whatever the extension says", async () => {
+    const samples: [string, Buffer, string][] = [
+      ["photo.dat.jpg", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), "image/jpeg"],
+      ["anim.gif", Buffer.from("GIF89a\x01\x00\x01\x00", "latin1"), "image/gif"],
+      [
+        "pic.webp",
+        Buffer.concat([Buffer.from("RIFF"), Buffer.from([8, 0, 0, 0]), Buffer.from("WEBPVP8 ")]),
+        "image/webp",
+      ],
+      ["png-without-extension", png(1, 1), "image/png"],
+    ]
+    for (const [name, bytes, mime] of samples) {
+      const file = join(project, name)
+      await writeFile(file, bytes)
+      const result = completed(await read({ filePath: file }))
+      expect(result.output).toBe("Image read successfully")
+      expect(result.attachments[0]?.mime).toBe(mime)
+    }
+  })
+
+  it("attaches a PDF", async () => {
+    const file = join(project, "doc.pdf")
+    const bytes = Buffer.from(
+      "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    )
+    await writeFile(file, bytes)
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toBe("PDF read successfully")
+    expect(result.attachments).toEqual([
+      {
+        type: "file",
+        mime: "application/pdf",
+        url: `data:application/pdf;base64,${bytes.toString("base64")}`,
+      },
+    ])
+  })
+
+  it("refuses an image over the attachment limit, saying how large it is", async () => {
+    const file = join(project, "huge.png")
+    await writeFile(file, png(1, 1))
+    await truncate(file, MAX_MEDIA_BYTES + 2 * 1024 * 1024)
+    expect(failed(await read({ filePath: file }))).toBe(
+      `Cannot read ${file}: the image is 12 MB, over the 10 MB limit for attachments.`,
+    )
+  })
+})
+
+describe("instruction files", () => {
+  beforeEach(async () => {
+    await writeFile(join(project, "AGENTS.md"), "root rules (already in the system prompt)")
+    await mkdir(join(project, "pkg", "deep"), { recursive: true })
+    await writeFile(join(project, "pkg", "AGENTS.md"), "pkg rules")
+    await writeFile(join(project, "pkg", "CLAUDE.md"), "claude rules, shadowed by AGENTS.md")
+    await writeFile(join(project, "pkg", "deep", "CLAUDE.md"), "deep rules")
+    await writeFile(join(project, "pkg", "deep", "code.ts"), "const x = 1\n")
+    await writeFile(join(project, "pkg", "deep", "more.ts"), "const y = 2\n")
+  })
+
+  it("attaches AGENTS.md (else CLAUDE.md) between the file and the root, once per session", async () => {
+    const result = completed(await read({ filePath: "pkg/deep/code.ts" }))
+    const deep = join(project, "pkg", "deep", "CLAUDE.md")
+    const pkg = join(project, "pkg", "AGENTS.md")
+    expect(result.output).toBe(
+      `<path>${join(project, "pkg", "deep", "code.ts")}</path>\n<type>file</type>\n<content>\n1: const x = 1\n\n(End of file - total 1 lines)\n</content>` +
+        `\n\n<system-reminder>\nInstructions from: ${deep}\ndeep rules\n\nInstructions from: ${pkg}\npkg rules\n</system-reminder>`,
+    )
+    expect(result.metadata.loaded).toEqual([deep, pkg])
+
+    const again = completed(await read({ filePath: "pkg/deep/more.ts" }))
+    expect(again.output).not.toContain("<system-reminder>")
+    expect(again.metadata.loaded).toEqual([])
+
+    const otherSession = completed(await read({ filePath: "pkg/deep/more.ts" }, { session: "ses_other" }))
+    expect(otherSession.metadata.loaded).toEqual([deep, pkg])
+  })
+
+  it("never attaches the root's own instruction file, nor one for a file at the root", async () => {
+    await writeFile(join(project, "top.ts"), "top\n")
+    const result = completed(await read({ filePath: "top.ts" }))
+    expect(result.metadata.loaded).toEqual([])
+    expect(result.output).not.toContain("root rules")
+  })
+
+  it("does not attach the instruction file being read, and counts it as seen", async () => {
+    const result = completed(await read({ filePath: "pkg/AGENTS.md" }))
+    expect(result.output).toContain("1: pkg rules")
+    expect(result.metadata.loaded).toEqual([])
+    const next = completed(await read({ filePath: "pkg/deep/code.ts" }))
+    expect(next.metadata.loaded).toEqual([join(project, "pkg", "deep", "CLAUDE.md")])
+  })
+
+  it("does not spend them on a failed read", async () => {
+    failed(await read({ filePath: "pkg/deep/code.ts", offset: 50 }))
+    const result = completed(await read({ filePath: "pkg/deep/code.ts" }))
+    expect(result.metadata.loaded).toHaveLength(2)
+  })
+})
+
+describe("external_directory", () => {
+  it("does not ask for a path inside the project", async () => {
+    await writeFile(join(project, "in.txt"), "in")
+    completed(await read({ filePath: "in.txt" }, { permission: askOutside() }))
+    expect(asks.map((ask) => ask.permission)).toEqual(["read"])
+  })
+
+  it("asks for the parent directory of a file outside the project, before reading", async () => {
+    const file = join(outside, "secret.txt")
+    await writeFile(file, "outside")
+    const error = failed(await read({ filePath: file }, { permission: askOutside() }))
+    expect(error).toBe("The user rejected permission to use this specific tool call.")
+    expect(asks).toEqual([
+      expect.objectContaining({
+        permission: "external_directory",
+        patterns: [join(outside, "*")],
+        always: [join(outside, "*")],
+      }),
+    ])
+  })
+
+  it("reads a file outside once the ask is approved", async () => {
+    const file = join(outside, "ok.txt")
+    await writeFile(file, "outside ok")
+    const result = completed(await read({ filePath: file }, { permission: askOutside(async () => "once") }))
+    expect(result.output).toContain("1: outside ok")
+    expect(asks.map((ask) => ask.permission)).toEqual(["external_directory", "read"])
+  })
+
+  it("asks for a directory outside the project itself (kind directory)", async () => {
+    await mkdir(join(outside, "deep"))
+    failed(await read({ filePath: join(outside, "deep") }, { permission: askOutside() }))
+    expect(asks[0]?.patterns).toEqual([join(outside, "deep", "*")])
+  })
+
+  it("asks for a missing file outside the project before saying it is missing", async () => {
+    const error = failed(
+      await read({ filePath: join(outside, "missing.txt") }, { permission: askOutside(async () => "once") }),
+    )
+    expect(error).toBe(`File not found: ${join(outside, "missing.txt")}`)
+    expect(asks[0]?.permission).toBe("external_directory")
+  })
+
+  it("asks for a symlink inside the project that points outside", async () => {
+    await writeFile(join(outside, "target.txt"), "behind a link")
+    await symlink(join(outside, "target.txt"), join(project, "link.txt"))
+    failed(await read({ filePath: "link.txt" }, { permission: askOutside() }))
+    expect(asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(outside, "*")] })
+  })
+
+  it("asks for a relative path that climbs out of the project", async () => {
+    await writeFile(join(outside, "up.txt"), "up")
+    failed(await read({ filePath: "../outside/up.txt" }, { permission: askOutside() }))
+    expect(asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(outside, "*")] })
+  })
+})
+
+describe(".env files with the real permission engine and agent defaults", () => {
+  function engine(replies: string[]) {
+    const instance: PermissionEngine = new PermissionEngine({
+      projectID: project,
+      rules: agentRules({ dataDir: join(root, "data"), tmpDir: join(root, "tmp"), directory: project }),
+      approvals: new MemoryApprovalStore(),
+      publish: <T extends EventType>(type: T, properties: Events[T]) => {
+        if (type !== "permission.asked") return
+        const asked = properties as Events["permission.asked"]
+        replies.push(asked.patterns.join(","))
+        queueMicrotask(() => instance.reply({ requestID: asked.id, reply: "reject" }))
+      },
+    })
+    return instance
+  }
+
+  const cases: [string, boolean][] = [
+    [".env", true],
+    [".env.local", true],
+    [".env.production", true],
+    ["config/.env", true],
+    [".env.example", false],
+    ["env.ts", false],
+  ]
+  for (const agent of ["build", "plan"]) {
+    for (const [name, asked] of cases) {
+      it(`${agent}: ${name} ${asked ? "asks" : "is allowed"}`, async () => {
+        await mkdir(join(project, "config"), { recursive: true })
+        await writeFile(join(project, name), "SECRET=1\n")
+        const replies: string[] = []
+        const result = await read({ filePath: name }, { permission: engine(replies), agent })
+        if (asked) {
+          expect(replies).toEqual([name])
+          expect(failed(result)).toBe("The user rejected permission to use this specific tool call.")
+        } else {
+          expect(replies).toEqual([])
+          expect(completed(result).output).toContain("1: SECRET=1")
+        }
+      })
+    }
+  }
+})

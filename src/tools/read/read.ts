@@ -1,0 +1,306 @@
+import type { Stats } from "node:fs"
+import { open, readdir, readFile, stat } from "node:fs/promises"
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { z } from "zod"
+import { errorCode, isAbortError } from "../../fs/errors.ts"
+import { recordStamp } from "../../fs/read-ledger.ts"
+import { DEFAULT_READ_LIMITS, readLines } from "../../fs/read-lines.ts"
+import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../fs/text.ts"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+import {
+  formatDirectoryPage,
+  formatFilePage,
+  formatInstructions,
+  notFoundMessage,
+  PREVIEW_LINES,
+  similarNames,
+} from "./format.ts"
+import { findInstructions } from "./instructions.ts"
+
+/** Images and PDFs larger than this are refused rather than attached (a data: URL is held in memory). */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024
+
+export const Parameters = z.object({
+  filePath: z
+    .string()
+    .describe(
+      "The absolute path to the file or directory to read (a path relative to the project also works)",
+    ),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("The line number to start reading from, 1-indexed (for a directory: the entry number)"),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      `The maximum number of lines (or directory entries) to read (default ${DEFAULT_READ_LIMITS.limit})`,
+    ),
+})
+
+export interface ReadMetadata extends Record<string, unknown> {
+  /** The first lines (or entries) of the page, without line numbers. */
+  preview: string
+  /** Whether anything was left out: more lines or entries follow, or the page was cut by bytes. Always set. */
+  truncated: boolean
+  /** Instruction files attached to this result. */
+  loaded: string[]
+  /** Lines in the file (files) or entries (directories). */
+  totalLines?: number
+  totalEntries?: number
+}
+
+/**
+ * Reads a file (a page of numbered lines), a directory (a page of entries), or an image or PDF (an
+ * attachment). It bounds its own output (`truncated` is always set), so the runtime passes it through.
+ *
+ * 1. Resolve the path against the project and stat it (a missing path is not an error yet).
+ * 2. Guard paths outside the project (`external_directory`), then ask `read` for the path relative to
+ *    the worktree, always `*`.
+ * 3. Missing: `File not found` with similar siblings. Directory: a sorted page of entries. Images and
+ *    PDFs (by magic bytes, up to 10 MB): an attachment. Binary: refused. Text: one streamed pass gives
+ *    the page, the line count and the hash recorded in the session's read ledger.
+ * 4. Shape opencode's page with its footer, then the instruction files this session has not seen.
+ */
+export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
+  "read",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const { directory, worktree, readLedger, firstTime } = services(ctx)
+
+      // 1. Resolve the path (relative to the project) and see what is there.
+      const filepath = isAbsolute(params.filePath)
+        ? resolve(params.filePath)
+        : resolve(directory, params.filePath)
+      const title = relativePath(worktree, filepath)
+      const stats = await statOrUndefined(filepath)
+
+      // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
+      await assertExternalDirectory(ctx, filepath, { kind: stats?.isDirectory() ? "directory" : "file" })
+      await ctx.ask({ permission: "read", patterns: [title], always: ["*"], metadata: {} })
+
+      // 3. Do the work: a missing path, a directory, media, binary, or text.
+      if (!stats) throw new Tool.ToolFailure(notFoundMessage(filepath, await siblingsLike(filepath)))
+      const offset = Math.max(1, params.offset ?? 1)
+      const limit = params.limit ?? DEFAULT_READ_LIMITS.limit
+      if (stats.isDirectory()) return readDirectory({ filepath, title, offset, limit, signal: ctx.abort })
+      if (!stats.isFile())
+        throw new Tool.ToolFailure(
+          `Cannot read ${filepath}: it is not a regular file (a device, FIFO or socket). Give the path of a file or a directory.`,
+        )
+
+      const head = await guarded(filepath, () => readHead(filepath))
+      const media = sniffMedia(head)
+      if (media) {
+        const result = await readMedia({ filepath, title, media, size: stats.size, signal: ctx.abort })
+        await recordStamp(readLedger, ctx.sessionID, filepath, result.stamp)
+        return result.result
+      }
+      if (isProbablyBinary(head, extname(filepath))) {
+        // The session has seen what there is to see: a small binary file may then be overwritten by write.
+        if (stats.size <= MAX_MEDIA_BYTES)
+          await recordStamp(readLedger, ctx.sessionID, filepath, undefined, { signal: ctx.abort })
+        throw new Tool.ToolFailure(`Cannot read binary file: ${filepath}`)
+      }
+
+      const page = await guarded(filepath, () =>
+        readLines(filepath, { offset, limit, hash: true, signal: ctx.abort }),
+      )
+      const totalLines = page.totalLines ?? page.lastLine
+      if (offset > totalLines && !(totalLines === 0 && offset === 1))
+        throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
+      if (page.hash !== undefined)
+        await recordStamp(readLedger, ctx.sessionID, filepath, {
+          hash: page.hash,
+          mtime: page.mtimeMs,
+          size: page.size,
+        })
+
+      const instructions = await findInstructions({
+        file: filepath,
+        root: resolve(directory),
+        firstTime: (key) => firstTime(ctx.sessionID, key),
+      })
+
+      // 4. Shape the result: opencode's page, then the instructions once per session.
+      let output = formatFilePage({
+        path: filepath,
+        offset,
+        lines: page.lines,
+        lastLine: page.lastLine,
+        totalLines,
+        truncatedByBytes: page.truncatedByBytes,
+        maxBytes: DEFAULT_READ_LIMITS.maxBytes,
+      })
+      if (instructions.length > 0) output += `\n\n${formatInstructions(instructions)}`
+      return {
+        title,
+        output,
+        metadata: {
+          preview: page.lines.slice(0, PREVIEW_LINES).join("\n"),
+          truncated: page.more || page.truncatedByBytes,
+          loaded: instructions.map((item) => item.path),
+          totalLines,
+        },
+      }
+    },
+  },
+  { annotations: { readOnly: true } },
+)
+
+/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
+function relativePath(worktree: string, filepath: string): string {
+  const rel = relative(worktree, filepath)
+  return rel === "" ? "." : rel.split(sep).join("/")
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
+    throw describeReadError(error, path)
+  }
+}
+
+/** Up to three names in the missing file's directory that look like it, as full paths. */
+async function siblingsLike(filepath: string): Promise<string[]> {
+  const dir = dirname(filepath)
+  let names: string[]
+  try {
+    names = (await readdir(dir)).sort((a, b) => a.localeCompare(b))
+  } catch {
+    return []
+  }
+  return similarNames(basename(filepath), names).map((name) => join(dir, name))
+}
+
+/** The first bytes of the file, enough to sniff media and binary content. */
+async function readHead(filepath: string): Promise<Buffer> {
+  const handle = await open(filepath, "r")
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES)
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
+    return buffer.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+}
+
+async function readMedia(input: {
+  filepath: string
+  title: string
+  media: Media
+  size: number
+  signal: AbortSignal
+}) {
+  const { filepath, media } = input
+  const what = media.kind === "pdf" ? "PDF" : "image"
+  if (input.size > MAX_MEDIA_BYTES)
+    throw new Tool.ToolFailure(
+      `Cannot read ${filepath}: the ${what} is ${megabytes(input.size)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
+    )
+  const bytes = await guarded(filepath, () => readFile(filepath, { signal: input.signal }))
+  if (bytes.length > MAX_MEDIA_BYTES)
+    throw new Tool.ToolFailure(
+      `Cannot read ${filepath}: the ${what} is ${megabytes(bytes.length)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
+    )
+  const output = media.kind === "pdf" ? "PDF read successfully" : "Image read successfully"
+  const after = await stat(filepath).catch(() => undefined)
+  return {
+    stamp: { hash: hashContent(bytes), mtime: after?.mtimeMs ?? 0, size: bytes.length },
+    result: {
+      title: input.title,
+      output,
+      metadata: { preview: output, truncated: false, loaded: [] as string[] },
+      attachments: [
+        {
+          type: "file" as const,
+          mime: media.mime,
+          url: `data:${media.mime};base64,${bytes.toString("base64")}`,
+        },
+      ],
+    },
+  }
+}
+
+function megabytes(bytes: number): string {
+  const value = bytes / (1024 * 1024)
+  return Number.isInteger(value) ? String(value) : value.toFixed(1)
+}
+
+async function readDirectory(input: {
+  filepath: string
+  title: string
+  offset: number
+  limit: number
+  signal: AbortSignal
+}) {
+  const { filepath, offset, limit } = input
+  const dirents = await guarded(filepath, () => readdir(filepath, { withFileTypes: true }))
+  const entries: string[] = []
+  for (const dirent of dirents) {
+    input.signal.throwIfAborted()
+    const isDir =
+      dirent.isDirectory() || (dirent.isSymbolicLink() && (await isDirectory(join(filepath, dirent.name))))
+    entries.push(isDir ? `${dirent.name}/` : dirent.name)
+  }
+  entries.sort((a, b) => a.localeCompare(b))
+  if (entries.length > 0 && offset > entries.length)
+    throw new Tool.ToolFailure(
+      `Offset ${offset} is out of range for this directory (${entries.length} entries)`,
+    )
+  const page = entries.slice(offset - 1, offset - 1 + limit)
+  return {
+    title: input.title,
+    output: formatDirectoryPage({ path: filepath, offset, entries: page, totalEntries: entries.length }),
+    metadata: {
+      preview: page.slice(0, PREVIEW_LINES).join("\n"),
+      truncated: offset - 1 + page.length < entries.length,
+      loaded: [] as string[],
+      totalEntries: entries.length,
+    },
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Runs a file operation; a permission problem becomes a failure the model can act on. */
+async function guarded<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    throw describeReadError(error, path)
+  }
+}
+
+function describeReadError(error: unknown, path: string): unknown {
+  if (isAbortError(error)) return error
+  switch (errorCode(error)) {
+    case "EACCES":
+    case "EPERM":
+      return new Tool.ToolFailure(`Cannot read ${path}: permission denied.`)
+    case "ENOENT":
+      return new Tool.ToolFailure(`File not found: ${path} (it was removed while being read)`)
+    case "EISDIR":
+      return new Tool.ToolFailure(`Cannot read ${path}: it is a directory.`)
+    default:
+      return error
+  }
+}

@@ -1,0 +1,202 @@
+import type { Stats } from "node:fs"
+import { open, readFile, stat } from "node:fs/promises"
+import { isAbsolute, relative, resolve, sep } from "node:path"
+import { z } from "zod"
+import { writeFileAtomic } from "../../fs/atomic-write.ts"
+import { errorCode, FileSystemError, isAbortError } from "../../fs/errors.ts"
+import { withFileLock } from "../../fs/lock.ts"
+import { checkFresh, recordStamp } from "../../fs/read-ledger.ts"
+import { countLines as countFileLines } from "../../fs/read-lines.ts"
+import { detectBom, hashContent, isProbablyBinary, SNIFF_BYTES, splitBom, withBom } from "../../fs/text.ts"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+import { countLines, fileDiff, MAX_DIFF_CHARS } from "./diff.ts"
+
+export const Parameters = z.object({
+  filePath: z
+    .string()
+    .describe("The absolute path to the file to write (a path relative to the project also works)"),
+  content: z.string().describe("The content to write to the file, exactly as it should be saved"),
+})
+
+export interface WriteMetadata extends Record<string, unknown> {
+  /** Unified diff of the old content (empty for a new file) to the new, common indentation trimmed. */
+  diff: string
+  additions: number
+  deletions: number
+  /** Whether the file existed before this write. */
+  exists: boolean
+  filepath: string
+  /** Why `diff` is empty although the content changed (too large to diff). */
+  diffOmitted?: string
+}
+
+/**
+ * Writes a whole file: atomically, serialised with every other writer of the same file, and, for an
+ * existing file, only when this session has seen its current content.
+ *
+ * 1. Resolve the path against the project; guard paths outside it (`external_directory`, kind file).
+ * 2. Under the file's lock: refuse directories and special files; for an existing file check the read
+ *    ledger (unless `requireRead` is off); diff old → new; ask `edit` with the diff; refuse if the file
+ *    changed while the ask waited; write atomically (BOM kept if either side had one, mode kept); record
+ *    the new stamp so this session may write again.
+ * 3. Publish `file.edited`; return the trimmed diff, its counts and whether the file existed.
+ */
+export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
+  "write",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const { directory, worktree, readLedger, requireRead, publish } = services(ctx)
+
+      // 1. Resolve the path (relative to the project) and guard paths outside the project.
+      const filepath = isAbsolute(params.filePath)
+        ? resolve(params.filePath)
+        : resolve(directory, params.filePath)
+      const title = relativePath(worktree, filepath)
+      await assertExternalDirectory(ctx, filepath, { kind: "file" })
+
+      // 2. Under the file's lock (shared with every writer): check freshness, diff, ask `edit`, write.
+      const written = await withFileLock(
+        filepath,
+        async () => {
+          const existing = await statOrUndefined(filepath)
+          if (existing?.isDirectory())
+            throw new Tool.ToolFailure(
+              `Cannot write ${filepath}: it is a directory, not a file. Give the path of a file.`,
+            )
+          if (existing && !existing.isFile())
+            throw new Tool.ToolFailure(
+              `Cannot write ${filepath}: it is not a regular file (a device, FIFO or socket), so it is not replaced.`,
+            )
+          if (existing && requireRead) {
+            const fresh = await checkFresh(readLedger, ctx.sessionID, filepath, { signal: ctx.abort })
+            if (!fresh.ok) throw new Tool.ToolFailure(fresh.message)
+          }
+          const old = existing ? await readOld(filepath, existing.size, ctx.abort) : NO_FILE
+          const next = splitBom(params.content)
+          const content = withBom(next.text, old.bom || next.bom)
+          const change =
+            old.text === undefined
+              ? { diff: "", additions: countLines(next.text), deletions: old.lines, omitted: old.omitted }
+              : fileDiff(filepath, old.text, next.text)
+
+          await ctx.ask({
+            permission: "edit",
+            patterns: [title],
+            always: ["*"],
+            metadata: { filepath, diff: change.diff },
+          })
+
+          // The ask may have waited for a person: never overwrite what changed meanwhile unseen.
+          if (changedSince(existing, await statOrUndefined(filepath)))
+            throw new Tool.ToolFailure(
+              `The file ${filepath} changed while the write waited for permission. Read it again before writing.`,
+            )
+          await writeFileAtomic(filepath, content, { signal: ctx.abort })
+          const after = await stat(filepath)
+          await recordStamp(readLedger, ctx.sessionID, filepath, {
+            hash: hashContent(content),
+            mtime: after.mtimeMs,
+            size: after.size,
+          })
+          return { change, exists: existing !== undefined }
+        },
+        { signal: ctx.abort },
+      ).catch((error: unknown) => {
+        throw describeError(error, filepath)
+      })
+
+      // 3. Tell whoever watches, and shape the result.
+      publish("file.edited", { file: filepath, sessionID: ctx.sessionID })
+      const { change, exists } = written
+      return {
+        title,
+        output: "Wrote file successfully.",
+        metadata: {
+          diff: change.diff,
+          additions: change.additions,
+          deletions: change.deletions,
+          exists,
+          filepath,
+          ...(change.omitted ? { diffOmitted: change.omitted } : {}),
+        },
+      }
+    },
+  },
+  { annotations: { destructive: true } },
+)
+
+/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
+function relativePath(worktree: string, filepath: string): string {
+  const rel = relative(worktree, filepath)
+  return rel === "" ? "." : rel.split(sep).join("/")
+}
+
+interface OldContent {
+  readonly bom: boolean
+  /** The text without its BOM; undefined when it was too large or binary to diff. */
+  readonly text: string | undefined
+  readonly lines: number
+  readonly omitted?: string
+}
+
+const NO_FILE: OldContent = { bom: false, text: "", lines: 0 }
+
+/**
+ * What the file holds before the write: its text for the diff, unless it is too large (then only its
+ * BOM and line count, streamed) or binary.
+ */
+async function readOld(filepath: string, size: number, signal: AbortSignal): Promise<OldContent> {
+  if (size <= MAX_DIFF_CHARS) {
+    const bytes = await readFile(filepath, { signal })
+    if (isProbablyBinary(bytes.subarray(0, SNIFF_BYTES)))
+      return { bom: false, text: undefined, lines: 0, omitted: "the old content is binary" }
+    const old = splitBom(bytes.toString("utf8"))
+    return { bom: old.bom, text: old.text, lines: countLines(old.text) }
+  }
+  const handle = await open(filepath, "r")
+  let head: Buffer
+  try {
+    head = Buffer.alloc(SNIFF_BYTES)
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0)
+    head = head.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+  if (isProbablyBinary(head))
+    return { bom: false, text: undefined, lines: 0, omitted: "the old content is binary" }
+  return {
+    bom: detectBom(head)?.encoding === "utf-8",
+    text: undefined,
+    lines: await countFileLines(filepath, { signal }),
+    omitted: "the file is too large to diff",
+  }
+}
+
+/** A failure the model can act on for the system errors a write meets; anything else stays a defect. */
+function describeError(error: unknown, filepath: string): unknown {
+  if (isAbortError(error) || Tool.isToolFailure(error)) return error
+  if (error instanceof FileSystemError) return new Tool.ToolFailure(error.message, { cause: error })
+  const code = errorCode(error)
+  if (code === "EACCES" || code === "EPERM")
+    return new Tool.ToolFailure(`Cannot write ${filepath}: permission denied.`, { cause: error })
+  return error
+}
+
+function changedSince(before: Stats | undefined, now: Stats | undefined): boolean {
+  if (!before || !now) return before !== now
+  return before.size !== now.size || before.mtimeMs !== now.mtimeMs || before.ino !== now.ino
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return undefined
+    throw error
+  }
+}
