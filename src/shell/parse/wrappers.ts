@@ -1,0 +1,285 @@
+import { toolName } from "./arity.ts"
+
+/**
+ * Commands that run other commands. The scan treats what they run as a command of its own (its own
+ * pattern and "always" prefix, its own file checks), so that approving or allowing the wrapper never
+ * approves what it wraps.
+ *
+ * - `exec`: the tokens `[start, end)` are a command (`sudo rm x` → `rm x`; `find -exec rm {} ;` → `rm {}`).
+ * - `script`: the tokens `[from, to)`, joined by spaces, are shell source to parse (`bash -c '…'`, `eval`,
+ *   `watch 'ls -l'`, `env -S '…'`, `su -c '…'`, `trap '…' EXIT`).
+ * - `stdin`: a shell that reads its commands from standard input (`bash`, `sh -s`, `bash -`).
+ */
+export type Inner =
+  | {
+      readonly kind: "exec"
+      readonly start: number
+      readonly end: number
+      readonly via: string
+      /** Token whose value is the wrapped command's working directory (`env -C dir`, `direnv exec dir`). */
+      readonly chdir?: number
+      /** The wrapped command also gets arguments from input (`xargs`). */
+      readonly input?: boolean
+    }
+  | { readonly kind: "script"; readonly from: number; readonly to: number; readonly via: string }
+  | { readonly kind: "stdin"; readonly via: string }
+
+interface OptionSpec {
+  /** Flags whose value is the next token (or the rest of a short cluster). */
+  readonly value?: readonly string[]
+  /** Flags after which nothing is run (`command -v`, `sudo -l`). */
+  readonly stop?: readonly string[]
+  /** `NAME=value` tokens before the command are settings (`env`, `sudo`). */
+  readonly assignments?: boolean
+  /** Operands before the command (`timeout DURATION`, `direnv exec DIR`). */
+  readonly positional?: number
+  /** Flags whose value is the working directory of the wrapped command. */
+  readonly chdir?: readonly string[]
+  /** Flags whose value is a script for `sh -c` (`env -S`, which also takes the words after it). */
+  readonly script?: readonly string[]
+  /** Only a script flag runs anything, and its value alone is the script (`su -c '…' user`). */
+  readonly scriptOnly?: boolean
+  /** The wrapped command gets arguments from input. */
+  readonly input?: boolean
+}
+
+const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
+  sudo: {
+    value: [
+      ...["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group", "--host"],
+      ...["--prompt", "--close-from", "--chdir", "--role", "--type", "--command-timeout", "--other-user"],
+    ],
+    stop: [
+      "-l",
+      "-v",
+      "-k",
+      "-K",
+      "-V",
+      "-e",
+      "--list",
+      "--validate",
+      "--edit",
+      "--version",
+      "--reset-timestamp",
+    ],
+    assignments: true,
+    chdir: ["-D", "--chdir"],
+  },
+  doas: { value: ["-u", "-C"], stop: ["-L"] },
+  su: {
+    value: ["-s", "--shell", "-g", "--group", "-G", "--supp-group"],
+    script: ["-c", "--command"],
+    scriptOnly: true,
+  },
+  env: {
+    value: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+    assignments: true,
+    chdir: ["-C", "--chdir"],
+    script: ["-S", "--split-string"],
+  },
+  nohup: {},
+  time: { value: ["-f", "--format", "-o", "--output"] },
+  timeout: { value: ["-s", "--signal", "-k", "--kill-after"], positional: 1 },
+  nice: { value: ["-n", "--adjustment"] },
+  ionice: {
+    value: ["-c", "--class", "-n", "--classdata"],
+    stop: ["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+  },
+  stdbuf: { value: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  setsid: {},
+  taskset: { positional: 1, stop: ["-p", "--pid"] },
+  command: { stop: ["-v", "-V"] },
+  builtin: {},
+  exec: { value: ["-a"] },
+  caffeinate: { value: ["-t", "-w"] },
+  unbuffer: {},
+  chronic: {},
+  strace: { value: ["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-I", "-O", "-S", "-X"] },
+  xargs: {
+    value: [
+      ...["-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs"],
+      ...["-s", "--max-chars", "--process-slot-var"],
+    ],
+    input: true,
+  },
+  "uv run": {
+    value: [
+      ...["--with", "--with-editable", "--with-requirements", "--python", "-p", "--package", "--project"],
+      ...["--directory", "--env-file", "--extra", "--group", "--index", "--default-index"],
+    ],
+    chdir: ["--directory"],
+  },
+  "poetry run": { value: ["-C", "--directory", "-P", "--project"] },
+  "pipenv run": {},
+  "bundle exec": {},
+  "pnpm exec": { value: ["-C", "--dir", "--filter", "-F"] },
+  "npm exec": { value: ["-w", "--workspace", "-p", "--package"], script: ["-c", "--call"] },
+  "yarn exec": {},
+  "mise exec": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
+  "mise x": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
+  "conda run": { value: ["-n", "--name", "-p", "--prefix", "--cwd"], chdir: ["--cwd"] },
+  "direnv exec": { positional: 1 },
+}
+
+const SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"])
+
+/**
+ * What `words` (a command's name and arguments: known values, or source text for unknown ones) runs
+ * besides itself. Empty when it wraps nothing.
+ */
+export function unwrap(words: readonly string[]): Inner[] {
+  if (words.length === 0) return []
+  const name = toolName(words[0]!)
+  if (SHELLS.has(name)) return shell(words, name)
+  if (name === "eval")
+    return words.length > 1 ? [{ kind: "script", from: 1, to: words.length, via: "eval" }] : []
+  if (name === "trap") return trap(words)
+  if (name === "watch") return watch(words)
+  if (name === "find") return findExec(words, ["-exec", "-execdir", "-ok", "-okdir"], "find")
+  if (name === "fd" || name === "fdfind") return findExec(words, ["-x", "--exec", "-X", "--exec-batch"], "fd")
+  const sub = words[1] !== undefined ? `${name} ${words[1]}` : undefined
+  if (sub !== undefined && WRAPPERS[sub] && !(name in WRAPPERS)) return options(words, 2, WRAPPERS[sub]!, sub)
+  const spec = WRAPPERS[name]
+  return spec ? options(words, 1, spec, name) : []
+}
+
+function options(words: readonly string[], from: number, spec: OptionSpec, via: string): Inner[] {
+  let chdir: number | undefined
+  let positional = spec.positional ?? 0
+  let i = from
+  while (i < words.length) {
+    const word = words[i]!
+    if (word === "--") {
+      i++
+      break
+    }
+    if (word.length > 1 && word.startsWith("-")) {
+      if (spec.stop?.includes(word)) return []
+      const flag = optionTaking(word, [...(spec.value ?? []), ...(spec.script ?? [])])
+      if (flag === undefined) {
+        i++
+        continue
+      }
+      // The value is the next token, or the text after `=` / the rest of the cluster.
+      const inline = flag.inline
+      const valueIndex = inline ? i : i + 1
+      if (spec.script?.includes(flag.name)) {
+        if (inline) return []
+        if (valueIndex >= words.length) return []
+        return [
+          { kind: "script", from: valueIndex, to: spec.scriptOnly ? valueIndex + 1 : words.length, via },
+        ]
+      }
+      if (spec.chdir?.includes(flag.name) && !inline) chdir = valueIndex
+      i = valueIndex + 1
+      continue
+    }
+    if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      i++
+      continue
+    }
+    if (positional > 0) {
+      if (via === "direnv exec") chdir = i
+      positional--
+      i++
+      continue
+    }
+    break
+  }
+  if (i >= words.length || spec.scriptOnly) return []
+  return [
+    {
+      kind: "exec",
+      start: i,
+      end: words.length,
+      via,
+      ...(chdir !== undefined ? { chdir } : {}),
+      ...(spec.input ? { input: true } : {}),
+    },
+  ]
+}
+
+/** The flag of `word` that takes a value, if any: `-u`, `--user`, `--user=x` (inline), `-ubob` (inline). */
+function optionTaking(word: string, value: readonly string[]): { name: string; inline: boolean } | undefined {
+  if (word.startsWith("--")) {
+    const eq = word.indexOf("=")
+    const name = eq < 0 ? word : word.slice(0, eq)
+    return value.includes(name) ? { name, inline: eq >= 0 } : undefined
+  }
+  for (let at = 1; at < word.length; at++) {
+    const name = `-${word[at]}`
+    if (value.includes(name)) return { name, inline: at + 1 < word.length }
+  }
+  return undefined
+}
+
+function shell(words: readonly string[], name: string): Inner[] {
+  let command = false
+  let stdin = false
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]!
+    if (word === "--" || word === "-") {
+      if (word === "-") stdin = true
+      i++
+      break
+    }
+    if (word.length > 1 && (word.startsWith("-") || word.startsWith("+"))) {
+      i++
+      if (word.startsWith("--")) {
+        if (word === "--rcfile" || word === "--init-file") i++
+        continue
+      }
+      const letters = word.slice(1)
+      if (word.startsWith("-") && letters.includes("c")) command = true
+      if (letters.includes("s")) stdin = true
+      if (letters.includes("o") || letters.includes("O")) i++
+      continue
+    }
+    break
+  }
+  if (command) return i < words.length ? [{ kind: "script", from: i, to: i + 1, via: `${name} -c` }] : []
+  if (i < words.length && !stdin) return []
+  return [{ kind: "stdin", via: name }]
+}
+
+/** `trap 'handler' SIGNAL…`: the handler is shell code that runs later in this shell. */
+function trap(words: readonly string[]): Inner[] {
+  let i = 1
+  if (words[i] === "--") i++
+  const handler = words[i]
+  if (handler === undefined || handler.startsWith("-") || i + 1 >= words.length) return []
+  return [{ kind: "script", from: i, to: i + 1, via: "trap" }]
+}
+
+function watch(words: readonly string[]): Inner[] {
+  let exec = false
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]!
+    if (word === "--") {
+      i++
+      break
+    }
+    if (!(word.length > 1 && word.startsWith("-"))) break
+    if (word === "-x" || word === "--exec") exec = true
+    i += word === "-n" || word === "--interval" || word === "-q" || word === "--equexit" ? 2 : 1
+  }
+  if (i >= words.length) return []
+  return exec
+    ? [{ kind: "exec", start: i, end: words.length, via: "watch" }]
+    : [{ kind: "script", from: i, to: words.length, via: "watch" }]
+}
+
+function findExec(words: readonly string[], actions: readonly string[], via: string): Inner[] {
+  const inner: Inner[] = []
+  for (let i = 1; i < words.length; i++) {
+    if (!actions.includes(words[i]!)) continue
+    const start = i + 1
+    let end = start
+    while (end < words.length && words[end] !== ";" && words[end] !== "+") end++
+    if (end > start) inner.push({ kind: "exec", start, end, via: `${via} ${words[i]}` })
+    i = end
+  }
+  return inner
+}
