@@ -1,15 +1,38 @@
 import type { Registrable } from "../registry/tool-set.ts"
+import type { Availability } from "../tool/internal.ts"
+import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
+import { EditTool } from "./edit/edit.ts"
 import { InvalidTool } from "./invalid/invalid.ts"
 import { ListTool } from "./list/list.ts"
+import { MultiEditTool } from "./multiedit/multiedit.ts"
 import { ReadTool } from "./read/read.ts"
 import { WriteTool } from "./write/write.ts"
+
+/**
+ * Models trained on Codex's patch format get `apply_patch` instead of `edit`/`write`/`multiedit`
+ * (opencode's rule: a `gpt-` model that is not `oss` or `gpt-4`). Without a model (CLI, MCP) both are
+ * offered.
+ */
+export function prefersPatch(modelID: string | undefined): boolean {
+  if (!modelID) return false
+  const id = modelID.toLowerCase()
+  return id.includes("gpt-") && !id.includes("oss") && !id.includes("gpt-4")
+}
+
+const forPatchModels = (env: Availability) => !env.modelID || prefersPatch(env.modelID)
+const forOtherModels = (env: Availability) => !prefersPatch(env.modelID)
+
+const writer = { destructive: true } as const
 
 /** The built-in tools, by the names they are registered under. */
 export function builtins(): Record<string, Registrable> {
   return {
     invalid: InvalidTool,
     read: ReadTool,
-    write: WriteTool,
+    write: { ...WriteTool, available: forOtherModels },
+    edit: { ...EditTool, available: forOtherModels, annotations: writer },
+    multiedit: { ...MultiEditTool, available: forOtherModels, annotations: writer },
+    apply_patch: { ...ApplyPatchTool, available: forPatchModels, annotations: writer },
     list: ListTool,
   }
 }

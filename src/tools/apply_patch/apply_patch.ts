@@ -1,0 +1,285 @@
+import { dirname } from "node:path"
+import { z } from "zod"
+import { canonicalPath } from "../../fs/canonical-path.ts"
+import { FileSystemError } from "../../fs/errors.ts"
+import { withFileLocks } from "../../fs/lock.ts"
+import { withBom } from "../../fs/text.ts"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { fileDiff } from "../file-edit/diff.ts"
+import { recordWritten, staleness } from "../file-edit/ledger.ts"
+import { type Existing, isInside, readExisting, relativePath, resolvePath } from "../file-edit/target.ts"
+import { type CommitResult, commit, type FileOperation } from "../file-edit/transaction.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+import { type FileHunk, parsePatch } from "./parse.ts"
+import { type PlannedChange, planPatch } from "./plan.ts"
+
+export const Parameters = z.object({
+  patchText: z
+    .string()
+    .describe("The whole patch, from the line '*** Begin Patch' to the line '*** End Patch'"),
+})
+
+/** One file of the patch, as the metadata (and the approval request) describe it. */
+export interface PatchedFile {
+  /** Absolute path of the file the change starts from. */
+  filePath: string
+  /** The path relative to the worktree (the destination, for a move). */
+  relativePath: string
+  type: "add" | "update" | "delete" | "move"
+  /** Absolute destination of a move. */
+  movePath?: string
+  /** Unified diff, common indentation trimmed. */
+  diff: string
+  /** The same diff untrimmed. */
+  patch: string
+  additions: number
+  deletions: number
+}
+
+export interface ApplyPatchMetadata extends Record<string, unknown> {
+  /** Every file's diff, in patch order. */
+  diff: string
+  files: PatchedFile[]
+}
+
+/**
+ * The `apply_patch` tool: adds, updates, moves and deletes files from one Codex-format patch, whole or
+ * not at all.
+ *
+ * 1. Parse the patch (an empty or malformed patch gets the parser's message, with the line).
+ * 2. Resolve every path against the project (absolute paths allowed) and ask `external_directory` for
+ *    every file and move target outside it (once per directory).
+ * 3. Take the locks of every file (`withFileLocks`, sorted, so patches never deadlock) and, holding them:
+ *    a. read every file (BOM split off; the planner sees the text without it); a file the session has
+ *       a ledger stamp for must be unchanged since;
+ *    b. plan: every hunk of every file is verified before anything is written (`planPatch`);
+ *    c. one `edit` ask lists every path (relative to the worktree), with the combined diff and one
+ *       entry per file;
+ *    d. write in patch order, each write atomic (adds create parent directories, a move writes the
+ *       new path then removes the old one); if one fails, every file already written is restored and
+ *       every file created is removed (`commit`), and the failure says so;
+ *    e. record the ledger stamp of every written file, forget deleted ones, publish `file.edited`.
+ * 4. Shape the result: `Success. Updated the following files:` and one `A`/`M`/`D` line per file, then
+ *    any tolerance the planner used (looser matching, re-indentation).
+ */
+export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>("apply_patch", {
+  description: loadText(import.meta.url, "description.txt"),
+  parameters: Parameters,
+  async execute(params, ctx) {
+    // 1. Parse.
+    const parsed = parsePatch(params.patchText)
+    if (!parsed.ok) throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${parsed.message}`)
+
+    // 2. Resolve and guard.
+    const tools = services(ctx)
+    const paths = new PathKeys(tools.directory)
+    const hunks: FileHunk[] = parsed.hunks.map((hunk) =>
+      hunk.type === "update" && hunk.movePath !== undefined
+        ? { ...hunk, path: paths.key(hunk.path), movePath: paths.key(hunk.movePath) }
+        : { ...hunk, path: paths.key(hunk.path) },
+    )
+    const guarded = new Set<string>()
+    for (const absolute of paths.absolutes()) {
+      if (guarded.has(dirname(absolute))) continue
+      guarded.add(dirname(absolute))
+      await assertExternalDirectory(ctx, absolute, { kind: "file" })
+    }
+    ctx.abort.throwIfAborted()
+
+    // 3. Under the locks of every file: read, verify, ask, write.
+    return withFileLocks(
+      paths.absolutes(),
+      async () => {
+        ctx.abort.throwIfAborted()
+        // a. Read.
+        const existing = new Map<string, Existing>()
+        for (const key of paths.keys()) existing.set(key, await readExisting(paths.absolute(key)))
+        if (tools.requireRead) {
+          for (const [key, state] of existing) {
+            if (state.kind !== "file") continue
+            const stale = await staleness({
+              ledger: tools.readLedger,
+              sessionID: ctx.sessionID,
+              canonical: await canonicalPath(paths.absolute(key)),
+              shown: paths.absolute(key),
+              data: state.data,
+            })
+            if (stale) throw new Tool.ToolFailure(`${stale}\n\nNo file was changed.`)
+          }
+        }
+
+        // b. Verify every hunk.
+        const planned = planPatch(hunks, (key) => {
+          const state = existing.get(key)
+          if (state?.kind === "directory") throw new Error("it is a directory, not a file")
+          return state?.kind === "file" ? state.text : undefined
+        })
+        if (!planned.ok) {
+          throw new Tool.ToolFailure(
+            `apply_patch verification failed; no file was changed.\n\n${planned.message}`,
+          )
+        }
+        const bomOf = (key: string) => {
+          const state = existing.get(key)
+          return state?.kind === "file" && state.bom
+        }
+        const files = planned.changes.map((change) => describeChange(change, paths, tools.worktree))
+        ctx.abort.throwIfAborted()
+
+        // c. One ask for the whole patch.
+        await ctx.ask({
+          permission: "edit",
+          patterns: [...new Set(files.flatMap((file) => relativesOf(file, tools.worktree)))],
+          always: ["*"],
+          metadata: {
+            filepath: files.map((file) => file.relativePath).join(", "),
+            diff: files.map((file) => file.diff).join("\n"),
+            files,
+          },
+        })
+        ctx.abort.throwIfAborted()
+
+        // d. Write, restoring everything if one write fails.
+        const operations = toOperations(planned.changes, paths, bomOf)
+        const committed = await commit(operations)
+        if (!committed.ok) throw new Tool.ToolFailure(describeFailure(committed, tools.worktree))
+
+        // e. Ledger and events.
+        const final = new Map<string, FileOperation["content"]>()
+        for (const operation of operations) final.set(operation.path, operation.content)
+        for (const [path, content] of final) {
+          const canonical = await canonicalPath(path)
+          if (content === null) await tools.readLedger.forget(ctx.sessionID, canonical)
+          else await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
+          tools.publish("file.edited", { file: path, sessionID: ctx.sessionID })
+        }
+
+        // 4. Shape.
+        const lines = [
+          ...new Set(planned.changes.map((change) => summaryLine(change, paths, tools.worktree))),
+        ]
+        const notes = planned.changes.flatMap((change) => change.notes)
+        let output = `Success. Updated the following files:\n${lines.join("\n")}`
+        if (notes.length > 0) {
+          output += `\n\nThe patch did not match exactly everywhere:\n${notes.map((note) => `- ${note}`).join("\n")}`
+        }
+        return {
+          title: lines.join(", "),
+          output,
+          metadata: { diff: files.map((file) => file.diff).join("\n"), files },
+        }
+      },
+      { signal: ctx.abort },
+    )
+  },
+})
+
+/**
+ * The patch's paths as the planner compares them: relative to the project when inside it (so `a.ts`,
+ * `./a.ts` and `/project/a.ts` are one file, and messages stay short), absolute otherwise.
+ */
+class PathKeys {
+  readonly #directory: string
+  readonly #absolute = new Map<string, string>()
+
+  constructor(directory: string) {
+    this.#directory = directory
+  }
+
+  key(path: string): string {
+    const absolute = resolvePath(this.#directory, path)
+    const key = isInside(this.#directory, absolute) ? relativePath(this.#directory, absolute) : absolute
+    this.#absolute.set(key, absolute)
+    return key
+  }
+
+  absolute(key: string): string {
+    return this.#absolute.get(key) ?? resolvePath(this.#directory, key)
+  }
+
+  keys(): string[] {
+    return [...this.#absolute.keys()]
+  }
+
+  absolutes(): string[] {
+    return [...this.#absolute.values()]
+  }
+}
+
+function describeChange(change: PlannedChange, paths: PathKeys, worktree: string): PatchedFile {
+  const filePath = paths.absolute(change.path)
+  const movePath = change.movePath === undefined ? undefined : paths.absolute(change.movePath)
+  const diff = fileDiff({
+    file: filePath,
+    ...(movePath ? { to: movePath } : {}),
+    before: change.oldContent,
+    after: change.newContent,
+  })
+  return {
+    filePath,
+    relativePath: relativePath(worktree, movePath ?? filePath),
+    type: movePath ? "move" : change.type,
+    ...(movePath ? { movePath } : {}),
+    diff: diff.diff,
+    patch: diff.patch,
+    additions: diff.additions,
+    deletions: diff.deletions,
+  }
+}
+
+/** The permission patterns of one file: its path, and its destination for a move. */
+function relativesOf(file: PatchedFile, worktree: string): string[] {
+  const source = relativePath(worktree, file.filePath)
+  return file.movePath ? [source, file.relativePath] : [source]
+}
+
+/** The writes and removals of the plan, in patch order; a file keeps its BOM, also when it moves. */
+function toOperations(
+  changes: readonly PlannedChange[],
+  paths: PathKeys,
+  bomOf: (key: string) => boolean,
+): FileOperation[] {
+  const operations: FileOperation[] = []
+  for (const change of changes) {
+    const path = paths.absolute(change.path)
+    if (change.type === "add") operations.push({ path, content: change.newContent })
+    else if (change.type === "delete") operations.push({ path, content: null })
+    else {
+      const content = withBom(change.newContent, bomOf(change.path))
+      if (change.movePath === undefined) operations.push({ path, content })
+      else operations.push({ path: paths.absolute(change.movePath), content }, { path, content: null })
+    }
+  }
+  return operations
+}
+
+function summaryLine(change: PlannedChange, paths: PathKeys, worktree: string): string {
+  const letter = change.type === "add" ? "A" : change.type === "delete" ? "D" : "M"
+  return `${letter} ${relativePath(worktree, paths.absolute(change.movePath ?? change.path))}`
+}
+
+function describeFailure(result: Extract<CommitResult, { ok: false }>, worktree: string): string {
+  const name = (path: string) => relativePath(worktree, path)
+  const reason = (error: unknown) =>
+    error instanceof FileSystemError || error instanceof Error ? error.message : String(error)
+  const lines = [
+    `apply_patch failed while writing ${name(result.failed.path)}: ${reason(result.failed.error)}`,
+  ]
+  if (result.unrestored.length === 0) {
+    lines.push(
+      result.restored.length > 0
+        ? `The files already written were restored (${result.restored.map(name).join(", ")}), so no file was changed.`
+        : "No file was changed.",
+    )
+  } else {
+    lines.push(
+      "Some files could not be restored and are left partly patched; check them before retrying:",
+      ...result.unrestored.map((entry) => `- ${name(entry.path)}: ${reason(entry.error)}`),
+    )
+    if (result.restored.length > 0) lines.push(`Restored: ${result.restored.map(name).join(", ")}.`)
+  }
+  lines.push("Fix the cause, then send the whole patch again.")
+  return lines.join("\n")
+}

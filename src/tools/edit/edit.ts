@@ -1,0 +1,106 @@
+import { z } from "zod"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { describeMatch } from "../file-edit/describe-match.ts"
+import { editFile } from "../file-edit/edit-file.ts"
+import { notFoundMessage, relativePath, resolvePath } from "../file-edit/target.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "./matchers.ts"
+
+export const Parameters = z.object({
+  filePath: z
+    .string()
+    .describe("The file to modify: an absolute path, or one relative to the project directory"),
+  oldString: z
+    .string()
+    .describe("The text to replace, copied from the file; empty to create a new file with newString"),
+  newString: z.string().describe("The text to put in its place (must differ from oldString)"),
+  replaceAll: z
+    .boolean()
+    .optional()
+    .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
+})
+
+export interface EditMetadata extends Record<string, unknown> {
+  /** Unified diff of the change, common indentation trimmed. */
+  diff: string
+  additions: number
+  deletions: number
+  /** Which matcher found oldString; absent when the file was created. */
+  matcher?: MatcherName
+  /** How many places were replaced. */
+  occurrences: number
+  /** 1-based lines (in the file before the edit) where the replaced text started. */
+  lines: readonly number[]
+  /** What was reconciled when the match was not exact (also in the output). */
+  normalisation?: string
+  filediff: { file: string; patch: string; additions: number; deletions: number }
+}
+
+/**
+ * The `edit` tool: replaces oldString with newString in one file.
+ *
+ * 1. Identical strings are refused before anything else.
+ * 2. Resolve the path against the project; ask `external_directory` when it is outside.
+ * 3. Under the file's lock (see `editFile`): read it, check the session's ledger stamp if it has one,
+ *    replace through the matcher chain (an empty oldString creates a missing file and is refused on an
+ *    existing one), ask `edit` with the diff, write atomically, record the stamp, publish `file.edited`.
+ * 4. Shape the result: `Edit applied successfully.`, plus what was reconciled when the match was not
+ *    exact, so the model learns the file's style; the title is the path relative to the worktree.
+ */
+export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
+  description: loadText(import.meta.url, "description.txt"),
+  parameters: Parameters,
+  async execute(params, ctx) {
+    if (params.oldString === params.newString) throw new Tool.ToolFailure(IDENTICAL_MESSAGE)
+
+    const { directory, worktree } = services(ctx)
+    const filepath = resolvePath(directory, params.filePath)
+    const relative = relativePath(worktree, filepath)
+    await assertExternalDirectory(ctx, filepath, { kind: "file" })
+    ctx.abort.throwIfAborted()
+
+    const result = await editFile({
+      ctx,
+      filepath,
+      relative,
+      change: async (current) => {
+        if (!current.exists) {
+          if (params.oldString !== "") throw new Tool.ToolFailure(await notFoundMessage(filepath))
+          return { text: params.newString, info: undefined }
+        }
+        if (params.oldString === "") throw new Tool.ToolFailure(EMPTY_MESSAGE)
+        const replaced = replace(current.text, params.oldString, params.newString, params.replaceAll ?? false)
+        if (!replaced.ok) throw new Tool.ToolFailure(replaced.message)
+        return { text: replaced.content, info: replaced }
+      },
+    })
+
+    const match = result.info
+    const output = ["Edit applied successfully."]
+    if (match && (params.replaceAll ?? false)) {
+      output.push(`Replaced ${match.occurrences} occurrence${match.occurrences === 1 ? "" : "s"}.`)
+    }
+    const note = match ? describeMatch(match.matcher, match.normalisation, match.lines) : undefined
+    return {
+      title: relative,
+      output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
+      metadata: {
+        diff: result.diff,
+        additions: result.additions,
+        deletions: result.deletions,
+        ...(match ? { matcher: match.matcher } : {}),
+        occurrences: match?.occurrences ?? 0,
+        lines: match?.lines ?? [],
+        ...(match?.normalisation ? { normalisation: match.normalisation } : {}),
+        filediff: {
+          file: filepath,
+          patch: result.patch,
+          additions: result.additions,
+          deletions: result.deletions,
+        },
+      },
+    }
+  },
+})

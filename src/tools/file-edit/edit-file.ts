@@ -1,0 +1,103 @@
+// The part edit and multiedit share: under the file's lock, read it, compute the new text, show the
+// diff for approval, write it atomically, and record what was written.
+
+import { writeFileAtomic } from "../../fs/atomic-write.ts"
+import { FileSystemError } from "../../fs/errors.ts"
+import { withFileLock } from "../../fs/lock.ts"
+import { BOM, withBom } from "../../fs/text.ts"
+import type { Context } from "../../tool/context.ts"
+import { ToolFailure } from "../../tool/failure.ts"
+import { services } from "../services.ts"
+import { type FileDiff, fileDiff } from "./diff.ts"
+import { recordWritten, staleness } from "./ledger.ts"
+import { readExisting } from "./target.ts"
+
+/** The file as the change sees it: its text without BOM, or nothing yet. */
+export type Current = { readonly exists: false } | { readonly exists: true; readonly text: string }
+
+export interface EditFileInput<T> {
+  readonly ctx: Context
+  /** The absolute path (resolved and through the external-directory guard). */
+  readonly filepath: string
+  /** The path relative to the worktree: the permission pattern. */
+  readonly relative: string
+  /**
+   * The new text (without BOM; one at its start is kept) and whatever the tool reports about it.
+   * Throws `ToolFailure` when the change cannot be made; the file is then untouched.
+   */
+  readonly change: (current: Current) => Promise<{ text: string; info: T }> | { text: string; info: T }
+}
+
+export interface EditFileResult<T> extends FileDiff {
+  readonly info: T
+  /** The file did not exist before. */
+  readonly created: boolean
+}
+
+/**
+ * Changes one file, serialised with every other writer of it.
+ *
+ * 1. Take the file's lock (`withFileLock`, shared by every writer); an abort while waiting stops here.
+ * 2. Read it: a directory is an error; the BOM is split off.
+ * 3. When the session has a ledger stamp for the file (and read-before-write is on), the file must be
+ *    unchanged since; otherwise the model is told to read it again.
+ * 4. `change` computes the new text; the diff (common indentation trimmed) and counts follow.
+ * 5. Ask `edit` for the path relative to the worktree (always `*`), with `{filepath, diff}`.
+ * 6. Write atomically (BOM kept if the file or the new text had one), record the written content's stamp
+ *    in the ledger, publish `file.edited`.
+ */
+export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResult<T>> {
+  const { ctx, filepath, relative } = input
+  const tools = services(ctx)
+  return withFileLock(
+    filepath,
+    async (canonical) => {
+      ctx.abort.throwIfAborted()
+      const existing = await readExisting(canonical)
+      if (existing.kind === "directory") throw new ToolFailure(`Path is a directory, not a file: ${filepath}`)
+      if (existing.kind === "file" && tools.requireRead) {
+        const stale = await staleness({
+          ledger: tools.readLedger,
+          sessionID: ctx.sessionID,
+          canonical,
+          shown: filepath,
+          data: existing.data,
+        })
+        if (stale) throw new ToolFailure(stale)
+      }
+
+      const current: Current =
+        existing.kind === "file" ? { exists: true, text: existing.text } : { exists: false }
+      const { text, info } = await input.change(current)
+      const before = existing.kind === "file" ? existing.text : ""
+      const diff = fileDiff({ file: filepath, before, after: text })
+      ctx.abort.throwIfAborted()
+
+      await ctx.ask({
+        permission: "edit",
+        patterns: [relative],
+        always: ["*"],
+        metadata: { filepath, diff: diff.diff },
+      })
+      ctx.abort.throwIfAborted()
+
+      const bom = (existing.kind === "file" && existing.bom) || text.startsWith(BOM)
+      const content = withBom(text, bom)
+      await writeOrFail(filepath, content, ctx.abort)
+      await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
+      tools.publish("file.edited", { file: filepath, sessionID: ctx.sessionID })
+      return { ...diff, info, created: existing.kind === "missing" }
+    },
+    { signal: ctx.abort },
+  )
+}
+
+/** `writeFileAtomic`, with a failure the model can act on (disk full, read-only, ...) as a ToolFailure. */
+export async function writeOrFail(path: string, content: string, signal: AbortSignal): Promise<void> {
+  try {
+    await writeFileAtomic(path, content, { signal })
+  } catch (error) {
+    if (error instanceof FileSystemError) throw new ToolFailure(error.message, { cause: error })
+    throw error
+  }
+}

@@ -1,0 +1,28 @@
+import { expect, it } from "vitest"
+import { Registry } from "../registry/registry.ts"
+import { builtins, prefersPatch } from "./index.ts"
+
+it("offers apply_patch to patch-trained models and edit/write to the others; both without a model", async () => {
+  const registry = new Registry()
+  registry.register(builtins(), { source: "builtin" })
+  const names = async (modelID?: string) =>
+    (await registry.tools({ agent: "build", ...(modelID ? { modelID } : {}) }))
+      .map((tool) => tool.name)
+      .sort()
+  expect(await names("gpt-5.1-codex")).toEqual(["apply_patch", "list", "read"])
+  expect(await names("claude-sonnet-4")).toEqual(["edit", "list", "multiedit", "read", "write"])
+  expect(await names()).toEqual(["apply_patch", "edit", "list", "multiedit", "read", "write"])
+  expect(prefersPatch("gpt-4o")).toBe(false)
+  expect(prefersPatch("gpt-oss-120b")).toBe(false)
+})
+
+it("marks writers destructive and readers read-only", async () => {
+  const registry = new Registry()
+  registry.register(builtins(), { source: "builtin" })
+  const tools = new Map(
+    (await registry.tools({ agent: "build" })).map((tool) => [tool.name, tool.annotations]),
+  )
+  for (const name of ["write", "edit", "multiedit", "apply_patch"])
+    expect(tools.get(name)?.destructive).toBe(true)
+  for (const name of ["read", "list"]) expect(tools.get(name)?.readOnly).toBe(true)
+})

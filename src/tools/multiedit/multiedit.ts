@@ -1,0 +1,141 @@
+import { z } from "zod"
+import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import * as Tool from "../../tool/index.ts"
+import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "../edit/matchers.ts"
+import { describeMatch } from "../file-edit/describe-match.ts"
+import { editFile } from "../file-edit/edit-file.ts"
+import { notFoundMessage, relativePath, resolvePath } from "../file-edit/target.ts"
+import { loadText } from "../load-text.ts"
+import { services } from "../services.ts"
+
+export const Parameters = z.object({
+  filePath: z
+    .string()
+    .describe("The file to modify: an absolute path, or one relative to the project directory"),
+  edits: z
+    .array(
+      z.object({
+        oldString: z
+          .string()
+          .describe("The text to replace; empty only in the first edit, to create a new file with newString"),
+        newString: z.string().describe("The text to put in its place (must differ from oldString)"),
+        replaceAll: z
+          .boolean()
+          .optional()
+          .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
+      }),
+    )
+    .min(1)
+    .describe("The edits, applied in order, each to the result of the ones before it"),
+})
+
+/** What one edit of the call did. */
+export interface EditResult {
+  matcher: MatcherName | "create"
+  occurrences: number
+  /** 1-based lines where the replaced text started, in the content that edit was applied to. */
+  lines: readonly number[]
+  normalisation?: string
+}
+
+export interface MultiEditMetadata extends Record<string, unknown> {
+  /** Unified diff of all the edits together, common indentation trimmed. */
+  diff: string
+  additions: number
+  deletions: number
+  results: EditResult[]
+  filediff: { file: string; patch: string; additions: number; deletions: number }
+}
+
+/**
+ * The `multiedit` tool: several edits of one file, all or none.
+ *
+ * 1. Resolve the path against the project; ask `external_directory` when it is outside.
+ * 2. Under the file's lock (see `editFile`): read it and check the session's ledger stamp if it has one;
+ *    apply the edits in order to the text in memory, each through the edit matcher chain (an empty
+ *    oldString in the first edit creates a missing file); the first failing edit fails the call, naming
+ *    it, before anything is asked or written. Then one `edit` ask with the combined diff, one atomic
+ *    write, the ledger stamp, `file.edited`.
+ * 3. Shape the result: how many edits were applied, and what was reconciled for any that did not match
+ *    exactly.
+ */
+export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("multiedit", {
+  description: loadText(import.meta.url, "description.txt"),
+  parameters: Parameters,
+  async execute(params, ctx) {
+    const total = params.edits.length
+    const failure = (index: number, message: string) =>
+      new Tool.ToolFailure(
+        `Edit ${index + 1} of ${total} failed: ${message}\n\nNo edit was applied; the file is unchanged.`,
+      )
+    for (const [index, edit] of params.edits.entries()) {
+      if (edit.oldString === edit.newString) throw failure(index, IDENTICAL_MESSAGE)
+    }
+
+    const { directory, worktree } = services(ctx)
+    const filepath = resolvePath(directory, params.filePath)
+    const relative = relativePath(worktree, filepath)
+    await assertExternalDirectory(ctx, filepath, { kind: "file" })
+    ctx.abort.throwIfAborted()
+
+    const result = await editFile({
+      ctx,
+      filepath,
+      relative,
+      change: async (current) => {
+        const results: EditResult[] = []
+        let text: string
+        let start = 0
+        if (!current.exists) {
+          if (params.edits[0]!.oldString !== "") {
+            throw new Tool.ToolFailure(
+              `${await notFoundMessage(filepath)}\n\nTo create it, give the first edit an empty oldString.`,
+            )
+          }
+          text = params.edits[0]!.newString
+          results.push({ matcher: "create", occurrences: 1, lines: [1] })
+          start = 1
+        } else text = current.text
+        for (let index = start; index < total; index++) {
+          const edit = params.edits[index]!
+          if (edit.oldString === "") throw failure(index, EMPTY_MESSAGE)
+          const replaced = replace(text, edit.oldString, edit.newString, edit.replaceAll ?? false)
+          if (!replaced.ok) throw failure(index, replaced.message)
+          text = replaced.content
+          results.push({
+            matcher: replaced.matcher,
+            occurrences: replaced.occurrences,
+            lines: replaced.lines,
+            ...(replaced.normalisation ? { normalisation: replaced.normalisation } : {}),
+          })
+        }
+        return { text, info: results }
+      },
+    })
+
+    const results = result.info
+    const notes: string[] = []
+    for (const [index, edit] of results.entries()) {
+      if (edit.matcher === "create") continue
+      const note = describeMatch(edit.matcher, edit.normalisation, edit.lines)
+      if (note) notes.push(`Edit ${index + 1}: ${note.replace(/^Note: /, "")}`)
+    }
+    const head = `Applied ${total} edit${total === 1 ? "" : "s"} successfully.`
+    return {
+      title: relative,
+      output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
+      metadata: {
+        diff: result.diff,
+        additions: result.additions,
+        deletions: result.deletions,
+        results,
+        filediff: {
+          file: filepath,
+          patch: result.patch,
+          additions: result.additions,
+          deletions: result.deletions,
+        },
+      },
+    }
+  },
+})
