@@ -225,4 +225,24 @@ describe("plugin hooks", () => {
     expect(echo?.description).toBe("Repeats what you say.")
     toolbelt.close()
   })
+
+  it("loads tool files from .toolbelt/tools by itself", async () => {
+    const { mkdir } = await import("node:fs/promises")
+    await mkdir(join(project, ".toolbelt", "tools"), { recursive: true })
+    await writeFile(
+      join(project, ".toolbelt", "tools", "shout.ts"),
+      `import { tool } from "toolbelt/plugin"
+export default tool({
+  description: "Shouts.",
+  args: { text: tool.schema.string() },
+  async execute({ text }: { text: string }) { return text.toUpperCase() },
+})
+`,
+    )
+    const toolbelt = await open({ config: {} })
+    expect(toolbelt.pluginErrors).toEqual([])
+    expect(toolbelt.registry.resolve("shout")?.source).toBe("custom:.toolbelt/tools/shout.ts")
+    expect(await toolbelt.call({ tool: "shout", input: { text: "hey" } })).toMatchObject({ output: "HEY" })
+    toolbelt.close()
+  })
 })

@@ -16,6 +16,7 @@ describe("base defaults", () => {
     expect(baseRules(options)).toEqual([
       { permission: "*", pattern: "*", action: "allow" },
       { permission: "doom_loop", pattern: "*", action: "ask" },
+      { permission: "mcp_drift", pattern: "*", action: "ask" },
       { permission: "external_directory", pattern: "*", action: "ask" },
       { permission: "external_directory", pattern: "/data/tool-output/*", action: "allow" },
       { permission: "external_directory", pattern: "/tmpdir/*", action: "allow" },

@@ -58,6 +58,8 @@ export function baseRules(options: AgentOptions): Rule[] {
     {
       "*": "allow",
       doom_loop: "ask",
+      // A changed MCP tool definition asks again, whatever "*" allows.
+      mcp_drift: "ask",
       external_directory: external,
       question: "deny",
       plan_enter: "deny",

@@ -9,6 +9,7 @@ export {
   type JournalKind,
   type Recovery,
 } from "./journal.ts"
+export { type McpPin, McpPins } from "./mcp-pins.ts"
 export { type MessageRecord, Messages } from "./messages.ts"
 export { MIGRATIONS, type Migration, migrate, SchemaTooNewError, schemaVersion } from "./migrations.ts"
 export { Parts } from "./parts.ts"

@@ -10,6 +10,7 @@ afterEach(() => dirs.cleanup())
 
 const TABLES = [
   "journal",
+  "mcp_pin",
   "message",
   "owner",
   "part",

@@ -124,8 +124,24 @@ CREATE TABLE pending_ask (
 CREATE INDEX pending_ask_session ON pending_ask (session_id, time);
 `
 
+/** MCP tool definitions as they were when first approved, per project (drift pinning). */
+const V2 = `
+CREATE TABLE mcp_pin (
+  project_id TEXT NOT NULL,
+  server TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  PRIMARY KEY (project_id, server, tool)
+) STRICT, WITHOUT ROWID;
+`
+
 /** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "initial schema", up: V1 }]
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "initial schema", up: V1 },
+  { version: 2, name: "mcp tool pins", up: V2 },
+]
 
 /** The schema version recorded in the database (0 for a new one). */
 export function schemaVersion(db: Database): number {

@@ -5,6 +5,7 @@ import { Bus } from "../bus/bus.ts"
 import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
 import { Hooks } from "../hooks/hooks.ts"
+import { connectMcpServers, type McpServers } from "../mcp/client/index.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
 import { type Limits, resolveLimits } from "../output/limits.ts"
 import { OutputStore } from "../output/store.ts"
@@ -14,6 +15,7 @@ import type { Ruleset } from "../permission/rule.ts"
 import { disabled } from "../permission/ruleset.ts"
 import type { AskRequest } from "../permission/service.ts"
 import type { Decide } from "../permission/simple.ts"
+import { installCustomTools } from "../plugins/custom-tools.ts"
 import { installPlugins, type PluginLoadError } from "../plugins/load.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../registry/registry.ts"
 import type { Handle } from "../registry/tool-set.ts"
@@ -43,8 +45,12 @@ export interface ToolbeltOptions {
   readonly decide?: Decide
   /** Register the built-in tools (default true). */
   readonly builtins?: boolean
+  /** Load tool files from `.toolbelt/tools/`, `.opencode/tools/` and the config dirs (default true). */
+  readonly customTools?: boolean
   /** Also receives every tool part state. */
   readonly parts?: PartSink
+  /** Connect the MCP servers listed under `mcp` in config (default true). */
+  readonly mcp?: boolean
   /** Sweep the output store hourly (default true). */
   readonly sweep?: boolean
   readonly env?: NodeJS.ProcessEnv
@@ -68,12 +74,16 @@ export interface Toolbelt {
   readonly limits: Limits
   /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
   readonly recovered: Recovery
+  /** Plugins and custom tool files that failed to load (which one, why); the rest loaded. */
   readonly pluginErrors: readonly PluginLoadError[]
+  /** The MCP servers from config and their state (connected, failed, disabled). */
+  readonly mcp: McpServers | undefined
   /** The tools an agent may see: registered, available, not hidden by its permission rules. */
   tools(query?: ToolsQuery): Promise<Advertised[]>
   call(input: CallInput): Promise<Settlement>
-  close(): void
-  [Symbol.dispose](): void
+  /** Stops everything: pending asks are rejected, MCP servers closed, the store closed (if it is ours). */
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 /**
@@ -120,8 +130,18 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const registry = new Registry()
   const handles: Handle[] = []
   if (options.builtins !== false) handles.push(registry.register(builtins(), { source: "builtin" }))
-  const plugins = await installPlugins(config.plugin ?? [], { directory, registry, hooks })
+  // opencode's order: built-ins, then tool files, then plugins; a later registration of a name wins.
+  const custom =
+    options.customTools === false
+      ? { handles: [], errors: [] }
+      : await installCustomTools({ directory, worktree, registry, env })
+  handles.push(...custom.handles)
+  const plugins = await installPlugins(config.plugin ?? [], { directory, worktree, registry, hooks })
   handles.push(...plugins.handles)
+  const mcp =
+    options.mcp === false || !config.mcp
+      ? undefined
+      : await connectMcpServers({ config: config.mcp, registry, store, directory, env, log })
   const sweeper = options.sweep === false ? undefined : output.startSweeper()
 
   const record = journalSink(store, bus, options.parts)
@@ -135,16 +155,19 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     hooks,
   }
 
-  let closed = false
+  let closed: Promise<void> | undefined
   const close = () => {
-    if (closed) return
-    closed = true
+    closed ??= shutdown()
+    return closed
+  }
+  const shutdown = async () => {
     sweeper?.stop()
     answering?.()
     journalAsks()
     journalReplies()
     permission.dispose()
     for (const handle of handles.splice(0)) handle.close()
+    await mcp?.close()
     if (options.store === undefined || options.store === "memory") store.close()
   }
 
@@ -161,7 +184,11 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     output,
     limits,
     recovered,
-    pluginErrors: plugins.errors,
+    mcp,
+    pluginErrors: [
+      ...custom.errors.map((failure) => ({ spec: failure.file, error: failure.error })),
+      ...plugins.errors,
+    ],
     async tools(query = {}) {
       const agent = query.agent ?? DEFAULT_AGENT
       const advertised = await registry.tools({ ...query, agent })
@@ -216,7 +243,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       )
     },
     close,
-    [Symbol.dispose]: close,
+    [Symbol.asyncDispose]: close,
   }
 }
 

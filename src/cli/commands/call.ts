@@ -106,7 +106,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal)
     process.off("SIGTERM", onSignal)
-    toolbelt.close()
+    await toolbelt.close()
   }
 }
 

@@ -59,6 +59,6 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     if (!values.json) io.stdout.write(`Revoked ${removed.length} approval(s).\n`)
     return EXIT.ok
   } finally {
-    toolbelt.close()
+    await toolbelt.close()
   }
 }

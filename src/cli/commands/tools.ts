@@ -58,6 +58,6 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
     }
     return EXIT.ok
   } finally {
-    toolbelt.close()
+    await toolbelt.close()
   }
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest"
+import { MIGRATIONS, openStore } from "../../store/index.ts"
+import { McpPins } from "../../store/mcp-pins.ts"
+
+describe("McpPins (the store's mcp_pin table)", () => {
+  it("pins per project, server and tool; a new pin replaces the old; pins can be removed", () => {
+    using store = openStore({ path: ":memory:" })
+    expect(MIGRATIONS.at(-1)).toMatchObject({ name: "mcp tool pins" })
+    const pins = new McpPins(store.db)
+    expect(pins.get("/p", "gh", "search")).toBeUndefined()
+
+    const first = pins.pin({
+      projectID: "/p",
+      server: "gh",
+      tool: "search",
+      fingerprint: "a",
+      definition: { d: 1 },
+    })
+    expect(pins.get("/p", "gh", "search")).toEqual(first)
+    pins.pin({ projectID: "/p", server: "gh", tool: "issue", fingerprint: "b", definition: null })
+    pins.pin({ projectID: "/other", server: "gh", tool: "search", fingerprint: "c", definition: {} })
+
+    const replaced = pins.pin({
+      projectID: "/p",
+      server: "gh",
+      tool: "search",
+      fingerprint: "z",
+      definition: { d: 2 },
+      time: 5,
+    })
+    expect(pins.get("/p", "gh", "search")).toEqual(replaced)
+    expect(pins.list("/p").map((pin) => [pin.tool, pin.fingerprint])).toEqual([
+      ["issue", "b"],
+      ["search", "z"],
+    ])
+    expect(pins.list("/p", "other")).toEqual([])
+
+    expect(pins.remove("/p", "gh", "search")).toBe(1)
+    expect(pins.remove("/p", "gh")).toBe(1)
+    expect(pins.list("/p")).toEqual([])
+    expect(pins.list("/other")).toHaveLength(1)
+  })
+})
