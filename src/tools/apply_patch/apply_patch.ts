@@ -4,13 +4,14 @@ import { canonicalPath } from "../../fs/canonical-path.ts"
 import { FileSystemError } from "../../fs/errors.ts"
 import { withFileLocks } from "../../fs/lock.ts"
 import { withBom } from "../../fs/text.ts"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import { assertExternalDirectory, contains } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { fileDiff } from "../file-edit/diff.ts"
 import { recordWritten, staleness } from "../file-edit/ledger.ts"
-import { type Existing, isInside, readExisting, relativePath, resolvePath } from "../file-edit/target.ts"
+import { type Existing, readExisting } from "../file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../file-edit/transaction.ts"
 import { loadText } from "../load-text.ts"
+import { relativePath, resolvePath } from "../paths.ts"
 import { services } from "../services.ts"
 import { type FileHunk, parsePatch } from "./parse.ts"
 import { type PlannedChange, planPatch } from "./plan.ts"
@@ -30,12 +31,14 @@ export interface PatchedFile {
   type: "add" | "update" | "delete" | "move"
   /** Absolute destination of a move. */
   movePath?: string
-  /** Unified diff, common indentation trimmed. */
+  /** Unified diff, common indentation trimmed; empty when omitted. */
   diff: string
-  /** The same diff untrimmed. */
+  /** The same diff untrimmed; empty when omitted. */
   patch: string
   additions: number
   deletions: number
+  /** Why `diff` is empty although the file changed (too large, too many changed lines). */
+  diffOmitted?: string
 }
 
 export interface ApplyPatchMetadata extends Record<string, unknown> {
@@ -190,7 +193,7 @@ class PathKeys {
 
   key(path: string): string {
     const absolute = resolvePath(this.#directory, path)
-    const key = isInside(this.#directory, absolute) ? relativePath(this.#directory, absolute) : absolute
+    const key = contains(this.#directory, absolute) ? relativePath(this.#directory, absolute) : absolute
     this.#absolute.set(key, absolute)
     return key
   }
@@ -223,9 +226,10 @@ function describeChange(change: PlannedChange, paths: PathKeys, worktree: string
     type: movePath ? "move" : change.type,
     ...(movePath ? { movePath } : {}),
     diff: diff.diff,
-    patch: diff.patch,
+    patch: diff.patch ?? "",
     additions: diff.additions,
     deletions: diff.deletions,
+    ...(diff.omitted ? { diffOmitted: diff.omitted } : {}),
   }
 }
 

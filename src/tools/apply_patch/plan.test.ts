@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
+import { countLines } from "../file-edit/diff.ts"
 import { parsePatch } from "./parse.ts"
-import { countLines, type PlannedChange, planPatch } from "./plan.ts"
+import { type PlannedChange, planPatch } from "./plan.ts"
 
 const lines = (...rows: string[]) => rows.join("\n")
 const patch = (...rows: string[]) => lines("*** Begin Patch", ...rows, "*** End Patch")
@@ -350,18 +351,5 @@ describe("planPatch", () => {
       )
       expect(change.notes).toEqual([])
     }
-  })
-})
-
-describe("countLines", () => {
-  it.each([
-    ["", 0],
-    ["a", 1],
-    ["a\n", 1],
-    ["a\nb", 2],
-    ["a\r\nb\r\n", 2],
-    ["\n", 1],
-  ])("%j has %i lines", (text, count) => {
-    expect(countLines(text)).toBe(count)
   })
 })

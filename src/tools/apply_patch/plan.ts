@@ -1,6 +1,7 @@
 // Turns parsed hunks into the exact file changes to write, verifying every one first. Pure: the
 // caller supplies a reader; nothing is written here.
 
+import { countLines } from "../file-edit/diff.ts"
 import { applyChunks } from "./apply.ts"
 import type { FileHunk } from "./parse.ts"
 
@@ -136,12 +137,4 @@ export function planPatch(hunks: readonly FileHunk[], readFile: ReadFile): PlanR
     })
     return undefined
   }
-}
-
-/** Lines in a text; a final line break does not start another line. */
-export function countLines(text: string): number {
-  if (text === "") return 0
-  let count = 1
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++
-  return text.endsWith("\n") ? count - 1 : count
 }

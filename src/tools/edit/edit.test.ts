@@ -121,6 +121,20 @@ describe("replacing", () => {
     expect((result.metadata.filediff as { patch: string }).patch).toContain("@@ -1,3 +1,5 @@")
   })
 
+  it("reports why the diff was left out of a rewrite of a large file, quickly", async () => {
+    await writeFile(h.path("big.txt"), "00\n".repeat(20_000))
+    const start = performance.now()
+    const result = completed(await edit("big.txt", "00", "01", true))
+    expect(performance.now() - start).toBeLessThan(2000)
+    expect(result.metadata).toMatchObject({
+      diff: "",
+      additions: 20_000,
+      deletions: 20_000,
+      diffOmitted: "too many lines changed to show a diff (20000 replaced by 20000)",
+      filediff: { patch: "", additions: 20_000, deletions: 20_000 },
+    })
+  })
+
   it("trims the indentation common to the diff's lines", async () => {
     const body = [
       "class A {",

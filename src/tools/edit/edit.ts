@@ -2,9 +2,10 @@ import { z } from "zod"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
-import { editFile } from "../file-edit/edit-file.ts"
-import { notFoundMessage, relativePath, resolvePath } from "../file-edit/target.ts"
+import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
+import { notFoundMessage } from "../file-edit/target.ts"
 import { loadText } from "../load-text.ts"
+import { relativePath, resolvePath } from "../paths.ts"
 import { services } from "../services.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "./matchers.ts"
 
@@ -22,11 +23,7 @@ export const Parameters = z.object({
     .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
 })
 
-export interface EditMetadata extends Record<string, unknown> {
-  /** Unified diff of the change, common indentation trimmed. */
-  diff: string
-  additions: number
-  deletions: number
+export interface EditMetadata extends DiffMetadata {
   /** Which matcher found oldString; absent when the file was created. */
   matcher?: MatcherName
   /** How many places were replaced. */
@@ -35,7 +32,6 @@ export interface EditMetadata extends Record<string, unknown> {
   lines: readonly number[]
   /** What was reconciled when the match was not exact (also in the output). */
   normalisation?: string
-  filediff: { file: string; patch: string; additions: number; deletions: number }
 }
 
 /**
@@ -87,19 +83,11 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
       title: relative,
       output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
       metadata: {
-        diff: result.diff,
-        additions: result.additions,
-        deletions: result.deletions,
+        ...diffMetadata(filepath, result),
         ...(match ? { matcher: match.matcher } : {}),
         occurrences: match?.occurrences ?? 0,
         lines: match?.lines ?? [],
         ...(match?.normalisation ? { normalisation: match.normalisation } : {}),
-        filediff: {
-          file: filepath,
-          patch: result.patch,
-          additions: result.additions,
-          deletions: result.deletions,
-        },
       },
     }
   },

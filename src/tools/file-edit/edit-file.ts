@@ -92,6 +92,30 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
   )
 }
 
+/** The diff part of edit's and multiedit's metadata. */
+export interface DiffMetadata extends Record<string, unknown> {
+  /** Unified diff of the change, common indentation trimmed; empty when omitted. */
+  diff: string
+  additions: number
+  deletions: number
+  /** Why `diff` is empty although the file changed (too large, too many changed lines). */
+  diffOmitted?: string
+  /** The untrimmed patch (empty when the diff was omitted) and its counts. */
+  filediff: { file: string; patch: string; additions: number; deletions: number }
+}
+
+/** The metadata of a file's diff: trimmed for display, untrimmed in `filediff`, and why it was left out. */
+export function diffMetadata(filepath: string, change: FileDiff): DiffMetadata {
+  const { additions, deletions } = change
+  return {
+    diff: change.diff,
+    additions,
+    deletions,
+    ...(change.omitted ? { diffOmitted: change.omitted } : {}),
+    filediff: { file: filepath, patch: change.patch ?? "", additions, deletions },
+  }
+}
+
 /** `writeFileAtomic`, with a failure the model can act on (disk full, read-only, ...) as a ToolFailure. */
 export async function writeOrFail(path: string, content: string, signal: AbortSignal): Promise<void> {
   try {

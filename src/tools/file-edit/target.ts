@@ -1,29 +1,9 @@
-// Where a writing tool's path points and what is there now.
+// What is at a writing tool's path now, and what to say when it is missing.
 
 import { readdir, readFile, stat } from "node:fs/promises"
-import { basename, dirname, extname, isAbsolute, relative, resolve, sep } from "node:path"
+import { basename, dirname, extname, resolve } from "node:path"
 import { errorCode } from "../../fs/errors.ts"
 import { splitBom } from "../../fs/text.ts"
-
-/** `path` resolved against the project directory (an absolute path is kept). */
-export function resolvePath(directory: string, path: string): string {
-  return resolve(directory, path)
-}
-
-/**
- * `path` relative to `root`, with `/` separators, as permission patterns and titles show it. A path
- * outside `root` keeps its `../` steps; `root` itself is `.`.
- */
-export function relativePath(root: string, path: string): string {
-  const rel = relative(root, path) || "."
-  return sep === "\\" ? rel.replaceAll("\\", "/") : rel
-}
-
-/** Whether `path` (absolute) is inside `root` (absolute) or is it. */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
 
 /** What is at a path now. A text file carries its bytes (for a byte-exact restore) and its decoded text. */
 export type Existing =

@@ -1,11 +1,8 @@
-import type { Stats } from "node:fs"
-import { stat } from "node:fs/promises"
-import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
-import { errorCode } from "../../fs/errors.ts"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { loadText } from "../load-text.ts"
+import { relativePath, resolvePath, statOrUndefined } from "../paths.ts"
 import { services } from "../services.ts"
 import { renderTree } from "./tree.ts"
 import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
@@ -56,8 +53,7 @@ export const ListTool = Tool.define<typeof Parameters, ListMetadata>(
       const { directory, worktree } = services(ctx)
 
       // 1. Resolve the path (default: the project) and see what is there.
-      const given = params.path ?? "."
-      const dirpath = isAbsolute(given) ? resolve(given) : resolve(directory, given)
+      const dirpath = resolvePath(directory, params.path ?? ".")
       const title = relativePath(worktree, dirpath)
       const stats = await statOrUndefined(dirpath)
 
@@ -93,19 +89,3 @@ export const ListTool = Tool.define<typeof Parameters, ListMetadata>(
   },
   { annotations: { readOnly: true } },
 )
-
-/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
-function relativePath(worktree: string, path: string): string {
-  const rel = relative(worktree, path)
-  return rel === "" ? "." : rel.split(sep).join("/")
-}
-
-async function statOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path)
-  } catch (error) {
-    const code = errorCode(error)
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
-    throw error
-  }
-}

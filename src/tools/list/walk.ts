@@ -1,9 +1,10 @@
 import type { Dirent } from "node:fs"
 import { readdir, readFile, stat } from "node:fs/promises"
-import { dirname, join, relative, sep } from "node:path"
+import { dirname, join, relative } from "node:path"
 import ignore, { type Ignore } from "ignore"
 import picomatch from "picomatch"
 import { contains } from "../../permission/external-directory.ts"
+import { toSlash } from "../paths.ts"
 import { type Entry, sortEntries } from "./tree.ts"
 
 /** Directories never listed: dependencies, VCS data, build output, caches, virtual environments. */
@@ -206,8 +207,4 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false
   }
-}
-
-function toSlash(path: string): string {
-  return sep === "/" ? path : path.split(sep).join("/")
 }

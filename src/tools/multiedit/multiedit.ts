@@ -3,9 +3,10 @@ import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "../edit/matchers.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
-import { editFile } from "../file-edit/edit-file.ts"
-import { notFoundMessage, relativePath, resolvePath } from "../file-edit/target.ts"
+import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
+import { notFoundMessage } from "../file-edit/target.ts"
 import { loadText } from "../load-text.ts"
+import { relativePath, resolvePath } from "../paths.ts"
 import { services } from "../services.ts"
 
 export const Parameters = z.object({
@@ -38,13 +39,9 @@ export interface EditResult {
   normalisation?: string
 }
 
-export interface MultiEditMetadata extends Record<string, unknown> {
-  /** Unified diff of all the edits together, common indentation trimmed. */
-  diff: string
-  additions: number
-  deletions: number
+/** The diff is of all the edits together. */
+export interface MultiEditMetadata extends DiffMetadata {
   results: EditResult[]
-  filediff: { file: string; patch: string; additions: number; deletions: number }
 }
 
 /**
@@ -124,18 +121,7 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
     return {
       title: relative,
       output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
-      metadata: {
-        diff: result.diff,
-        additions: result.additions,
-        deletions: result.deletions,
-        results,
-        filediff: {
-          file: filepath,
-          patch: result.patch,
-          additions: result.additions,
-          deletions: result.deletions,
-        },
-      },
+      metadata: { ...diffMetadata(filepath, result), results },
     }
   },
 })

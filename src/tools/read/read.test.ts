@@ -1,123 +1,42 @@
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdir, mkdtemp, open, realpath, rm, symlink, truncate, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { mkdir, open, symlink, truncate, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { crc32, deflateSync } from "node:zlib"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { agentRules } from "../../agent/agent.ts"
 import type { Events, EventType } from "../../bus/events.ts"
 import { canonicalPath } from "../../fs/canonical-path.ts"
-import { MemoryReadLedger } from "../../fs/read-ledger.ts"
-import { DEFAULT_LIMITS } from "../../output/limits.ts"
-import { OutputStore } from "../../output/store.ts"
 import { PermissionEngine } from "../../permission/engine.ts"
 import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
-import type { AskRequest, PermissionService } from "../../permission/service.ts"
-import { type Decide, RulePermissions } from "../../permission/simple.ts"
-import { Registry } from "../../registry/registry.ts"
-import { type Settlement, settle } from "../../settle/settle.ts"
+import {
+  askOutside,
+  type CallOptions,
+  completed,
+  createHarness,
+  errorOf,
+  type Harness,
+} from "../file-edit/fixtures/harness.ts"
 import { MAX_MEDIA_BYTES, ReadTool } from "./read.ts"
 
-let root: string
-let project: string
-let outside: string
-let ledger: MemoryReadLedger
-let seen: Set<string>
-let asks: AskRequest[]
+let h: Harness
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-read-")))
-  project = join(root, "project")
-  outside = join(root, "outside")
-  await mkdir(project)
-  await mkdir(outside)
-  ledger = new MemoryReadLedger()
-  seen = new Set()
-  asks = []
+  h = await createHarness({ read: ReadTool }, { sessionID: "ses_read" })
 })
 
 afterEach(async () => {
-  await rm(root, { recursive: true, force: true })
+  await h.close()
 })
 
-/** Records every ask, then lets `inner` decide. */
-function recording(inner: PermissionService): PermissionService {
-  return {
-    ask: (request, options) => {
-      asks.push(request)
-      return inner.ask(request, options)
-    },
-    evaluate: (permission, pattern, agent) => inner.evaluate(permission, pattern, agent),
-  }
-}
-
-const allowAll = () => new RulePermissions({ rules: [{ permission: "*", pattern: "*", action: "allow" }] })
-
-/** Everything allowed except paths outside the project, which `decide` answers (default: reject). */
-const askOutside = (decide?: Decide) =>
-  new RulePermissions({
-    rules: [
-      { permission: "*", pattern: "*", action: "allow" },
-      { permission: "external_directory", pattern: "*", action: "ask" },
-    ],
-    ...(decide ? { decide } : {}),
-  })
-
-let callCount = 0
-
-/** Runs `read` through the real settlement pipeline. */
-async function read(
-  input: Record<string, unknown>,
-  options: { permission?: PermissionService; session?: string; agent?: string; abort?: AbortSignal } = {},
-): Promise<Settlement> {
-  const registry = new Registry()
-  registry.register({ read: ReadTool })
-  return settle(
-    {
-      tool: "read",
-      input,
-      sessionID: options.session ?? "ses_read",
-      messageID: "msg_1",
-      agent: options.agent ?? "build",
-      callID: `call_${++callCount}`,
-      ...(options.abort ? { abort: options.abort } : {}),
-      extra: {
-        directory: project,
-        readLedger: ledger,
-        firstTime: (sessionID: string, key: string) => {
-          const id = `${sessionID}\0${key}`
-          if (seen.has(id)) return false
-          seen.add(id)
-          return true
-        },
-      },
-    },
-    {
-      registry,
-      permission: recording(options.permission ?? allowAll()),
-      store: new OutputStore({ dir: join(root, "tool-output") }),
-      limits: DEFAULT_LIMITS,
-    },
-  )
-}
-
-function completed(result: Settlement) {
-  if (result.status !== "completed") throw new Error(`expected completed, got: ${result.error}`)
-  return result
-}
-
-function failed(result: Settlement): string {
-  if (result.status !== "error") throw new Error(`expected an error, got: ${result.output}`)
-  return result.error
-}
+const read = (input: Record<string, unknown>, options?: CallOptions) => h.call("read", input, options)
 
 const lines = (count: number, make: (n: number) => string = (n) => `line ${n}`) =>
   Array.from({ length: count }, (_, index) => make(index + 1)).join("\n")
 
 describe("text files", () => {
   it("shows numbered lines in opencode's format, with the end-of-file footer", async () => {
-    const file = join(project, "hello.txt")
+    const file = h.path("hello.txt")
     await writeFile(file, "first\nsecond\nthird\n")
     const result = completed(await read({ filePath: file }))
     expect(result.output).toBe(
@@ -134,25 +53,25 @@ describe("text files", () => {
   })
 
   it("resolves a relative path against the project, and titles it relative to the worktree", async () => {
-    await mkdir(join(project, "src"))
-    await writeFile(join(project, "src", "a.ts"), "export const a = 1")
+    await mkdir(h.path("src"))
+    await writeFile(h.path("src", "a.ts"), "export const a = 1")
     const result = completed(await read({ filePath: "src/a.ts" }))
-    expect(result.output).toContain(`<path>${join(project, "src", "a.ts")}</path>`)
+    expect(result.output).toContain(`<path>${h.path("src", "a.ts")}</path>`)
     expect(result.output).toContain("1: export const a = 1\n\n(End of file - total 1 lines)")
     expect(result.title).toBe("src/a.ts")
   })
 
   it("asks `read` with the path relative to the worktree and always *", async () => {
-    await mkdir(join(project, "src"))
-    await writeFile(join(project, "src", "a.ts"), "x")
-    completed(await read({ filePath: join(project, "src", "a.ts") }))
-    expect(asks).toEqual([
+    await mkdir(h.path("src"))
+    await writeFile(h.path("src", "a.ts"), "x")
+    completed(await read({ filePath: h.path("src", "a.ts") }))
+    expect(h.asks).toEqual([
       expect.objectContaining({ permission: "read", patterns: ["src/a.ts"], always: ["*"] }),
     ])
   })
 
   it("pages with offset and limit, and says how to continue", async () => {
-    const file = join(project, "many.txt")
+    const file = h.path("many.txt")
     await writeFile(file, lines(10))
     const result = completed(await read({ filePath: file, offset: 3, limit: 4 }))
     expect(result.output).toContain("\n3: line 3\n4: line 4\n5: line 5\n6: line 6\n\n")
@@ -171,14 +90,14 @@ describe("text files", () => {
   })
 
   it("treats offset 0 as 1", async () => {
-    const file = join(project, "a.txt")
+    const file = h.path("a.txt")
     await writeFile(file, "a\nb")
     const result = completed(await read({ filePath: file, offset: 0 }))
     expect(result.output).toContain("<content>\n1: a\n2: b\n\n(End of file - total 2 lines)")
   })
 
   it("stops at 2000 lines by default", async () => {
-    const file = join(project, "long.txt")
+    const file = h.path("long.txt")
     await writeFile(file, lines(2500))
     const result = completed(await read({ filePath: file }))
     expect(result.output).toContain(
@@ -192,7 +111,7 @@ describe("text files", () => {
   })
 
   it("caps a page at 50 KB and says where to continue", async () => {
-    const file = join(project, "wide.txt")
+    const file = h.path("wide.txt")
     await writeFile(
       file,
       lines(1000, (n) => `${n}`.padEnd(100, "x")),
@@ -217,7 +136,7 @@ describe("text files", () => {
   })
 
   it("cuts lines longer than 2000 characters", async () => {
-    const file = join(project, "minified.js")
+    const file = h.path("minified.js")
     await writeFile(file, `short\n${"y".repeat(5000)}\nafter`)
     const result = completed(await read({ filePath: file }))
     expect(result.output).toContain(`\n2: ${"y".repeat(2000)}... (line truncated to 2000 chars)\n3: after\n`)
@@ -225,38 +144,38 @@ describe("text files", () => {
   })
 
   it("rejects an offset past the end, naming the line count", async () => {
-    const file = join(project, "short.txt")
+    const file = h.path("short.txt")
     await writeFile(file, "a\nb\nc\n")
-    expect(failed(await read({ filePath: file, offset: 4 }))).toBe(
+    expect(errorOf(await read({ filePath: file, offset: 4 }))).toBe(
       "Offset 4 is out of range for this file (3 lines)",
     )
-    expect(failed(await read({ filePath: file, offset: 100 }))).toBe(
+    expect(errorOf(await read({ filePath: file, offset: 100 }))).toBe(
       "Offset 100 is out of range for this file (3 lines)",
     )
   })
 
   it("reads an empty file at offset 1, and refuses any later offset", async () => {
-    const file = join(project, "empty.txt")
+    const file = h.path("empty.txt")
     await writeFile(file, "")
     const result = completed(await read({ filePath: file }))
     expect(result.output).toBe(
       `<path>${file}</path>\n<type>file</type>\n<content>\n\n\n(End of file - total 0 lines)\n</content>`,
     )
     expect(result.metadata).toMatchObject({ truncated: false, totalLines: 0, preview: "" })
-    expect(failed(await read({ filePath: file, offset: 2 }))).toBe(
+    expect(errorOf(await read({ filePath: file, offset: 2 }))).toBe(
       "Offset 2 is out of range for this file (0 lines)",
     )
   })
 
   it("drops CRLF line endings and a UTF-8 BOM from what the model sees", async () => {
-    const file = join(project, "dos.txt")
+    const file = h.path("dos.txt")
     await writeFile(file, "\uFEFFone\r\ntwo\r\n")
     const result = completed(await read({ filePath: file }))
     expect(result.output).toContain("<content>\n1: one\n2: two\n\n(End of file - total 2 lines)")
   })
 
   it("reads a UTF-16 file with its BOM as text", async () => {
-    const file = join(project, "wide16.txt")
+    const file = h.path("wide16.txt")
     await writeFile(
       file,
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld\n", "utf16le")]),
@@ -266,18 +185,18 @@ describe("text files", () => {
   })
 
   it("records the file's hash in the session's read ledger", async () => {
-    const file = join(project, "tracked.txt")
+    const file = h.path("tracked.txt")
     const content = "some content\n"
     await writeFile(file, content)
     completed(await read({ filePath: file, offset: 1, limit: 1 }))
-    const entry = ledger.get("ses_read", await canonicalPath(file))
+    const entry = h.ledger.get("ses_read", await canonicalPath(file))
     expect(entry?.hash).toBe(createHash("sha256").update(content).digest("hex"))
     expect(entry?.size).toBe(Buffer.byteLength(content))
-    expect(ledger.get("ses_other", await canonicalPath(file))).toBeUndefined()
+    expect(h.ledger.get("ses_other", await canonicalPath(file))).toBeUndefined()
   })
 
   it("reads a .fbs schema as text (an extension is not a media type)", async () => {
-    const file = join(project, "schema.fbs")
+    const file = h.path("schema.fbs")
     await writeFile(file, "namespace Game;\ntable Monster { hp: short; }\n")
     const result = completed(await read({ filePath: file }))
     expect(result.output).toContain("1: namespace Game;\n2: table Monster { hp: short; }")
@@ -285,7 +204,7 @@ describe("text files", () => {
   })
 
   it("reads the last page of a large file, and a later read of it seeks", async () => {
-    const file = join(project, "big.log")
+    const file = h.path("big.log")
     const handle = await open(file, "w")
     for (let block = 0; block < 30; block++)
       await handle.write(lines(10_000, (n) => `block ${block} line ${n} ${"z".repeat(40)}`) + "\n")
@@ -302,7 +221,7 @@ describe("text files", () => {
 
 describe("aborts", () => {
   it("an abort while streaming a large file ends the call as interrupted, promptly", async () => {
-    const file = join(project, "huge.log")
+    const file = h.path("huge.log")
     await writeFile(file, "")
     await truncate(file, 400 * 1024 * 1024)
     // A sparse file of zero bytes would be binary; make the head look like text.
@@ -322,17 +241,17 @@ describe("aborts", () => {
 
 describe("directories", () => {
   beforeEach(async () => {
-    await mkdir(join(project, "lib"))
-    await mkdir(join(project, "lib", "zeta"))
-    await mkdir(join(project, "lib", "alpha"))
-    await writeFile(join(project, "lib", "b.ts"), "")
-    await writeFile(join(project, "lib", "a.ts"), "")
-    await symlink(join(project, "lib", "alpha"), join(project, "lib", "link-to-dir"))
-    await symlink(join(project, "lib", "a.ts"), join(project, "lib", "link-to-file"))
+    await mkdir(h.path("lib"))
+    await mkdir(h.path("lib", "zeta"))
+    await mkdir(h.path("lib", "alpha"))
+    await writeFile(h.path("lib", "b.ts"), "")
+    await writeFile(h.path("lib", "a.ts"), "")
+    await symlink(h.path("lib", "alpha"), h.path("lib", "link-to-dir"))
+    await symlink(h.path("lib", "a.ts"), h.path("lib", "link-to-file"))
   })
 
   it("lists entries sorted, with a trailing / for directories and links to directories", async () => {
-    const dir = join(project, "lib")
+    const dir = h.path("lib")
     const result = completed(await read({ filePath: dir }))
     expect(result.output).toBe(
       [
@@ -349,7 +268,7 @@ describe("directories", () => {
   })
 
   it("pages entries with offset and limit", async () => {
-    const dir = join(project, "lib")
+    const dir = h.path("lib")
     const result = completed(await read({ filePath: dir, offset: 2, limit: 3 }))
     expect(result.output).toContain(
       "<entries>\nalpha/\nb.ts\nlink-to-dir/\n\n(Showing 3 of 6 entries. Use 'offset' parameter to read beyond entry 4)\n</entries>",
@@ -357,13 +276,13 @@ describe("directories", () => {
     expect(result.metadata).toMatchObject({ truncated: true, preview: "alpha/\nb.ts\nlink-to-dir/" })
     const rest = completed(await read({ filePath: dir, offset: 5 }))
     expect(rest.output).toContain("<entries>\nlink-to-file\nzeta/\n\n(6 entries)\n</entries>")
-    expect(failed(await read({ filePath: dir, offset: 9 }))).toBe(
+    expect(errorOf(await read({ filePath: dir, offset: 9 }))).toBe(
       "Offset 9 is out of range for this directory (6 entries)",
     )
   })
 
   it("lists an empty directory", async () => {
-    const dir = join(project, "lib", "zeta")
+    const dir = h.path("lib", "zeta")
     const result = completed(await read({ filePath: dir }))
     expect(result.output).toContain("<entries>\n\n\n(0 entries)\n</entries>")
   })
@@ -371,63 +290,59 @@ describe("directories", () => {
 
 describe("missing files", () => {
   it("says the file was not found, suggesting up to three similar names from its directory", async () => {
-    await mkdir(join(project, "src"))
+    await mkdir(h.path("src"))
     for (const name of ["Config.ts", "config.test.ts", "config.json", "configure.ts", "other.ts"])
-      await writeFile(join(project, "src", name), "")
-    const error = failed(await read({ filePath: "src/config" }))
-    const missing = join(project, "src", "config")
+      await writeFile(h.path("src", name), "")
+    const error = errorOf(await read({ filePath: "src/config" }))
+    const missing = h.path("src", "config")
     expect(error).toBe(
       `File not found: ${missing}\n\nDid you mean one of these?\n` +
-        [
-          join(project, "src", "config.json"),
-          join(project, "src", "config.test.ts"),
-          join(project, "src", "Config.ts"),
-        ].join("\n"),
+        [h.path("src", "config.json"), h.path("src", "config.test.ts"), h.path("src", "Config.ts")].join(
+          "\n",
+        ),
     )
   })
 
   it("suggests a shorter name the missing one contains", async () => {
-    await writeFile(join(project, "index.ts"), "")
-    const error = failed(await read({ filePath: "index.tsx" }))
+    await writeFile(h.path("index.ts"), "")
+    const error = errorOf(await read({ filePath: "index.tsx" }))
     expect(error).toBe(
-      `File not found: ${join(project, "index.tsx")}\n\nDid you mean one of these?\n${join(project, "index.ts")}`,
+      `File not found: ${h.path("index.tsx")}\n\nDid you mean one of these?\n${h.path("index.ts")}`,
     )
   })
 
   it("says only that when nothing is similar, or the directory is missing too", async () => {
-    expect(failed(await read({ filePath: "nothing.md" }))).toBe(
-      `File not found: ${join(project, "nothing.md")}`,
-    )
-    expect(failed(await read({ filePath: "no/such/dir/file.md" }))).toBe(
-      `File not found: ${join(project, "no/such/dir/file.md")}`,
+    expect(errorOf(await read({ filePath: "nothing.md" }))).toBe(`File not found: ${h.path("nothing.md")}`)
+    expect(errorOf(await read({ filePath: "no/such/dir/file.md" }))).toBe(
+      `File not found: ${h.path("no/such/dir/file.md")}`,
     )
   })
 })
 
 describe("binary files", () => {
   it("refuses a file with NUL bytes", async () => {
-    const file = join(project, "data.raw")
+    const file = h.path("data.raw")
     await writeFile(file, Buffer.from([0x41, 0x42, 0x00, 0x43, 0x0a]))
-    expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+    expect(errorOf(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
   })
 
   it("refuses a file that is mostly control bytes", async () => {
-    const file = join(project, "noise.txt")
+    const file = h.path("noise.txt")
     await writeFile(file, Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 2 ? 0x01 : 0x41))))
-    expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+    expect(errorOf(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
   })
 
   it("refuses a known binary extension whatever it holds", async () => {
     for (const name of ["archive.zip", "lib.so", "Main.class", "module.wasm"]) {
-      const file = join(project, name)
+      const file = h.path(name)
       await writeFile(file, "looks like text\n")
-      expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+      expect(errorOf(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
     }
   })
 
   it("reads .bmp, .tiff and .avif names as text when they hold text (they are not attachments)", async () => {
     for (const name of ["notes.bmp", "notes.tiff", "notes.avif"]) {
-      const file = join(project, name)
+      const file = h.path(name)
       await writeFile(file, "plain text\n")
       const result = completed(await read({ filePath: file }))
       expect(result.output).toContain("1: plain text")
@@ -442,16 +357,16 @@ describe("binary files", () => {
       "real.avif": Buffer.concat([Buffer.from([0, 0, 0, 0x1c]), Buffer.from("ftypavif"), Buffer.alloc(16)]),
     }
     for (const [name, bytes] of Object.entries(samples)) {
-      const file = join(project, name)
+      const file = h.path(name)
       await writeFile(file, bytes)
-      expect(failed(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+      expect(errorOf(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
     }
   })
 
   it("refuses what is not a regular file", async () => {
-    const fifo = join(project, "pipe")
+    const fifo = h.path("pipe")
     execFileSync("mkfifo", [fifo])
-    expect(failed(await read({ filePath: fifo }))).toMatch(/^Cannot read .*pipe: it is not a regular file/)
+    expect(errorOf(await read({ filePath: fifo }))).toMatch(/^Cannot read .*pipe: it is not a regular file/)
   })
 })
 
@@ -486,7 +401,7 @@ function png(width: number, height: number): Buffer {
 
 describe("images and PDFs", () => {
   it("attaches a real PNG as a data: URL", async () => {
-    const file = join(project, "pixel.png")
+    const file = h.path("pixel.png")
     const bytes = png(4, 3)
     await writeFile(file, bytes)
     const result = completed(await read({ filePath: file }))
@@ -496,7 +411,7 @@ describe("images and PDFs", () => {
       { type: "file", mime: "image/png", url: `data:image/png;base64,${bytes.toString("base64")}` },
     ])
     expect(result.metadata).toMatchObject({ truncated: false })
-    expect(ledger.get("ses_read", file)?.hash).toBe(createHash("sha256").update(bytes).digest("hex"))
+    expect(h.ledger.get("ses_read", file)?.hash).toBe(createHash("sha256").update(bytes).digest("hex"))
   })
 
   it("sniffs by magic bytes, whatever the extension says", async () => {
@@ -511,7 +426,7 @@ describe("images and PDFs", () => {
       ["png-without-extension", png(1, 1), "image/png"],
     ]
     for (const [name, bytes, mime] of samples) {
-      const file = join(project, name)
+      const file = h.path(name)
       await writeFile(file, bytes)
       const result = completed(await read({ filePath: file }))
       expect(result.output).toBe("Image read successfully")
@@ -520,7 +435,7 @@ describe("images and PDFs", () => {
   })
 
   it("attaches a PDF", async () => {
-    const file = join(project, "doc.pdf")
+    const file = h.path("doc.pdf")
     const bytes = Buffer.from(
       "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
     )
@@ -537,10 +452,10 @@ describe("images and PDFs", () => {
   })
 
   it("refuses an image over the attachment limit, saying how large it is", async () => {
-    const file = join(project, "huge.png")
+    const file = h.path("huge.png")
     await writeFile(file, png(1, 1))
     await truncate(file, MAX_MEDIA_BYTES + 2 * 1024 * 1024)
-    expect(failed(await read({ filePath: file }))).toBe(
+    expect(errorOf(await read({ filePath: file }))).toBe(
       `Cannot read ${file}: the image is 12 MB, over the 10 MB limit for attachments.`,
     )
   })
@@ -548,21 +463,21 @@ describe("images and PDFs", () => {
 
 describe("instruction files", () => {
   beforeEach(async () => {
-    await writeFile(join(project, "AGENTS.md"), "root rules (already in the system prompt)")
-    await mkdir(join(project, "pkg", "deep"), { recursive: true })
-    await writeFile(join(project, "pkg", "AGENTS.md"), "pkg rules")
-    await writeFile(join(project, "pkg", "CLAUDE.md"), "claude rules, shadowed by AGENTS.md")
-    await writeFile(join(project, "pkg", "deep", "CLAUDE.md"), "deep rules")
-    await writeFile(join(project, "pkg", "deep", "code.ts"), "const x = 1\n")
-    await writeFile(join(project, "pkg", "deep", "more.ts"), "const y = 2\n")
+    await writeFile(h.path("AGENTS.md"), "root rules (already in the system prompt)")
+    await mkdir(h.path("pkg", "deep"), { recursive: true })
+    await writeFile(h.path("pkg", "AGENTS.md"), "pkg rules")
+    await writeFile(h.path("pkg", "CLAUDE.md"), "claude rules, shadowed by AGENTS.md")
+    await writeFile(h.path("pkg", "deep", "CLAUDE.md"), "deep rules")
+    await writeFile(h.path("pkg", "deep", "code.ts"), "const x = 1\n")
+    await writeFile(h.path("pkg", "deep", "more.ts"), "const y = 2\n")
   })
 
   it("attaches AGENTS.md (else CLAUDE.md) between the file and the root, once per session", async () => {
     const result = completed(await read({ filePath: "pkg/deep/code.ts" }))
-    const deep = join(project, "pkg", "deep", "CLAUDE.md")
-    const pkg = join(project, "pkg", "AGENTS.md")
+    const deep = h.path("pkg", "deep", "CLAUDE.md")
+    const pkg = h.path("pkg", "AGENTS.md")
     expect(result.output).toBe(
-      `<path>${join(project, "pkg", "deep", "code.ts")}</path>\n<type>file</type>\n<content>\n1: const x = 1\n\n(End of file - total 1 lines)\n</content>` +
+      `<path>${h.path("pkg", "deep", "code.ts")}</path>\n<type>file</type>\n<content>\n1: const x = 1\n\n(End of file - total 1 lines)\n</content>` +
         `\n\n<system-reminder>\nInstructions from: ${deep}\ndeep rules\n\nInstructions from: ${pkg}\npkg rules\n</system-reminder>`,
     )
     expect(result.metadata.loaded).toEqual([deep, pkg])
@@ -571,12 +486,12 @@ describe("instruction files", () => {
     expect(again.output).not.toContain("<system-reminder>")
     expect(again.metadata.loaded).toEqual([])
 
-    const otherSession = completed(await read({ filePath: "pkg/deep/more.ts" }, { session: "ses_other" }))
+    const otherSession = completed(await read({ filePath: "pkg/deep/more.ts" }, { sessionID: "ses_other" }))
     expect(otherSession.metadata.loaded).toEqual([deep, pkg])
   })
 
   it("never attaches the root's own instruction file, nor one for a file at the root", async () => {
-    await writeFile(join(project, "top.ts"), "top\n")
+    await writeFile(h.path("top.ts"), "top\n")
     const result = completed(await read({ filePath: "top.ts" }))
     expect(result.metadata.loaded).toEqual([])
     expect(result.output).not.toContain("root rules")
@@ -587,11 +502,11 @@ describe("instruction files", () => {
     expect(result.output).toContain("1: pkg rules")
     expect(result.metadata.loaded).toEqual([])
     const next = completed(await read({ filePath: "pkg/deep/code.ts" }))
-    expect(next.metadata.loaded).toEqual([join(project, "pkg", "deep", "CLAUDE.md")])
+    expect(next.metadata.loaded).toEqual([h.path("pkg", "deep", "CLAUDE.md")])
   })
 
   it("does not spend them on a failed read", async () => {
-    failed(await read({ filePath: "pkg/deep/code.ts", offset: 50 }))
+    errorOf(await read({ filePath: "pkg/deep/code.ts", offset: 50 }))
     const result = completed(await read({ filePath: "pkg/deep/code.ts" }))
     expect(result.metadata.loaded).toHaveLength(2)
   })
@@ -599,66 +514,73 @@ describe("instruction files", () => {
 
 describe("external_directory", () => {
   it("does not ask for a path inside the project", async () => {
-    await writeFile(join(project, "in.txt"), "in")
+    await writeFile(h.path("in.txt"), "in")
     completed(await read({ filePath: "in.txt" }, { permission: askOutside() }))
-    expect(asks.map((ask) => ask.permission)).toEqual(["read"])
+    expect(h.asks.map((ask) => ask.permission)).toEqual(["read"])
   })
 
   it("asks for the parent directory of a file outside the project, before reading", async () => {
-    const file = join(outside, "secret.txt")
+    const file = join(h.outside, "secret.txt")
     await writeFile(file, "outside")
-    const error = failed(await read({ filePath: file }, { permission: askOutside() }))
+    const error = errorOf(await read({ filePath: file }, { permission: askOutside() }))
     expect(error).toBe("The user rejected permission to use this specific tool call.")
-    expect(asks).toEqual([
+    expect(h.asks).toEqual([
       expect.objectContaining({
         permission: "external_directory",
-        patterns: [join(outside, "*")],
-        always: [join(outside, "*")],
+        patterns: [join(h.outside, "*")],
+        always: [join(h.outside, "*")],
       }),
     ])
   })
 
   it("reads a file outside once the ask is approved", async () => {
-    const file = join(outside, "ok.txt")
+    const file = join(h.outside, "ok.txt")
     await writeFile(file, "outside ok")
     const result = completed(await read({ filePath: file }, { permission: askOutside(async () => "once") }))
     expect(result.output).toContain("1: outside ok")
-    expect(asks.map((ask) => ask.permission)).toEqual(["external_directory", "read"])
+    expect(h.asks.map((ask) => ask.permission)).toEqual(["external_directory", "read"])
   })
 
   it("asks for a directory outside the project itself (kind directory)", async () => {
-    await mkdir(join(outside, "deep"))
-    failed(await read({ filePath: join(outside, "deep") }, { permission: askOutside() }))
-    expect(asks[0]?.patterns).toEqual([join(outside, "deep", "*")])
+    await mkdir(join(h.outside, "deep"))
+    errorOf(await read({ filePath: join(h.outside, "deep") }, { permission: askOutside() }))
+    expect(h.asks[0]?.patterns).toEqual([join(h.outside, "deep", "*")])
   })
 
   it("asks for a missing file outside the project before saying it is missing", async () => {
-    const error = failed(
-      await read({ filePath: join(outside, "missing.txt") }, { permission: askOutside(async () => "once") }),
+    const error = errorOf(
+      await read(
+        { filePath: join(h.outside, "missing.txt") },
+        { permission: askOutside(async () => "once") },
+      ),
     )
-    expect(error).toBe(`File not found: ${join(outside, "missing.txt")}`)
-    expect(asks[0]?.permission).toBe("external_directory")
+    expect(error).toBe(`File not found: ${join(h.outside, "missing.txt")}`)
+    expect(h.asks[0]?.permission).toBe("external_directory")
   })
 
   it("asks for a symlink inside the project that points outside", async () => {
-    await writeFile(join(outside, "target.txt"), "behind a link")
-    await symlink(join(outside, "target.txt"), join(project, "link.txt"))
-    failed(await read({ filePath: "link.txt" }, { permission: askOutside() }))
-    expect(asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(outside, "*")] })
+    await writeFile(join(h.outside, "target.txt"), "behind a link")
+    await symlink(join(h.outside, "target.txt"), h.path("link.txt"))
+    errorOf(await read({ filePath: "link.txt" }, { permission: askOutside() }))
+    expect(h.asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(h.outside, "*")] })
   })
 
   it("asks for a relative path that climbs out of the project", async () => {
-    await writeFile(join(outside, "up.txt"), "up")
-    failed(await read({ filePath: "../outside/up.txt" }, { permission: askOutside() }))
-    expect(asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(outside, "*")] })
+    await writeFile(join(h.outside, "up.txt"), "up")
+    errorOf(await read({ filePath: "../outside/up.txt" }, { permission: askOutside() }))
+    expect(h.asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(h.outside, "*")] })
   })
 })
 
 describe(".env files with the real permission engine and agent defaults", () => {
   function engine(replies: string[]) {
     const instance: PermissionEngine = new PermissionEngine({
-      projectID: project,
-      rules: agentRules({ dataDir: join(root, "data"), tmpDir: join(root, "tmp"), directory: project }),
+      projectID: h.directory,
+      rules: agentRules({
+        dataDir: join(h.root, "data"),
+        tmpDir: join(h.root, "tmp"),
+        directory: h.directory,
+      }),
       approvals: new MemoryApprovalStore(),
       publish: <T extends EventType>(type: T, properties: Events[T]) => {
         if (type !== "permission.asked") return
@@ -681,13 +603,13 @@ describe(".env files with the real permission engine and agent defaults", () => 
   for (const agent of ["build", "plan"]) {
     for (const [name, asked] of cases) {
       it(`${agent}: ${name} ${asked ? "asks" : "is allowed"}`, async () => {
-        await mkdir(join(project, "config"), { recursive: true })
-        await writeFile(join(project, name), "SECRET=1\n")
+        await mkdir(h.path("config"), { recursive: true })
+        await writeFile(h.path(name), "SECRET=1\n")
         const replies: string[] = []
         const result = await read({ filePath: name }, { permission: engine(replies), agent })
         if (asked) {
           expect(replies).toEqual([name])
-          expect(failed(result)).toBe("The user rejected permission to use this specific tool call.")
+          expect(errorOf(result)).toBe("The user rejected permission to use this specific tool call.")
         } else {
           expect(replies).toEqual([])
           expect(completed(result).output).toContain("1: SECRET=1")

@@ -1,14 +1,14 @@
-import type { Stats } from "node:fs"
-import { open, readdir, readFile, stat } from "node:fs/promises"
-import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { readdir, readFile, stat } from "node:fs/promises"
+import { basename, dirname, extname, join, resolve } from "node:path"
 import { z } from "zod"
 import { errorCode, isAbortError } from "../../fs/errors.ts"
 import { recordStamp } from "../../fs/read-ledger.ts"
 import { DEFAULT_READ_LIMITS, readLines } from "../../fs/read-lines.ts"
-import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../fs/text.ts"
+import { hashContent, isProbablyBinary, type Media, sniffMedia } from "../../fs/text.ts"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { loadText } from "../load-text.ts"
+import { readHead, relativePath, resolvePath, statOrUndefined } from "../paths.ts"
 import { services } from "../services.ts"
 import {
   formatDirectoryPage,
@@ -78,11 +78,9 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       const { directory, worktree, readLedger, firstTime } = services(ctx)
 
       // 1. Resolve the path (relative to the project) and see what is there.
-      const filepath = isAbsolute(params.filePath)
-        ? resolve(params.filePath)
-        : resolve(directory, params.filePath)
+      const filepath = resolvePath(directory, params.filePath)
       const title = relativePath(worktree, filepath)
-      const stats = await statOrUndefined(filepath)
+      const stats = await guarded(filepath, () => statOrUndefined(filepath))
 
       // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
       await assertExternalDirectory(ctx, filepath, { kind: stats?.isDirectory() ? "directory" : "file" })
@@ -157,22 +155,6 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
   { annotations: { readOnly: true } },
 )
 
-/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
-function relativePath(worktree: string, filepath: string): string {
-  const rel = relative(worktree, filepath)
-  return rel === "" ? "." : rel.split(sep).join("/")
-}
-
-async function statOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path)
-  } catch (error) {
-    const code = errorCode(error)
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
-    throw describeReadError(error, path)
-  }
-}
-
 /** Up to three names in the missing file's directory that look like it, as full paths. */
 async function siblingsLike(filepath: string): Promise<string[]> {
   const dir = dirname(filepath)
@@ -183,18 +165,6 @@ async function siblingsLike(filepath: string): Promise<string[]> {
     return []
   }
   return similarNames(basename(filepath), names).map((name) => join(dir, name))
-}
-
-/** The first bytes of the file, enough to sniff media and binary content. */
-async function readHead(filepath: string): Promise<Buffer> {
-  const handle = await open(filepath, "r")
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES)
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
-    return buffer.subarray(0, bytesRead)
-  } finally {
-    await handle.close()
-  }
 }
 
 async function readMedia(input: {

@@ -1,144 +1,61 @@
 import { createHash } from "node:crypto"
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  realpath,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { agentRules } from "../../agent/agent.ts"
-import { MemoryReadLedger } from "../../fs/read-ledger.ts"
-import { DEFAULT_LIMITS } from "../../output/limits.ts"
-import { OutputStore } from "../../output/store.ts"
 import { PermissionEngine } from "../../permission/engine.ts"
 import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
-import type { AskRequest, PermissionService } from "../../permission/service.ts"
-import { type Decide, RulePermissions } from "../../permission/simple.ts"
-import { Registry } from "../../registry/registry.ts"
-import { type Settlement, settle } from "../../settle/settle.ts"
+import { RulePermissions } from "../../permission/simple.ts"
+import {
+  askOutside,
+  type CallOptions,
+  completed,
+  createHarness,
+  errorOf,
+  type Harness,
+} from "../file-edit/fixtures/harness.ts"
 import { ReadTool } from "../read/read.ts"
 import { WriteTool } from "./write.ts"
 
-let root: string
-let project: string
-let outside: string
-let ledger: MemoryReadLedger
-let asks: AskRequest[]
-let events: { type: string; properties: unknown }[]
+let h: Harness
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-write-")))
-  project = join(root, "project")
-  outside = join(root, "outside")
-  await mkdir(project)
-  await mkdir(outside)
-  ledger = new MemoryReadLedger()
-  asks = []
-  events = []
+  h = await createHarness({ write: WriteTool, read: ReadTool }, { sessionID: "ses_write" })
 })
 
 afterEach(async () => {
-  await rm(root, { recursive: true, force: true })
+  await h.close()
 })
 
-function recording(inner: PermissionService): PermissionService {
-  return {
-    ask: (request, options) => {
-      asks.push(request)
-      return inner.ask(request, options)
-    },
-    evaluate: (permission, pattern, agent) => inner.evaluate(permission, pattern, agent),
-  }
-}
-
-const allowAll = () => new RulePermissions({ rules: [{ permission: "*", pattern: "*", action: "allow" }] })
-
-let callCount = 0
-
-interface RunOptions {
-  permission?: PermissionService
-  session?: string
-  agent?: string
-  requireRead?: boolean
-  abort?: AbortSignal
-}
-
-/** Runs a tool (write, or read to fill the ledger) through the real settlement pipeline. */
-async function run(tool: "write" | "read", input: Record<string, unknown>, options: RunOptions = {}) {
-  const registry = new Registry()
-  registry.register({ write: WriteTool, read: ReadTool })
-  return settle(
-    {
-      tool,
-      input,
-      sessionID: options.session ?? "ses_write",
-      messageID: "msg_1",
-      agent: options.agent ?? "build",
-      callID: `call_${++callCount}`,
-      ...(options.abort ? { abort: options.abort } : {}),
-      extra: {
-        directory: project,
-        readLedger: ledger,
-        ...(options.requireRead === undefined ? {} : { requireRead: options.requireRead }),
-        publish: (type: string, properties: unknown) => events.push({ type, properties }),
-      },
-    },
-    {
-      registry,
-      permission: recording(options.permission ?? allowAll()),
-      store: new OutputStore({ dir: join(root, "tool-output") }),
-      limits: DEFAULT_LIMITS,
-    },
-  )
-}
-
-const write = (filePath: string, content: string, options?: RunOptions) =>
-  run("write", { filePath, content }, options)
-const read = (filePath: string, options?: RunOptions) => run("read", { filePath }, options)
-
-function completed(result: Settlement) {
-  if (result.status !== "completed") throw new Error(`expected completed, got: ${result.error}`)
-  return result
-}
-
-function failed(result: Settlement): string {
-  if (result.status !== "error") throw new Error(`expected an error, got: ${result.output}`)
-  return result.error
-}
+const write = (filePath: string, content: string, options?: CallOptions) =>
+  h.call("write", { filePath, content }, options)
+const read = (filePath: string, options?: CallOptions) => h.call("read", { filePath }, options)
 
 const sha256 = (content: string | Buffer) => createHash("sha256").update(content).digest("hex")
 
 describe("new files", () => {
   it("creates the file, and reports the diff, counts, title and file.edited", async () => {
-    const file = join(project, "hello.ts")
+    const file = h.path("hello.ts")
     const result = completed(await write(file, "export const a = 1\nexport const b = 2\n"))
     expect(await readFile(file, "utf8")).toBe("export const a = 1\nexport const b = 2\n")
     expect(result.output).toBe("Wrote file successfully.")
     expect(result.title).toBe("hello.ts")
     expect(result.metadata).toMatchObject({ exists: false, filepath: file, additions: 2, deletions: 0 })
     expect(result.metadata.diff).toContain("@@ -0,0 +1,2 @@\n+export const a = 1\n+export const b = 2\n")
-    expect(events).toEqual([{ type: "file.edited", properties: { file, sessionID: "ses_write" } }])
+    expect(h.events).toEqual([{ type: "file.edited", properties: { file, sessionID: "ses_write" } }])
   })
 
   it("creates missing parent directories", async () => {
-    const file = join(project, "a", "b", "c", "deep.txt")
+    const file = h.path("a", "b", "c", "deep.txt")
     completed(await write(file, "deep"))
     expect(await readFile(file, "utf8")).toBe("deep")
   })
 
   it("resolves a relative path against the project", async () => {
     const result = completed(await write("src/rel.ts", "x"))
-    expect(await readFile(join(project, "src", "rel.ts"), "utf8")).toBe("x")
+    expect(await readFile(h.path("src", "rel.ts"), "utf8")).toBe("x")
     expect(result.title).toBe("src/rel.ts")
-    expect(result.metadata.filepath).toBe(join(project, "src", "rel.ts"))
+    expect(result.metadata.filepath).toBe(h.path("src", "rel.ts"))
   })
 
   it("writes empty content, JSON and unicode exactly", async () => {
@@ -149,45 +66,49 @@ describe("new files", () => {
     ]
     for (const [name, content] of cases) {
       completed(await write(name, content))
-      expect(await readFile(join(project, name), "utf8")).toBe(content)
+      expect(await readFile(h.path(name), "utf8")).toBe(content)
     }
   })
 
   it("asks `edit` with the relative path, always *, and the diff", async () => {
-    const file = join(project, "src", "asked.ts")
+    const file = h.path("src", "asked.ts")
     completed(await write(file, "a\n"))
-    expect(asks).toHaveLength(1)
-    expect(asks[0]).toMatchObject({ permission: "edit", patterns: ["src/asked.ts"], always: ["*"] })
-    expect(asks[0]!.metadata).toEqual({ filepath: file, diff: expect.stringContaining("+a") })
+    expect(h.asks).toHaveLength(1)
+    expect(h.asks[0]).toMatchObject({ permission: "edit", patterns: ["src/asked.ts"], always: ["*"] })
+    expect(h.asks[0]!.metadata).toEqual({ filepath: file, diff: expect.stringContaining("+a") })
   })
 
   it("writes nothing when `edit` is denied (plan agent)", async () => {
     const permission = new PermissionEngine({
-      projectID: project,
-      rules: agentRules({ dataDir: join(root, "data"), tmpDir: join(root, "tmp"), directory: project }),
+      projectID: h.directory,
+      rules: agentRules({
+        dataDir: join(h.root, "data"),
+        tmpDir: join(h.root, "tmp"),
+        directory: h.directory,
+      }),
       approvals: new MemoryApprovalStore(),
     })
-    const error = failed(await write("src/plan.ts", "nope", { permission, agent: "plan" }))
+    const error = errorOf(await write("src/plan.ts", "nope", { permission, agent: "plan" }))
     expect(error).toMatch(
       /^The user has specified a rule which prevents you from using this specific tool call/,
     )
-    await expect(stat(join(project, "src", "plan.ts"))).rejects.toThrow()
+    await expect(stat(h.path("src", "plan.ts"))).rejects.toThrow()
   })
 })
 
 describe("overwriting", () => {
   let file: string
   beforeEach(async () => {
-    file = join(project, "existing.ts")
+    file = h.path("existing.ts")
     await writeFile(file, "const old = 1\n")
   })
 
   it("requires that the session read the file first", async () => {
-    const error = failed(await write(file, "const fresh = 2\n"))
+    const error = errorOf(await write(file, "const fresh = 2\n"))
     expect(error).toBe(`You must read the file ${file} before overwriting it. Use the read tool first.`)
     expect(await readFile(file, "utf8")).toBe("const old = 1\n")
-    expect(asks).toEqual([])
-    expect(events).toEqual([])
+    expect(h.asks).toEqual([])
+    expect(h.events).toEqual([])
   })
 
   it("overwrites a file the session read, with the diff of the change", async () => {
@@ -201,7 +122,7 @@ describe("overwriting", () => {
   it("refuses when the file changed since the session read it", async () => {
     completed(await read(file))
     await writeFile(file, "const changed = 9\n")
-    const error = failed(await write(file, "const fresh = 2\n"))
+    const error = errorOf(await write(file, "const fresh = 2\n"))
     expect(error).toMatch(new RegExp(`^The file ${file} was modified since it was last read`))
     expect(error).toContain("Read it again before writing.")
     expect(await readFile(file, "utf8")).toBe("const changed = 9\n")
@@ -210,8 +131,8 @@ describe("overwriting", () => {
   })
 
   it("a read in another session does not count", async () => {
-    completed(await read(file, { session: "ses_other" }))
-    expect(failed(await write(file, "x"))).toMatch(/^You must read the file/)
+    completed(await read(file, { sessionID: "ses_other" }))
+    expect(errorOf(await write(file, "x"))).toMatch(/^You must read the file/)
   })
 
   it("a session that wrote the file may write it again", async () => {
@@ -219,55 +140,55 @@ describe("overwriting", () => {
     completed(await write(file, "one\n"))
     completed(await write(file, "two\n"))
     expect(await readFile(file, "utf8")).toBe("two\n")
-    expect(ledger.get("ses_write", file)?.hash).toBe(sha256("two\n"))
+    expect(h.ledger.get("ses_write", file)?.hash).toBe(sha256("two\n"))
   })
 
   it("a file this session created counts as read", async () => {
-    const created = join(project, "created.txt")
+    const created = h.path("created.txt")
     completed(await write(created, "v1"))
     completed(await write(created, "v2"))
     expect(await readFile(created, "utf8")).toBe("v2")
   })
 
   it("needs no read when requireRead is off", async () => {
-    const result = completed(await write(file, "const free = 3\n", { requireRead: false }))
+    const result = completed(await write(file, "const free = 3\n", { extra: { requireRead: false } }))
     expect(result.metadata.exists).toBe(true)
     expect(await readFile(file, "utf8")).toBe("const free = 3\n")
   })
 
   it("may replace a small binary file once the session tried to read it", async () => {
-    const binary = join(project, "blob.bin")
+    const binary = h.path("blob.bin")
     await writeFile(binary, Buffer.from([0, 1, 2, 3]))
-    expect(failed(await read(binary))).toBe(`Cannot read binary file: ${binary}`)
+    expect(errorOf(await read(binary))).toBe(`Cannot read binary file: ${binary}`)
     const result = completed(await write(binary, "now text\n"))
     expect(result.metadata).toMatchObject({ exists: true, diffOmitted: "the old content is binary" })
     expect(await readFile(binary, "utf8")).toBe("now text\n")
   })
 
   it("refuses a directory", async () => {
-    await mkdir(join(project, "adir"))
-    expect(failed(await write("adir", "x"))).toBe(
-      `Cannot write ${join(project, "adir")}: it is a directory, not a file. Give the path of a file.`,
+    await mkdir(h.path("adir"))
+    expect(errorOf(await write("adir", "x"))).toBe(
+      `Cannot write ${h.path("adir")}: it is a directory, not a file. Give the path of a file.`,
     )
   })
 
   it("refuses a path under a file", async () => {
-    const error = failed(await write(join(file, "child.txt"), "x"))
+    const error = errorOf(await write(join(file, "child.txt"), "x"))
     expect(error).toContain(`${file} is a file, not a directory`)
   })
 
   it("writes through a symlink to its target, keeping the link", async () => {
-    await symlink(file, join(project, "link.ts"))
-    completed(await read(join(project, "link.ts")))
-    completed(await write(join(project, "link.ts"), "through the link\n"))
+    await symlink(file, h.path("link.ts"))
+    completed(await read(h.path("link.ts")))
+    completed(await write(h.path("link.ts"), "through the link\n"))
     expect(await readFile(file, "utf8")).toBe("through the link\n")
-    expect((await readdir(project)).sort()).toEqual(["existing.ts", "link.ts"])
+    expect((await readdir(h.directory)).sort()).toEqual(["existing.ts", "link.ts"])
   })
 })
 
 describe("bytes on disk", () => {
   it("keeps the BOM the old file had", async () => {
-    const file = join(project, "bom.cs")
+    const file = h.path("bom.cs")
     await writeFile(file, "\uFEFFclass A {}\n")
     completed(await read(file))
     const result = completed(await write(file, "class B {}\n"))
@@ -277,7 +198,7 @@ describe("bytes on disk", () => {
   })
 
   it("keeps a BOM the new content has, once", async () => {
-    const file = join(project, "bom-new.txt")
+    const file = h.path("bom-new.txt")
     completed(await write(file, "\uFEFFhello\n"))
     expect(await readFile(file)).toEqual(Buffer.from("\uFEFFhello\n"))
     completed(await write(file, "\uFEFFagain\n"))
@@ -293,16 +214,16 @@ describe("bytes on disk", () => {
     ]
     for (const [name, content] of cases) {
       completed(await write(name, content))
-      expect(await readFile(join(project, name))).toEqual(Buffer.from(content))
+      expect(await readFile(h.path(name))).toEqual(Buffer.from(content))
     }
     // Overwriting a CRLF file with LF content writes LF: the content is the model's to decide.
     completed(await write("crlf.txt", "x\ny\n"))
-    expect(await readFile(join(project, "crlf.txt"), "utf8")).toBe("x\ny\n")
+    expect(await readFile(h.path("crlf.txt"), "utf8")).toBe("x\ny\n")
   })
 
   it("keeps the mode of an existing file (0644 and 0755)", async () => {
     for (const mode of [0o644, 0o755]) {
-      const file = join(project, `mode-${mode.toString(8)}.sh`)
+      const file = h.path(`mode-${mode.toString(8)}.sh`)
       await writeFile(file, "#!/bin/sh\n")
       await chmod(file, mode)
       completed(await read(file))
@@ -312,7 +233,7 @@ describe("bytes on disk", () => {
   })
 
   it("creates a new file with mode 0644 (less the umask)", async () => {
-    const file = join(project, "new-mode.txt")
+    const file = h.path("new-mode.txt")
     completed(await write(file, "x"))
     const umask = process.umask()
     expect((await stat(file)).mode & 0o777).toBe(0o644 & ~umask)
@@ -320,41 +241,32 @@ describe("bytes on disk", () => {
 
   it("leaves no temp files behind", async () => {
     completed(await write("clean.txt", "x"))
-    expect(await readdir(project)).toEqual(["clean.txt"])
+    expect(await readdir(h.directory)).toEqual(["clean.txt"])
   })
 })
 
 describe("external_directory", () => {
-  const askOutside = (decide?: Decide) =>
-    new RulePermissions({
-      rules: [
-        { permission: "*", pattern: "*", action: "allow" },
-        { permission: "external_directory", pattern: "*", action: "ask" },
-      ],
-      ...(decide ? { decide } : {}),
-    })
-
   it("asks for the parent directory of a file outside the project, and writes nothing when rejected", async () => {
-    const file = join(outside, "new", "out.txt")
-    const error = failed(await write(file, "x", { permission: askOutside() }))
+    const file = join(h.outside, "new", "out.txt")
+    const error = errorOf(await write(file, "x", { permission: askOutside() }))
     expect(error).toBe("The user rejected permission to use this specific tool call.")
-    expect(asks).toEqual([
-      expect.objectContaining({ permission: "external_directory", patterns: [join(outside, "new", "*")] }),
+    expect(h.asks).toEqual([
+      expect.objectContaining({ permission: "external_directory", patterns: [join(h.outside, "new", "*")] }),
     ])
-    await expect(stat(join(outside, "new"))).rejects.toThrow()
+    await expect(stat(join(h.outside, "new"))).rejects.toThrow()
   })
 
   it("writes outside once approved, asking external_directory before edit", async () => {
-    const file = join(outside, "out.txt")
+    const file = join(h.outside, "out.txt")
     completed(await write(file, "x", { permission: askOutside(async () => "once") }))
-    expect(asks.map((ask) => ask.permission)).toEqual(["external_directory", "edit"])
+    expect(h.asks.map((ask) => ask.permission)).toEqual(["external_directory", "edit"])
     expect(await readFile(file, "utf8")).toBe("x")
   })
 
   it("asks for a symlinked directory in the project that points outside", async () => {
-    await symlink(outside, join(project, "linked"))
-    failed(await write("linked/file.txt", "x", { permission: askOutside() }))
-    expect(asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(outside, "*")] })
+    await symlink(h.outside, h.path("linked"))
+    errorOf(await write("linked/file.txt", "x", { permission: askOutside() }))
+    expect(h.asks[0]).toMatchObject({ permission: "external_directory", patterns: [join(h.outside, "*")] })
   })
 })
 
@@ -364,7 +276,7 @@ describe("aborts", () => {
     controller.abort()
     const result = await write("aborted.txt", "x", { abort: controller.signal })
     expect(result.status === "error" && result.kind).toBe("interrupted")
-    await expect(stat(join(project, "aborted.txt"))).rejects.toThrow()
+    await expect(stat(h.path("aborted.txt"))).rejects.toThrow()
   })
 
   it("an abort while waiting for permission writes nothing", async () => {
@@ -377,13 +289,13 @@ describe("aborts", () => {
     setTimeout(() => controller.abort(), 20)
     const result = await write("waiting.txt", "x", { abort: controller.signal, permission })
     expect(result.status === "error" && result.kind).toBe("interrupted")
-    await expect(stat(join(project, "waiting.txt"))).rejects.toThrow()
+    await expect(stat(h.path("waiting.txt"))).rejects.toThrow()
   })
 })
 
 describe("concurrency", () => {
   it("20 parallel writes of one file all complete, and the file is exactly one of them", async () => {
-    const file = join(project, "contended.txt")
+    const file = h.path("contended.txt")
     const contents = Array.from({ length: 20 }, (_, index) =>
       `${String(index).padStart(2, "0")}\n`.repeat(20_000),
     )
@@ -392,21 +304,21 @@ describe("concurrency", () => {
     const final = await readFile(file, "utf8")
     expect(contents).toContain(final)
     expect(results.filter((result) => result.metadata.exists === false)).toHaveLength(1)
-    expect(await readdir(project)).toEqual(["contended.txt"])
+    expect(await readdir(h.directory)).toEqual(["contended.txt"])
   })
 
   it("parallel writes from two sessions: the second must read what the first wrote", async () => {
-    const file = join(project, "shared.txt")
+    const file = h.path("shared.txt")
     await writeFile(file, "start\n")
-    completed(await read(file, { session: "ses_a" }))
-    completed(await read(file, { session: "ses_b" }))
+    completed(await read(file, { sessionID: "ses_a" }))
+    completed(await read(file, { sessionID: "ses_b" }))
     const [a, b] = await Promise.all([
-      write(file, "from a\n", { session: "ses_a" }),
-      write(file, "from b\n", { session: "ses_b" }),
+      write(file, "from a\n", { sessionID: "ses_a" }),
+      write(file, "from b\n", { sessionID: "ses_b" }),
     ])
     expect([a!.status, b!.status].sort()).toEqual(["completed", "error"])
     const loser = a!.status === "error" ? a! : b!
-    expect(failed(loser)).toMatch(/was modified since it was last read/)
+    expect(errorOf(loser)).toMatch(/was modified since it was last read/)
     const winner = a!.status === "completed" ? "from a\n" : "from b\n"
     expect(await readFile(file, "utf8")).toBe(winner)
   })
@@ -414,8 +326,8 @@ describe("concurrency", () => {
 
 describe("events", () => {
   it("publishes file.edited only after a successful write", async () => {
-    await writeFile(join(project, "unread.txt"), "x")
-    failed(await write("unread.txt", "y"))
-    expect(events).toEqual([])
+    await writeFile(h.path("unread.txt"), "x")
+    errorOf(await write("unread.txt", "y"))
+    expect(h.events).toEqual([])
   })
 })

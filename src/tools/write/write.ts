@@ -1,6 +1,5 @@
 import type { Stats } from "node:fs"
-import { open, readFile, stat } from "node:fs/promises"
-import { isAbsolute, relative, resolve, sep } from "node:path"
+import { readFile, stat } from "node:fs/promises"
 import { z } from "zod"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 import { errorCode, FileSystemError, isAbortError } from "../../fs/errors.ts"
@@ -10,9 +9,16 @@ import { countLines as countFileLines } from "../../fs/read-lines.ts"
 import { detectBom, hashContent, isProbablyBinary, SNIFF_BYTES, splitBom, withBom } from "../../fs/text.ts"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
+import { countLines, fileDiff, MAX_DIFF_CHARS } from "../file-edit/diff.ts"
 import { loadText } from "../load-text.ts"
+import { readHead, relativePath, resolvePath } from "../paths.ts"
 import { services } from "../services.ts"
-import { countLines, fileDiff, MAX_DIFF_CHARS } from "./diff.ts"
+
+/**
+ * Unchanged lines shown around each change of write's diff: the four it has always shown (the `diff`
+ * package's default), where the edit tools show three.
+ */
+const DIFF_CONTEXT = 4
 
 export const Parameters = z.object({
   filePath: z
@@ -29,7 +35,7 @@ export interface WriteMetadata extends Record<string, unknown> {
   /** Whether the file existed before this write. */
   exists: boolean
   filepath: string
-  /** Why `diff` is empty although the content changed (too large to diff). */
+  /** Why `diff` is empty although the content changed (binary, too large, too many changed lines). */
   diffOmitted?: string
 }
 
@@ -53,9 +59,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
       const { directory, worktree, readLedger, requireRead, publish } = services(ctx)
 
       // 1. Resolve the path (relative to the project) and guard paths outside the project.
-      const filepath = isAbsolute(params.filePath)
-        ? resolve(params.filePath)
-        : resolve(directory, params.filePath)
+      const filepath = resolvePath(directory, params.filePath)
       const title = relativePath(worktree, filepath)
       await assertExternalDirectory(ctx, filepath, { kind: "file" })
 
@@ -63,7 +67,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
       const written = await withFileLock(
         filepath,
         async () => {
-          const existing = await statOrUndefined(filepath)
+          const existing = await statExisting(filepath)
           if (existing?.isDirectory())
             throw new Tool.ToolFailure(
               `Cannot write ${filepath}: it is a directory, not a file. Give the path of a file.`,
@@ -82,7 +86,13 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
           const change =
             old.text === undefined
               ? { diff: "", additions: countLines(next.text), deletions: old.lines, omitted: old.omitted }
-              : fileDiff(filepath, old.text, next.text)
+              : fileDiff({
+                  file: filepath,
+                  before: old.text,
+                  after: next.text,
+                  context: DIFF_CONTEXT,
+                  exactLineEndings: true,
+                })
 
           await ctx.ask({
             permission: "edit",
@@ -92,7 +102,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
           })
 
           // The ask may have waited for a person: never overwrite what changed meanwhile unseen.
-          if (changedSince(existing, await statOrUndefined(filepath)))
+          if (changedSince(existing, await statExisting(filepath)))
             throw new Tool.ToolFailure(
               `The file ${filepath} changed while the write waited for permission. Read it again before writing.`,
             )
@@ -130,12 +140,6 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
   { annotations: { destructive: true } },
 )
 
-/** The path relative to the worktree with forward slashes (`.` for the worktree itself). */
-function relativePath(worktree: string, filepath: string): string {
-  const rel = relative(worktree, filepath)
-  return rel === "" ? "." : rel.split(sep).join("/")
-}
-
 interface OldContent {
   readonly bom: boolean
   /** The text without its BOM; undefined when it was too large or binary to diff. */
@@ -158,15 +162,7 @@ async function readOld(filepath: string, size: number, signal: AbortSignal): Pro
     const old = splitBom(bytes.toString("utf8"))
     return { bom: old.bom, text: old.text, lines: countLines(old.text) }
   }
-  const handle = await open(filepath, "r")
-  let head: Buffer
-  try {
-    head = Buffer.alloc(SNIFF_BYTES)
-    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0)
-    head = head.subarray(0, bytesRead)
-  } finally {
-    await handle.close()
-  }
+  const head = await readHead(filepath)
   if (isProbablyBinary(head))
     return { bom: false, text: undefined, lines: 0, omitted: "the old content is binary" }
   return {
@@ -192,7 +188,11 @@ function changedSince(before: Stats | undefined, now: Stats | undefined): boolea
   return before.size !== now.size || before.mtimeMs !== now.mtimeMs || before.ino !== now.ino
 }
 
-async function statOrUndefined(path: string): Promise<Stats | undefined> {
+/**
+ * What is at `path`, or undefined when nothing is (missing, or under a regular file). Unlike read and
+ * list (`statOrUndefined`), a symlink loop is an error here, not a file to create.
+ */
+async function statExisting(path: string): Promise<Stats | undefined> {
   try {
     return await stat(path)
   } catch (error) {
