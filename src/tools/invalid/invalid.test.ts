@@ -6,7 +6,12 @@ import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 
 it("turns a call that could not be parsed into a readable result, and is never advertised", async () => {
   const dir = await mkdtemp(join(tmpdir(), "toolbelt-invalid-"))
-  const toolbelt = await createToolbelt({ directory: dir, dataDir: join(dir, "data"), config: {}, sweep: false })
+  const toolbelt = await createToolbelt({
+    directory: dir,
+    dataDir: join(dir, "data"),
+    config: {},
+    sweep: false,
+  })
   const result = await toolbelt.call({
     tool: "invalid",
     input: { tool: "edit", error: "JSON parse error: Unexpected token } at position 12" },
@@ -14,7 +19,8 @@ it("turns a call that could not be parsed into a readable result, and is never a
   expect(result).toMatchObject({
     status: "completed",
     title: "Invalid Tool",
-    output: "The arguments provided to the tool are invalid: JSON parse error: Unexpected token } at position 12",
+    output:
+      "The arguments provided to the tool are invalid: JSON parse error: Unexpected token } at position 12",
   })
   const advertised = await toolbelt.registry.tools({ agent: "build", client: "cli" })
   expect(advertised.map((tool) => tool.name)).not.toContain("invalid")
