@@ -9,6 +9,8 @@ export default defineConfig({
     alias: [
       { find: /^toolbelt$/, replacement: src("index.ts") },
       { find: /^toolbelt\/tool$/, replacement: src("tool/index.ts") },
+      { find: /^toolbelt\/plugin$/, replacement: src("plugin/index.ts") },
+      { find: /^toolbelt\/ai$/, replacement: src("ai/index.ts") },
     ],
   },
   test: {
