@@ -1,5 +1,7 @@
 import { CALL_HELP, callCommand } from "./commands/call.ts"
+import { MCP_HELP, mcpCommand } from "./commands/mcp.ts"
 import { PERMISSIONS_HELP, permissionsCommand } from "./commands/permissions.ts"
+import { RUN_HELP, runCommand } from "./commands/run.ts"
 import { TOOLS_HELP, toolsCommand } from "./commands/tools.ts"
 import { EXIT, type IO, processIO } from "./io.ts"
 
@@ -10,7 +12,9 @@ Usage: toolbelt <command> [options]
 Commands:
   tools     list the registered tools and their JSON Schemas
   call      run one tool call through the full pipeline
+  mcp       serve the tools to MCP clients (stdio, or --http PORT)
   permissions  list or revoke the "always" approvals saved for a project
+  run       an agent turn: a model (AI SDK provider or local server) calling the tools
 
 Run "toolbelt <command> --help" for a command's options.
 `
@@ -18,7 +22,9 @@ Run "toolbelt <command> --help" for a command's options.
 const COMMANDS: Record<string, { run: (argv: string[], io: IO) => Promise<number>; help: string }> = {
   tools: { run: toolsCommand, help: TOOLS_HELP },
   call: { run: callCommand, help: CALL_HELP },
+  mcp: { run: mcpCommand, help: MCP_HELP },
   permissions: { run: permissionsCommand, help: PERMISSIONS_HELP },
+  run: { run: runCommand, help: RUN_HELP },
 }
 
 /** Runs one command line; returns the exit code. */

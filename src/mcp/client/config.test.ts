@@ -98,6 +98,9 @@ describe("parseMcpConfig", () => {
 
   it("nothing configured is no servers", () => {
     expect(parseMcpConfig(undefined)).toEqual([])
+    // the MCP server's own setting shares the key and is not a server
+    expect(parseMcpConfig({ ask: "reject" })).toEqual([])
+    expect(parseMcpConfig({ ask: { type: "local", command: ["x"] } })).toHaveLength(1)
     expect(parseMcpConfig({})).toEqual([])
   })
 

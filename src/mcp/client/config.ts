@@ -70,7 +70,11 @@ export function parseMcpConfig(
       `Invalid config: "mcp" must be an object of servers ({"<name>": {"type": "local", "command": [...]}}), got ${kind(value)}.`,
     )
   }
-  return Object.entries(value).map(([name, entry]) => {
+  // `mcp.ask` (a string) is the MCP server's setting for clients without elicitation, not a server.
+  const servers = Object.entries(value).filter(
+    ([name, entry]) => !(name === "ask" && typeof entry === "string"),
+  )
+  return servers.map(([name, entry]) => {
     try {
       return { name, config: parseServerConfig(name, entry), error: undefined }
     } catch (error) {

@@ -1,0 +1,191 @@
+// `read` over MCP stdio: toolbelt's server against the reference filesystem server
+// (@modelcontextprotocol/server-filesystem's read_text_file), the same file, the same client, one run.
+// 1. A temp project with a 400-line source file. toolbelt is given the file's path spelled four ways
+//    in turn (absolute, relative, ./relative, absolute through "."): the same file, but not the same
+//    call over and over, which the doom-loop guard would rightly stop to ask about.
+// 2. Start both servers as subprocesses (`toolbelt mcp --cwd DIR`, `node .../server-filesystem DIR`)
+//    and connect the official client to each over stdio.
+// 3. Warm up, then take turns: ROUNDS rounds of CALLS sequential calls on each server, so both share
+//    the machine's noise. Every answer is checked to hold the file's last line.
+// 4. For the split of toolbelt's time, the same calls in this process, without MCP: `read` through
+//    `toolbelt.call`, and a tool that does nothing (the floor of the pipeline: settle and journal).
+// Reports calls per second (all timed calls over their total time) and the median latency in ms.
+// Run: node bench/mcp.bench.ts
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { z } from "zod"
+import * as Tool from "../src/tool/index.ts"
+import { createToolbelt } from "../src/toolbelt/toolbelt.ts"
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const BIN = join(ROOT, "bin", "toolbelt.js")
+const REFERENCE = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+const LINES = 400
+const WARMUP = 100
+const ROUNDS = 5
+const CALLS = 200
+
+interface Server {
+  readonly name: string
+  readonly client: Client
+  call(): Promise<string>
+  readonly latencies: number[]
+  timeMs: number
+}
+
+export async function run(): Promise<Record<string, number>> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-bench-mcp-")))
+  const home = await mkdtemp(join(tmpdir(), "toolbelt-bench-mcp-home-"))
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    TOOLBELT_DATA_DIR: join(home, "data"),
+  }
+  const file = join(dir, "module.ts")
+  const lines = Array.from(
+    { length: LINES },
+    (_, i) =>
+      `export function step${i}(value: number): number { return value * ${i} + ${i % 7} } // line ${i + 1}`,
+  )
+  const last = `line ${LINES}`
+  await writeFile(file, `${lines.join("\n")}\n`)
+
+  const clients: Client[] = []
+  const connect = async (command: string, args: string[]) => {
+    const client = new Client({ name: "bench", version: "1.0.0" })
+    await client.connect(new StdioClientTransport({ command, args, env, cwd: dir, stderr: "ignore" }))
+    clients.push(client)
+    return client
+  }
+  try {
+    const toolbeltClient = await connect(process.execPath, [BIN, "mcp", "--cwd", dir])
+    const names = (await toolbeltClient.listTools()).tools.map((tool) => tool.name)
+    if (!names.includes("read")) {
+      console.log(
+        "  skipped: the read tool is not registered yet (toolbelt mcp lists: " + names.join(", ") + ")",
+      )
+      return {}
+    }
+    const referenceClient = await connect(process.execPath, [REFERENCE, dir])
+
+    const servers: Server[] = [
+      server("toolbelt", toolbeltClient, "read", [
+        { filePath: file },
+        { filePath: "module.ts" },
+        { filePath: "./module.ts" },
+        { filePath: `${dir}/./module.ts` },
+      ]),
+      server("reference", referenceClient, "read_text_file", [{ path: file }]),
+    ]
+    for (const each of servers) {
+      const text = await each.call()
+      if (!text.includes(last))
+        throw new Error(`${each.name} did not return the whole file:\n${text.slice(-300)}`)
+      for (let i = 0; i < WARMUP; i++) await each.call()
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const each of servers) {
+        const start = performance.now()
+        for (let i = 0; i < CALLS; i++) {
+          const began = performance.now()
+          const text = await each.call()
+          each.latencies.push(performance.now() - began)
+          if (!text.includes(last)) throw new Error(`${each.name} returned a short answer`)
+        }
+        each.timeMs += performance.now() - start
+      }
+    }
+    const [ours, reference] = servers as [Server, Server]
+    const rate = (each: Server) => (each.latencies.length / each.timeMs) * 1000
+    const inProcess = await withoutMcp(dir, env, file, last)
+    return {
+      toolbelt_calls_per_s: rate(ours),
+      toolbelt_median_ms: median(ours.latencies),
+      reference_calls_per_s: rate(reference),
+      reference_median_ms: median(reference.latencies),
+      speedup_vs_reference: rate(ours) / rate(reference),
+      in_process_read_median_ms: inProcess.read,
+      in_process_noop_median_ms: inProcess.noop,
+    }
+  } finally {
+    await Promise.all(clients.map((client) => client.close().catch(() => {})))
+    await rm(dir, { recursive: true, force: true })
+    await rm(home, { recursive: true, force: true })
+  }
+}
+
+/** The same reads through `toolbelt.call` in this process, and the pipeline's floor (a no-op tool). */
+async function withoutMcp(
+  dir: string,
+  env: Record<string, string>,
+  file: string,
+  last: string,
+): Promise<{ read: number; noop: number }> {
+  const toolbelt = await createToolbelt({ directory: dir, env, sweep: false })
+  try {
+    toolbelt.registry.register({
+      noop: Tool.make({
+        description: "Does nothing.",
+        input: z.object({ n: z.number() }),
+        execute: () => "",
+      }),
+    })
+    const paths = [file, "module.ts", "./module.ts", `${dir}/./module.ts`]
+    const time = async (call: (i: number) => Promise<void>) => {
+      const latencies: number[] = []
+      for (let i = 0; i < WARMUP + ROUNDS * CALLS; i++) {
+        const began = performance.now()
+        await call(i)
+        if (i >= WARMUP) latencies.push(performance.now() - began)
+      }
+      return median(latencies)
+    }
+    const read = await time(async (i) => {
+      const result = await toolbelt.call({
+        tool: "read",
+        input: { filePath: paths[i % 4] },
+        sessionID: "ses_bench",
+      })
+      if (result.status !== "completed" || !result.output.includes(last))
+        throw new Error("in-process read failed")
+    })
+    const noop = await time(async (i) => {
+      await toolbelt.call({ tool: "noop", input: { n: i }, sessionID: "ses_bench_noop" })
+    })
+    return { read, noop }
+  } finally {
+    toolbelt.close()
+  }
+}
+
+function server(name: string, client: Client, tool: string, variants: Record<string, unknown>[]): Server {
+  let turn = 0
+  return {
+    name,
+    client,
+    latencies: [],
+    timeMs: 0,
+    async call() {
+      const args = variants[turn++ % variants.length]!
+      const result = await client.callTool({ name: tool, arguments: args })
+      if (result.isError) throw new Error(`${name} ${tool} failed: ${JSON.stringify(result.content)}`)
+      return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("\n")
+    },
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+export function report(results: Record<string, number>): void {
+  for (const [key, value] of Object.entries(results)) console.log(`  ${key.padEnd(28)} ${value.toFixed(2)}`)
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) report(await run())

@@ -1,0 +1,126 @@
+import { parseArgs } from "node:util"
+import { HttpServeError, serveMcpHttp } from "../../mcp/server/http.ts"
+import { mcpSettings } from "../../mcp/server/settings.ts"
+import { serveMcpStdio } from "../../mcp/server/stdio.ts"
+import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { EXIT, type IO, UsageError } from "../io.ts"
+
+export const MCP_HELP = `Usage: toolbelt mcp [options]
+
+Serves toolbelt's tools to MCP clients (Claude Desktop, Claude Code, Cursor, Codex, Zed, ...), behind
+the project's permission policy. Over stdio by default: stdout carries only protocol messages, logs go
+to stderr. Each connection is a session (its own read ledger, todos and approvals).
+
+Options:
+  --cwd DIR       the project directory (default: the current directory)
+  --agent NAME    the agent whose permissions apply (default: build)
+  --http PORT     serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port);
+                  each client gets its own session
+  --host HOST     the address to bind with --http (default: 127.0.0.1); any address beyond loopback
+                  needs a token
+  --token TOKEN   with --http: require "Authorization: Bearer TOKEN" (default: $TOOLBELT_MCP_TOKEN)
+  -h, --help      show this help
+
+Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
+with a message). A client without elicitation gets the "mcp.ask" setting of toolbelt.json instead:
+"reject" (the default; the error says how to allow the call in config) or "allow".
+
+Client configuration (Claude Desktop, Claude Code, Cursor):
+  {"mcpServers": {"toolbelt": {"command": "npx", "args": ["-y", "toolbelt", "mcp", "--cwd", "/path/to/project"]}}}
+`
+
+export async function mcpCommand(argv: string[], io: IO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      cwd: { type: "string" },
+      agent: { type: "string" },
+      http: { type: "string" },
+      host: { type: "string" },
+      token: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  })
+  if (values.help) {
+    io.stdout.write(MCP_HELP)
+    return EXIT.ok
+  }
+  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}.`)
+  const port = values.http === undefined ? undefined : Number(values.http)
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`--http needs a port number from 0 to 65535, not "${values.http}".`)
+  }
+  if (port === undefined && (values.host !== undefined || values.token !== undefined)) {
+    throw new UsageError("--host and --token only apply with --http PORT.")
+  }
+  const token = values.token ?? (io.env.TOOLBELT_MCP_TOKEN || undefined)
+
+  // Over stdio, stdout is the protocol: a plugin's console.log must not corrupt it.
+  const restoreConsole = port === undefined ? consoleToStderr() : () => {}
+  const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, env: io.env })
+  const agent = values.agent ?? "build"
+  try {
+    try {
+      toolbelt.permission.evaluate("*", "*", agent)
+      mcpSettings(toolbelt.config)
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+    for (const failure of toolbelt.pluginErrors)
+      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+
+    const stopped = Promise.withResolvers<void>()
+    const onSignal = () => stopped.resolve()
+    process.once("SIGINT", onSignal)
+    process.once("SIGTERM", onSignal)
+    try {
+      if (port === undefined) {
+        const server = serveMcpStdio({
+          toolbelt,
+          agent,
+          stdin: io.stdin as never,
+          stdout: io.stdout as never,
+        })
+        await Promise.race([server.closed, stopped.promise])
+        await server.close()
+        return EXIT.ok
+      }
+      let server: Awaited<ReturnType<typeof serveMcpHttp>>
+      try {
+        server = await serveMcpHttp({
+          toolbelt,
+          agent,
+          port,
+          ...(values.host ? { host: values.host } : {}),
+          ...(token ? { token } : {}),
+        })
+      } catch (error) {
+        if (error instanceof HttpServeError) throw new UsageError(error.message)
+        throw error
+      }
+      io.stderr.write(`toolbelt mcp: serving ${toolbelt.directory} at ${server.url}\n`)
+      await stopped.promise
+      await server.close()
+      return EXIT.ok
+    } finally {
+      process.off("SIGINT", onSignal)
+      process.off("SIGTERM", onSignal)
+    }
+  } finally {
+    toolbelt.close()
+    restoreConsole()
+  }
+}
+
+/** Sends console.log/info/debug to stderr; returns how to undo it. */
+function consoleToStderr(): () => void {
+  const { log, info, debug } = console
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args)
+  return () => {
+    console.log = log
+    console.info = info
+    console.debug = debug
+  }
+}
