@@ -1,8 +1,3 @@
-import { CALL_HELP, callCommand } from "./commands/call.ts"
-import { MCP_HELP, mcpCommand } from "./commands/mcp.ts"
-import { PERMISSIONS_HELP, permissionsCommand } from "./commands/permissions.ts"
-import { RUN_HELP, runCommand } from "./commands/run.ts"
-import { TOOLS_HELP, toolsCommand } from "./commands/tools.ts"
 import { EXIT, type IO, processIO } from "./io.ts"
 
 const HELP = `toolbelt: the tool runtime of a coding agent
@@ -19,12 +14,33 @@ Commands:
 Run "toolbelt <command> --help" for a command's options.
 `
 
-const COMMANDS: Record<string, { run: (argv: string[], io: IO) => Promise<number>; help: string }> = {
-  tools: { run: toolsCommand, help: TOOLS_HELP },
-  call: { run: callCommand, help: CALL_HELP },
-  mcp: { run: mcpCommand, help: MCP_HELP },
-  permissions: { run: permissionsCommand, help: PERMISSIONS_HELP },
-  run: { run: runCommand, help: RUN_HELP },
+interface Command {
+  readonly run: (argv: string[], io: IO) => Promise<number>
+  readonly help: string
+}
+
+// Loaded on demand: `toolbelt --help` or `toolbelt call` does not pay for the AI SDK or the MCP SDK.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  tools: async () => {
+    const m = await import("./commands/tools.ts")
+    return { run: m.toolsCommand, help: m.TOOLS_HELP }
+  },
+  call: async () => {
+    const m = await import("./commands/call.ts")
+    return { run: m.callCommand, help: m.CALL_HELP }
+  },
+  mcp: async () => {
+    const m = await import("./commands/mcp.ts")
+    return { run: m.mcpCommand, help: m.MCP_HELP }
+  },
+  permissions: async () => {
+    const m = await import("./commands/permissions.ts")
+    return { run: m.permissionsCommand, help: m.PERMISSIONS_HELP }
+  },
+  run: async () => {
+    const m = await import("./commands/run.ts")
+    return { run: m.runCommand, help: m.RUN_HELP }
+  },
 }
 
 /** Runs one command line; returns the exit code. */
@@ -32,18 +48,20 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
   const [command, ...rest] = argv
   if (!command || command === "--help" || command === "-h" || command === "help") {
     const topic = command === "help" ? rest[0] : undefined
-    io.stdout.write(topic && COMMANDS[topic] ? COMMANDS[topic].help : HELP)
+    const load = topic ? COMMANDS[topic] : undefined
+    io.stdout.write(load ? (await load()).help : HELP)
     return EXIT.ok
   }
   if (command === "--version" || command === "-v") {
     io.stdout.write(`${await version()}\n`)
     return EXIT.ok
   }
-  const entry = COMMANDS[command]
-  if (!entry) {
+  const load = COMMANDS[command]
+  if (!load) {
     io.stderr.write(`toolbelt: unknown command "${command}".\n\n${HELP}`)
     return EXIT.usage
   }
+  const entry = await load()
   try {
     return await entry.run(rest, io)
   } catch (error) {

@@ -5,7 +5,7 @@ import { Bus } from "../bus/bus.ts"
 import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
 import { Hooks } from "../hooks/hooks.ts"
-import { connectMcpServers, type McpServers } from "../mcp/client/index.ts"
+import type { McpServers } from "../mcp/client/index.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
 import { type Limits, resolveLimits } from "../output/limits.ts"
 import { OutputStore } from "../output/store.ts"
@@ -141,7 +141,15 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const mcp =
     options.mcp === false || !config.mcp
       ? undefined
-      : await connectMcpServers({ config: config.mcp, registry, store, directory, env, log })
+      : // Loaded only when servers are configured: the MCP SDK is not cheap to import.
+        await (await import("../mcp/client/index.ts")).connectMcpServers({
+          config: config.mcp,
+          registry,
+          store,
+          directory,
+          env,
+          log,
+        })
   const sweeper = options.sweep === false ? undefined : output.startSweeper()
 
   const record = journalSink(store, bus, options.parts)
