@@ -22,6 +22,7 @@ import type { Handle } from "../registry/tool-set.ts"
 import { DoomLoopGuard } from "../session/doom-loop.ts"
 import type { ToolPart } from "../session/part.ts"
 import { type CallRequest, type PartSink, type Settlement, settle } from "../settle/settle.ts"
+import { killSessionJobs } from "../shell/jobs/index.ts"
 import type { Recovery } from "../store/journal.ts"
 import { openStore, type Store } from "../store/store.ts"
 import { builtins } from "../tools/index.ts"
@@ -162,6 +163,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     publish: bus.publish,
     hooks,
   }
+  // What the shell tool reads: its config section, the output limits, where to spool output.
+  const shellExtra = { shell: config.shell, limits, outputDir: output.dir, dataDir }
+  const sessions = new Set<string>()
 
   let closed: Promise<void> | undefined
   const close = () => {
@@ -171,6 +175,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const shutdown = async () => {
     sweeper?.stop()
     answering?.()
+    // Background jobs belong to their session; the sessions of this runtime end with it.
+    for (const session of sessions) killSessionJobs(session)
     journalAsks()
     journalReplies()
     permission.dispose()
@@ -218,6 +224,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     },
     async call(input) {
       const sessionID = input.sessionID ?? ascending("ses")
+      sessions.add(sessionID)
       const agent = input.agent ?? DEFAULT_AGENT
       rulesOf(agent) // an unknown agent fails here, before anything runs
       if (!seeded.has(sessionID)) {
@@ -232,7 +239,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
           agent,
           messageID: input.messageID ?? ascending("msg"),
           callID: input.callID ?? ascending("call"),
-          extra: { ...extra, ...(input.extra ?? {}) },
+          extra: { ...extra, ...shellExtra, ...(input.extra ?? {}) },
         },
         {
           registry,

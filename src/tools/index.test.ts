@@ -9,9 +9,14 @@ it("offers apply_patch to patch-trained models and edit/write to the others; bot
     (await registry.tools({ agent: "build", ...(modelID ? { modelID } : {}) }))
       .map((tool) => tool.name)
       .sort()
-  expect(await names("gpt-5.1-codex")).toEqual(["apply_patch", "list", "read"])
-  expect(await names("claude-sonnet-4")).toEqual(["edit", "list", "multiedit", "read", "write"])
-  expect(await names()).toEqual(["apply_patch", "edit", "list", "multiedit", "read", "write"])
+  const shell = ["bash", "bash_kill", "bash_output"]
+  expect(await names("gpt-5.1-codex")).toEqual([...shell, "apply_patch", "list", "read"].sort())
+  expect(await names("claude-sonnet-4")).toEqual(
+    [...shell, "edit", "list", "multiedit", "read", "write"].sort(),
+  )
+  expect(await names()).toEqual(
+    [...shell, "apply_patch", "edit", "list", "multiedit", "read", "write"].sort(),
+  )
   expect(prefersPatch("gpt-4o")).toBe(false)
   expect(prefersPatch("gpt-oss-120b")).toBe(false)
 })

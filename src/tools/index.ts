@@ -1,6 +1,9 @@
 import type { Registrable } from "../registry/tool-set.ts"
 import type { Availability } from "../tool/internal.ts"
 import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
+import { BashTool } from "./bash/bash.ts"
+import { BashKillTool } from "./bash_kill/bash_kill.ts"
+import { BashOutputTool } from "./bash_output/bash_output.ts"
 import { EditTool } from "./edit/edit.ts"
 import { InvalidTool } from "./invalid/invalid.ts"
 import { ListTool } from "./list/list.ts"
@@ -23,6 +26,7 @@ const forPatchModels = (env: Availability) => !env.modelID || prefersPatch(env.m
 const forOtherModels = (env: Availability) => !prefersPatch(env.modelID)
 
 const writer = { destructive: true } as const
+const reader = { readOnly: true } as const
 
 /** The built-in tools, by the names they are registered under. */
 export function builtins(): Record<string, Registrable> {
@@ -34,5 +38,8 @@ export function builtins(): Record<string, Registrable> {
     multiedit: { ...MultiEditTool, available: forOtherModels, annotations: writer },
     apply_patch: { ...ApplyPatchTool, available: forPatchModels, annotations: writer },
     list: ListTool,
+    bash: { ...BashTool, annotations: writer },
+    bash_output: { ...BashOutputTool, annotations: reader },
+    bash_kill: { ...BashKillTool, annotations: writer },
   }
 }

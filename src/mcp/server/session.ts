@@ -11,6 +11,7 @@ import {
 import type { Event, PermissionAsked } from "../../bus/events.ts"
 import type { Turn } from "../../registry/registry.ts"
 import type { Settlement } from "../../settle/settle.ts"
+import { killSessionJobs } from "../../shell/jobs/index.ts"
 import type { Toolbelt } from "../../toolbelt/toolbelt.ts"
 import { ascending } from "../../util/id.ts"
 import { logger } from "../../util/log.ts"
@@ -210,7 +211,7 @@ export class McpSession {
     }
   }
 
-  /** Aborts every call of the connection and drops the approvals given for this session only. */
+  /** Aborts every call of the connection, kills its background jobs, drops its session-only approvals. */
   close(): void {
     if (this.#closed) return
     this.#closed = true
@@ -223,6 +224,8 @@ export class McpSession {
     }
     this.#waiting.clear()
     this.#options.toolbelt.permission.forgetSession(this.#options.sessionID)
+    // The connection was the session: its background jobs end with it.
+    killSessionJobs(this.#options.sessionID)
   }
 
   async #settleOrAsk(

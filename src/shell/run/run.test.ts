@@ -1,0 +1,149 @@
+import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { commandEnv } from "./env.ts"
+import { RunningCommand, type RunOptions, runCommand, SpawnError } from "./run.ts"
+import { chooseShell } from "./shell.ts"
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolbelt-run-"))
+})
+afterEach(() => rm(dir, { recursive: true, force: true }))
+
+let n = 0
+function options(command: string, extra: Partial<RunOptions> = {}): RunOptions {
+  const marker = `test-${process.pid}-${++n}`
+  return {
+    command,
+    cwd: dir,
+    shell: chooseShell(),
+    env: commandEnv({ marker }),
+    marker,
+    limits: { maxLines: 2000, maxBytes: 51_200 },
+    storeDir: join(dir, "store"),
+    ...extra,
+  }
+}
+
+function gone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
+    return state === "Z" || state === "X"
+  } catch {
+    return true
+  }
+}
+
+/** A SIGKILL sent by a process that has exited since may still be on its way: allow it a moment. */
+async function goneSoon(pid: number): Promise<boolean> {
+  for (let waited = 0; waited < 2000; waited += 20) {
+    if (gone(pid)) return true
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return gone(pid)
+}
+
+describe("RunningCommand", () => {
+  it("reports the exit code and the output", async () => {
+    const result = await runCommand(options("echo hi; exit 7"))
+    expect(result).toMatchObject({ exitCode: 7, signal: null, reason: "exit", leftovers: [], killed: [] })
+    expect(result.output.text).toBe("hi\n")
+  })
+
+  it("SIGKILLs what ignores SIGTERM after the grace period", async () => {
+    const started = Date.now()
+    const result = await runCommand(
+      options("trap '' TERM; echo pid:$$; sleep 30 & wait", { timeoutMs: 200, killGraceMs: 300 }),
+    )
+    expect(result.reason).toBe("timeout")
+    expect(Date.now() - started).toBeGreaterThanOrEqual(480)
+    expect(Date.now() - started).toBeLessThan(3000)
+    for (const info of result.killed) expect(gone(info.pid)).toBe(true)
+    expect(result.killed.map((info) => info.command)).toEqual(expect.arrayContaining(["sleep 30"]))
+  })
+
+  it("stop() kills the tree once and says what it killed", async () => {
+    const command = new RunningCommand(options("sleep 30 & sleep 31 & wait"))
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const [first, second] = await Promise.all([command.stop(), command.stop()])
+    expect(first).toBe(second)
+    expect(first.killed.map((info) => info.command)).toEqual(expect.arrayContaining(["sleep 30", "sleep 31"]))
+    const result = await command.done
+    expect(result.reason).toBe("killed")
+    for (const info of first.killed) expect(gone(info.pid)).toBe(true)
+  })
+
+  it("does not wait for a pipe held by a process it cannot see", async () => {
+    const started = Date.now()
+    // env -i drops the run marker and setsid leaves the session: nothing links this sleep to the command.
+    const result = await runCommand(options("(setsid env -i sleep 5 & echo pid:$!); echo done"))
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(result.output.text).toContain("done")
+    const pid = Number(/pid:(\d+)/.exec(result.output.text)?.[1])
+    try {
+      process.kill(pid, "SIGKILL")
+    } catch {}
+  })
+
+  it("fails with a SpawnError when the command cannot start", async () => {
+    await expect(runCommand(options("true", { cwd: join(dir, "missing") }))).rejects.toBeInstanceOf(
+      SpawnError,
+    )
+  })
+
+  it("pauses reading while the spool is behind, without losing output", async () => {
+    const result = await runCommand(options("head -c 30000000 /dev/zero | tr '\\0' 'b' | fold -w 1000"))
+    expect(result.output.totalBytes).toBe(30_000_000 + 29_999)
+    expect(readFileSync(result.output.outputPath!).length).toBe(30_029_999)
+  })
+})
+
+describe("when this process ends", () => {
+  const runModule = fileURLToPath(new URL("./index.ts", import.meta.url))
+
+  /** Runs a Node process that starts a command tree, prints its pids, then ends the way `end` says. */
+  async function orphanCheck(end: string): Promise<number[]> {
+    const script = join(dir, "parent.ts")
+    await writeFile(
+      script,
+      `import { chooseShell, commandEnv, RunningCommand } from ${JSON.stringify(runModule)}
+const marker = "exit-test-" + process.pid
+const command = new RunningCommand({ command: "sleep 100 & echo pid:$!; (setsid sleep 300 & echo pid:$!); echo pid:$$; sleep 100",
+  cwd: ${JSON.stringify(dir)}, shell: chooseShell(), env: commandEnv({ marker }), marker,
+  limits: { maxLines: 2000, maxBytes: 51200 }, storeDir: ${JSON.stringify(join(dir, "store"))} })
+const timer = setInterval(() => {
+  const pids = command.capture.tail().match(/pid:\\d+/g) ?? []
+  if (pids.length < 3) return
+  clearInterval(timer)
+  console.log(pids.join(" "))
+  ${end}
+}, 20)
+`,
+    )
+    const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "inherit"] })
+    let text = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      text += chunk.toString()
+    })
+    await new Promise((resolve) => child.once("close", resolve))
+    return [...text.matchAll(/pid:(\d+)/g)].map((match) => Number(match[1]))
+  }
+
+  it("kills running commands on exit", async () => {
+    const pids = await orphanCheck("process.exit(0)")
+    expect(pids).toHaveLength(3)
+    for (const pid of pids) expect(await goneSoon(pid)).toBe(true)
+  })
+
+  it("kills running commands on SIGTERM, and still terminates", async () => {
+    const pids = await orphanCheck('process.kill(process.pid, "SIGTERM")')
+    expect(pids).toHaveLength(3)
+    for (const pid of pids) expect(await goneSoon(pid)).toBe(true)
+  })
+})

@@ -1,0 +1,62 @@
+import { z } from "zod"
+import { type JobRead, jobs } from "../../shell/jobs/index.ts"
+import { formatBounded, previewOf } from "../../shell/run/index.ts"
+import * as Tool from "../../tool/index.ts"
+import { readSettings } from "../bash/settings.ts"
+import { loadText } from "../load-text.ts"
+
+export const Parameters = z.object({
+  job_id: z
+    .string()
+    .min(1)
+    .describe('The id of the background job, as bash returned it (e.g. "job_1a2b3c4d").'),
+})
+
+/**
+ * `bash_output`: the new output of a background job and its state.
+ * 1. Find the job in this session (another session's jobs do not exist here).
+ * 2. Read what it printed since the last read, bounded like a command's output.
+ * 3. Say whether it runs, or how it ended.
+ */
+export const BashOutputTool = Tool.define("bash_output", {
+  description: loadText(import.meta.url, "description.txt"),
+  parameters: Parameters,
+  async execute(params, ctx) {
+    const settings = readSettings(ctx.extra)
+    const job = jobs.get(ctx.sessionID, params.job_id)
+    if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
+    const read = await job.readNew(settings.limits)
+    return {
+      title: `Output of ${job.id}`,
+      output: formatRead(read),
+      metadata: {
+        output: previewOf(job.process.capture.tail()),
+        truncated: read.output.truncated,
+        ...(read.output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
+        jobID: job.id,
+        status: read.status,
+        exit: job.result?.exitCode ?? null,
+      },
+    }
+  },
+})
+
+/** `Job job_x (npm run dev): running for 12 s (pid 1234)` and the new output. */
+export function formatRead(read: JobRead): string {
+  const { job } = read
+  const head = `Job ${job.id} (${job.description ?? job.command}): ${job.describeStatus()}.`
+  const body = formatBounded(read.output, { empty: "(no new output)" })
+  return `${head}\n\nNew output:\n${body}`
+}
+
+export function unknownJob(id: string, sessionID: string): string {
+  const known = jobs
+    .list(sessionID)
+    .map((job) => `${job.id} (${job.description ?? job.command}, ${job.status})`)
+  return (
+    `There is no background job ${JSON.stringify(id)} in this session.` +
+    (known.length
+      ? ` Its jobs: ${known.join("; ")}.`
+      : " It has no background jobs; start one with bash and run_in_background: true.")
+  )
+}
