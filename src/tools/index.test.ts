@@ -9,7 +9,7 @@ it("offers apply_patch to patch-trained models and edit/write to the others; bot
     (await registry.tools({ agent: "build", ...(modelID ? { modelID } : {}) }))
       .map((tool) => tool.name)
       .sort()
-  const shell = ["bash", "bash_kill", "bash_output"]
+  const shell = ["bash", "bash_kill", "bash_output", "glob", "grep"]
   expect(await names("gpt-5.1-codex")).toEqual([...shell, "apply_patch", "list", "read"].sort())
   expect(await names("claude-sonnet-4")).toEqual(
     [...shell, "edit", "list", "multiedit", "read", "write"].sort(),

@@ -5,6 +5,8 @@ import { BashTool } from "./bash/bash.ts"
 import { BashKillTool } from "./bash_kill/bash_kill.ts"
 import { BashOutputTool } from "./bash_output/bash_output.ts"
 import { EditTool } from "./edit/edit.ts"
+import { GlobTool } from "./glob/glob.ts"
+import { GrepTool } from "./grep/grep.ts"
 import { InvalidTool } from "./invalid/invalid.ts"
 import { ListTool } from "./list/list.ts"
 import { MultiEditTool } from "./multiedit/multiedit.ts"
@@ -38,6 +40,8 @@ export function builtins(): Record<string, Registrable> {
     multiedit: { ...MultiEditTool, available: forOtherModels, annotations: writer },
     apply_patch: { ...ApplyPatchTool, available: forPatchModels, annotations: writer },
     list: ListTool,
+    glob: { ...GlobTool, annotations: reader },
+    grep: { ...GrepTool, annotations: reader },
     bash: { ...BashTool, annotations: writer },
     bash_output: { ...BashOutputTool, annotations: reader },
     bash_kill: { ...BashKillTool, annotations: writer },

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest"
+import { globMatcher, nameGlob, normalizeGlob } from "./glob.ts"
+
+const matches = (pattern: string, path: string) => {
+  const slash = path.lastIndexOf("/")
+  return globMatcher([pattern])!(slash < 0 ? "" : path.slice(0, slash), path.slice(slash + 1))
+}
+
+describe("globMatcher", () => {
+  it.each([
+    ["*.ts", "a.ts", true],
+    ["*.ts", "src/deep/a.ts", true],
+    ["*.ts", "a.tsx", false],
+    ["**/*.ts", "a.ts", true],
+    ["**/*.ts", "src/a.ts", true],
+    ["src/*.ts", "src/a.ts", true],
+    ["src/*.ts", "src/x/a.ts", false],
+    ["src/**/*.ts", "src/x/y/a.ts", true],
+    ["src/**", "src/x/y/a.ts", true],
+    ["./src/*.ts", "src/a.ts", true],
+    ["*.{ts,tsx}", "x/a.tsx", true],
+    ["[!a]*.ts", "b.ts", true],
+    ["[!a]*.ts", "a.ts", false],
+    ["*", ".env", true],
+    ["**/.env", "x/.env", true],
+    ["Kconfig", "drivers/Kconfig", true],
+    ["Kconfig", "drivers/Kconfig.debug", false],
+    ["**/Kconfig*", "drivers/Kconfig.debug", true],
+    ["日本*.txt", "a/日本語.txt", true],
+  ])("%s on %s → %s", (pattern, path, expected) => {
+    expect(matches(pattern, path)).toBe(expected)
+  })
+
+  it("matches any of several globs, and everything without one", () => {
+    const test = globMatcher(["*.md", "src/**"])!
+    expect(test("", "README.md")).toBe(true)
+    expect(test("src/a", "x.ts")).toBe(true)
+    expect(test("lib", "x.ts")).toBe(false)
+    expect(globMatcher([])).toBeUndefined()
+    expect(globMatcher(["  "])).toBeUndefined()
+  })
+})
+
+describe("nameGlob and normalizeGlob", () => {
+  it("finds the globs that only look at file names", () => {
+    expect(nameGlob("*.c")).toBe("*.c")
+    expect(nameGlob("**/Kconfig")).toBe("Kconfig")
+    expect(nameGlob("src/*.c")).toBeUndefined()
+    expect(nameGlob("**")).toBeUndefined()
+    expect(normalizeGlob("./a/[!x].c")).toBe("a/[^x].c")
+  })
+})

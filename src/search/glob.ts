@@ -1,0 +1,55 @@
+// The globs a caller passes (`pattern` of glob, `include` of grep), matched with picomatch against the path
+// relative to the search root. Both backends filter with this same matcher, so they agree by construction.
+import picomatch from "picomatch"
+
+/**
+ * Tests a file by its directory (relative to the search root, `/`-separated, "" for the root) and its
+ * name; the path is only built for globs that need it.
+ */
+export type GlobTest = (dir: string, name: string) => boolean
+
+const OPTIONS: picomatch.PicomatchOptions = { dot: true }
+
+/**
+ * A matcher for any of `patterns`; undefined when there is none (every file matches).
+ * A glob without `/` (or one starting with `**` + `/` and no other `/`) matches the file name at any
+ * depth, as ripgrep's `--glob` does; any other glob matches the whole relative path. A leading `./` is
+ * dropped; `[!a]` is a negated class, as in a shell.
+ */
+export function globMatcher(patterns: readonly string[] | undefined): GlobTest | undefined {
+  const list = (patterns ?? []).map(normalizeGlob).filter((pattern) => pattern !== "")
+  if (list.length === 0) return undefined
+  const tests = list.map(compileOne)
+  if (tests.length === 1) return tests[0]
+  return (dir, name) => tests.some((test) => test(dir, name))
+}
+
+/** The glob as matched: `./` dropped, shell-style `[!` as `[^`. */
+export function normalizeGlob(pattern: string): string {
+  let glob = pattern.trim()
+  while (glob.startsWith("./")) glob = glob.slice(2)
+  return glob.replace(/(^|[^\\])\[!/g, "$1[^")
+}
+
+/** The name glob when `pattern` only looks at file names (`*.ts`, `**` + `/Kconfig`), else undefined. */
+export function nameGlob(pattern: string): string | undefined {
+  const glob = normalizeGlob(pattern)
+  const rest = glob.startsWith("**/") ? glob.slice(3) : glob
+  return rest !== "" && !rest.includes("/") && rest !== "**" ? rest : undefined
+}
+
+function compileOne(glob: string): GlobTest {
+  const name = nameGlob(glob)
+  if (name !== undefined) {
+    // Fast paths for the commonest shapes: a literal name, and `*` + a literal suffix.
+    if (!/[*?[\]{}()!+@\\]/.test(name)) return (_dir, file) => file === name
+    if (name.startsWith("*") && !/[*?[\]{}()!+@\\]/.test(name.slice(1))) {
+      const suffix = name.slice(1)
+      return (_dir, file) => file.endsWith(suffix)
+    }
+    const test = picomatch(name, OPTIONS)
+    return (_dir, file) => test(file)
+  }
+  const test = picomatch(glob, OPTIONS)
+  return (dir, file) => test(dir === "" ? file : `${dir}/${file}`)
+}
