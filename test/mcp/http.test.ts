@@ -7,7 +7,6 @@ import type { ElicitResult, Progress } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type Answer,
-  builtinTools,
   type Connected,
   connectHttp,
   type HttpServer,
@@ -18,9 +17,6 @@ import {
   textOf,
   until,
 } from "./helpers.ts"
-
-const builtins = builtinTools()
-const missing = (tool: string) => !builtins.has(tool)
 
 const once: Answer = () => ({ action: "accept", content: { decision: "once" } })
 const decline: Answer = () => ({ action: "decline" })
@@ -145,69 +141,60 @@ describe("toolbelt mcp --http", () => {
     }
   })
 
-  it.skipIf(missing("read") || missing("write"))(
-    "keeps each client's read ledger: one that did not read the file may not overwrite it (skipped until read and write are registered)",
-    async () => {
-      const [a, b] = await Promise.all([connectHttp(server.url), connectHttp(server.url)])
-      try {
-        const read = await a.client.callTool({ name: "read", arguments: { filePath: "shared.txt" } })
-        expect(textOf(read)).toContain("two")
-        const refused = await b.client.callTool({
-          name: "write",
-          arguments: { filePath: "shared.txt", content: "from b\n" },
-        })
-        expect(refused.isError).toBe(true)
-        expect(textOf(refused)).toMatch(/^You must read the file .*shared\.txt before overwriting it/)
-        const written = await a.client.callTool({
-          name: "write",
-          arguments: { filePath: "shared.txt", content: "from a\n" },
-        })
-        expect(written.isError, textOf(written)).toBeFalsy()
-        expect(await readFile(join(project.dir, "shared.txt"), "utf8")).toBe("from a\n")
-      } finally {
-        await Promise.all([a.close(), b.close()])
-      }
-    },
-  )
-
-  it.skipIf(missing("read") || missing("edit"))(
-    "reads and edits a file (skipped until read and edit are registered)",
-    async () => {
-      await writeFile(join(project.dir, "edit-me.txt"), "red\ngreen\n")
-      await client.client.callTool({ name: "read", arguments: { filePath: "edit-me.txt" } })
-      const result = await client.client.callTool({
-        name: "edit",
-        arguments: { filePath: "edit-me.txt", oldString: "green", newString: "blue" },
+  it("keeps each client's read ledger: one that did not read the file may not overwrite it", async () => {
+    const [a, b] = await Promise.all([connectHttp(server.url), connectHttp(server.url)])
+    try {
+      const read = await a.client.callTool({ name: "read", arguments: { filePath: "shared.txt" } })
+      expect(textOf(read)).toContain("two")
+      const refused = await b.client.callTool({
+        name: "write",
+        arguments: { filePath: "shared.txt", content: "from b\n" },
       })
-      expect(result.isError, textOf(result)).toBeFalsy()
-      expect(await readFile(join(project.dir, "edit-me.txt"), "utf8")).toBe("red\nblue\n")
-    },
-  )
+      expect(refused.isError).toBe(true)
+      expect(textOf(refused)).toMatch(/^You must read the file .*shared\.txt before overwriting it/)
+      const written = await a.client.callTool({
+        name: "write",
+        arguments: { filePath: "shared.txt", content: "from a\n" },
+      })
+      expect(written.isError, textOf(written)).toBeFalsy()
+      expect(await readFile(join(project.dir, "shared.txt"), "utf8")).toBe("from a\n")
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
 
-  it.skipIf(missing("grep"))("searches with grep (skipped until the grep tool is registered)", async () => {
+  it("reads and edits a file", async () => {
+    await writeFile(join(project.dir, "edit-me.txt"), "red\ngreen\n")
+    await client.client.callTool({ name: "read", arguments: { filePath: "edit-me.txt" } })
+    const result = await client.client.callTool({
+      name: "edit",
+      arguments: { filePath: "edit-me.txt", oldString: "green", newString: "blue" },
+    })
+    expect(result.isError, textOf(result)).toBeFalsy()
+    expect(await readFile(join(project.dir, "edit-me.txt"), "utf8")).toBe("red\nblue\n")
+  })
+
+  it("searches with grep", async () => {
     const result = await client.client.callTool({ name: "grep", arguments: { pattern: "two" } })
     expect(result.isError, textOf(result)).toBeFalsy()
   })
 
-  it.skipIf(missing("bash") || process.platform !== "linux")(
-    "kills a cancelled `sleep` (skipped until the bash tool is registered)",
-    async () => {
-      const needle = "27.1828"
-      const abort = new AbortController()
-      const call = client.client.callTool(
-        { name: "bash", arguments: { command: `sleep ${needle}` } },
-        { signal: abort.signal },
-      )
-      await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
-      abort.abort()
-      await expect(call).rejects.toThrow()
-      await until(
-        async () => (await processesWith(`sleep ${needle}`)).length === 0,
-        "sleep to be killed",
-        5_000,
-      )
-    },
-  )
+  it("kills a cancelled `sleep`", async () => {
+    const needle = "27.1828"
+    const abort = new AbortController()
+    const call = client.client.callTool(
+      { name: "bash", arguments: { command: `sleep ${needle}` } },
+      { signal: abort.signal },
+    )
+    await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
+    abort.abort()
+    await expect(call).rejects.toThrow()
+    await until(
+      async () => (await processesWith(`sleep ${needle}`)).length === 0,
+      "sleep to be killed",
+      5_000,
+    )
+  })
 
   it.each(["2025-11-25", "2025-06-18", "2025-03-26"])(
     "speaks %s to a client that offers only that",

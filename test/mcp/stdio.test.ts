@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type Answer,
   bin,
-  builtinTools,
   connectStdio,
   makeProject,
   type Project,
@@ -17,9 +16,6 @@ import {
   textOf,
   until,
 } from "./helpers.ts"
-
-const builtins = builtinTools()
-const missing = (tool: string) => !builtins.has(tool)
 
 const once: Answer = () => ({ action: "accept", content: { decision: "once" } })
 const always: Answer = () => ({ action: "accept", content: { decision: "always" } })
@@ -71,14 +67,11 @@ describe("toolbelt mcp over stdio, a 2025-era client that can show asks", () => 
 
   it("derives the hints from what the built-in tools declare", () => {
     const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations ?? {}]))
-    for (const name of ["read", "list", "glob", "grep"]) {
-      if (builtins.has(name)) expect(hints[name], name).toMatchObject({ readOnlyHint: true })
+    for (const name of ["read", "list", "glob", "grep", "bash_output"]) {
+      expect(hints[name], name).toMatchObject({ readOnlyHint: true })
     }
-    for (const name of ["write", "edit", "multiedit", "bash"]) {
-      if (builtins.has(name)) expect(hints[name], name).toMatchObject({ destructiveHint: true })
-    }
-    for (const name of ["webfetch", "websearch"]) {
-      if (builtins.has(name)) expect(hints[name], name).toMatchObject({ openWorldHint: true })
+    for (const name of ["write", "edit", "multiedit", "apply_patch", "bash", "bash_kill"]) {
+      expect(hints[name], name).toMatchObject({ destructiveHint: true })
     }
     expect(hints.echo).toEqual({})
   })
@@ -219,72 +212,60 @@ describe("toolbelt mcp over stdio, a 2025-era client that can show asks", () => 
     expect(second).toBe(first)
   })
 
-  it.skipIf(missing("read"))("reads a file (skipped until the read tool is registered)", async () => {
+  it("reads a file", async () => {
     const result = await server.client.callTool({ name: "read", arguments: { filePath: "notes.txt" } })
     expect(result.isError).toBeFalsy()
     expect(textOf(result)).toContain("beta")
   })
 
-  it.skipIf(missing("read") || missing("edit"))(
-    "edits a file it read (skipped until the read and edit tools are registered)",
-    async () => {
-      await server.client.callTool({ name: "read", arguments: { filePath: "notes.txt" } })
-      const result = await server.client.callTool({
-        name: "edit",
-        arguments: { filePath: "notes.txt", oldString: "beta", newString: "BETA" },
-      })
-      expect(result.isError, textOf(result)).toBeFalsy()
-      expect(await readFile(join(project.dir, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n")
-    },
-  )
+  it("edits a file it read", async () => {
+    await server.client.callTool({ name: "read", arguments: { filePath: "notes.txt" } })
+    const result = await server.client.callTool({
+      name: "edit",
+      arguments: { filePath: "notes.txt", oldString: "beta", newString: "BETA" },
+    })
+    expect(result.isError, textOf(result)).toBeFalsy()
+    expect(await readFile(join(project.dir, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n")
+  })
 
-  it.skipIf(missing("grep"))("searches with grep (skipped until the grep tool is registered)", async () => {
+  it("searches with grep", async () => {
     const result = await server.client.callTool({ name: "grep", arguments: { pattern: "gamma" } })
     expect(result.isError, textOf(result)).toBeFalsy()
     expect(textOf(result)).toContain("notes.txt")
   })
 
-  it.skipIf(missing("bash"))(
-    "runs a command with bash (skipped until the bash tool is registered)",
-    async () => {
-      const result = await server.client.callTool({ name: "bash", arguments: { command: "echo from-bash" } })
-      expect(result.isError, textOf(result)).toBeFalsy()
-      expect(textOf(result)).toContain("from-bash")
-    },
-  )
+  it("runs a command with bash", async () => {
+    const result = await server.client.callTool({ name: "bash", arguments: { command: "echo from-bash" } })
+    expect(result.isError, textOf(result)).toBeFalsy()
+    expect(textOf(result)).toContain("from-bash")
+  })
 
-  it.skipIf(missing("bash"))(
-    "streams a command's output as progress (skipped until the bash tool is registered)",
-    async () => {
-      const progress: Progress[] = []
-      const result = await server.client.callTool(
-        { name: "bash", arguments: { command: "for i in 1 2 3 4 5; do echo tick$i; sleep 0.2; done" } },
-        { onprogress: (update) => progress.push(update) },
-      )
-      expect(textOf(result)).toContain("tick5")
-      expect(progress.some((update) => /tick\d/.test(update.message ?? ""))).toBe(true)
-    },
-  )
+  it("streams a command's output as progress", async () => {
+    const progress: Progress[] = []
+    const result = await server.client.callTool(
+      { name: "bash", arguments: { command: "for i in 1 2 3 4 5; do echo tick$i; sleep 0.2; done" } },
+      { onprogress: (update) => progress.push(update) },
+    )
+    expect(textOf(result)).toContain("tick5")
+    expect(progress.some((update) => /tick\d/.test(update.message ?? ""))).toBe(true)
+  })
 
-  it.skipIf(missing("bash") || process.platform !== "linux")(
-    "kills a cancelled `sleep` (skipped until the bash tool is registered)",
-    async () => {
-      const needle = "31.4159"
-      const abort = new AbortController()
-      const call = server.client.callTool(
-        { name: "bash", arguments: { command: `sleep ${needle}` } },
-        { signal: abort.signal },
-      )
-      await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
-      abort.abort()
-      await expect(call).rejects.toThrow()
-      await until(
-        async () => (await processesWith(`sleep ${needle}`)).length === 0,
-        "sleep to be killed",
-        5_000,
-      )
-    },
-  )
+  it("kills a cancelled `sleep`", async () => {
+    const needle = "31.4159"
+    const abort = new AbortController()
+    const call = server.client.callTool(
+      { name: "bash", arguments: { command: `sleep ${needle}` } },
+      { signal: abort.signal },
+    )
+    await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
+    abort.abort()
+    await expect(call).rejects.toThrow()
+    await until(
+      async () => (await processesWith(`sleep ${needle}`)).length === 0,
+      "sleep to be killed",
+      5_000,
+    )
+  })
 })
 
 describe("toolbelt mcp over stdio, a client that cannot show asks", () => {

@@ -45,6 +45,7 @@ function install(): void {
       process.removeListener(signal, listener)
       process.kill(process.pid, signal)
     }
-    process.on(signal, listener)
+    // First in line, so it sees the application's own listeners (even `once` ones) before they run.
+    process.prependListener(signal, listener)
   }
 }
