@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises"
 import type { AskRequest } from "../permission/service.ts"
-import type { Reply } from "../permission/simple.ts"
+import type { Decide, Reply } from "../permission/simple.ts"
 import type { IO } from "./io.ts"
 
 /**
@@ -27,5 +27,20 @@ export async function promptForPermission(io: IO, request: AskRequest, signal?: 
     }
   } finally {
     rl.close()
+  }
+}
+
+/**
+ * How a command answers permission asks: `--yes` approves once; on a terminal the person is asked;
+ * otherwise the ask is rejected, with a note on stderr saying how to allow it.
+ */
+export function commandDecide(io: IO, command: string, yes: boolean | undefined): Decide {
+  if (yes) return async () => "once"
+  if (io.stdin.isTTY) return (request, options) => promptForPermission(io, request, options.signal)
+  return async (request) => {
+    io.stderr.write(
+      `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
+    )
+    return "reject"
   }
 }

@@ -1,9 +1,8 @@
 import { parseArgs } from "node:util"
-import type { Decide } from "../../permission/simple.ts"
 import type { Settlement } from "../../settle/settle.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
-import { promptForPermission } from "../prompt.ts"
+import { commandDecide } from "../prompt.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
 
@@ -58,17 +57,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     return usage((error as Error).message)
   }
 
-  const interactive = Boolean(io.stdin.isTTY) && !values.yes
-  const decide: Decide = values.yes
-    ? async () => "once"
-    : interactive
-      ? (request, options) => promptForPermission(io, request, options.signal)
-      : async (request) => {
-          io.stderr.write(
-            `toolbelt call: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
-          )
-          return "reject"
-        }
+  const decide = commandDecide(io, "call", values.yes)
 
   const toolbelt = await createToolbelt({
     directory: values.cwd ?? io.cwd,

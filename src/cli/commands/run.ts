@@ -2,11 +2,10 @@ import { parseArgs } from "node:util"
 import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../ai/loop.ts"
 import { ModelSpecError, PROVIDERS, resolveModel } from "../../ai/provider.ts"
 import type { Subscription } from "../../bus/bus.ts"
-import type { Decide } from "../../permission/simple.ts"
 import type { ToolPart } from "../../session/part.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, readAll } from "../io.ts"
-import { promptForPermission } from "../prompt.ts"
+import { commandDecide } from "../prompt.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
 
@@ -76,17 +75,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     throw error
   }
 
-  const interactive = Boolean(io.stdin.isTTY) && !values.yes
-  const decide: Decide = values.yes
-    ? async () => "once"
-    : interactive
-      ? (request, options) => promptForPermission(io, request, options.signal)
-      : async (request) => {
-          io.stderr.write(
-            `toolbelt run: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
-          )
-          return "reject"
-        }
+  const decide = commandDecide(io, "run", values.yes)
 
   const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, decide, sweep: false })
   const abort = new AbortController()
