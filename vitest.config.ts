@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^toolbelt\/tool$/, replacement: src("tool/index.ts") },
       { find: /^toolbelt\/plugin$/, replacement: src("plugin/index.ts") },
       { find: /^toolbelt\/ai$/, replacement: src("ai/index.ts") },
+      { find: /^toolbelt\/mcp$/, replacement: src("mcp/server/index.ts") },
     ],
   },
   test: {
