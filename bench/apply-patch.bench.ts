@@ -3,6 +3,7 @@
 import { pathToFileURL } from "node:url"
 import { parsePatch } from "../src/tools/apply_patch/parse.ts"
 import { planPatch } from "../src/tools/apply_patch/plan.ts"
+import { median } from "./lib/measure.ts"
 
 const FILES = 10
 const LINES = 2_000
@@ -69,11 +70,6 @@ function once(
   const t2 = process.hrtime.bigint()
   if (!planned.ok) throw new Error(planned.message)
   return { parseMs: Number(t1 - t0) / 1e6, planMs: Number(t2 - t1) / 1e6, changes: planned.changes.length }
-}
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
 }
 
 function verify(files: Map<string, string>, patch: string): void {

@@ -11,6 +11,7 @@ import { cut } from "../src/output/cut.ts"
 import { DEFAULT_LIMITS } from "../src/output/limits.ts"
 import { OutputStore } from "../src/output/store.ts"
 import { truncate } from "../src/output/truncate.ts"
+import { resetPeakRss } from "./lib/measure.ts"
 
 const LINES = 2_500_000
 const MIB = 1024 * 1024
@@ -101,16 +102,6 @@ function collectGarbage(): void {
     gc()
   } catch {
     // Without gc the delta is still an upper bound on what truncation added.
-  }
-}
-
-/** On Linux, writing 5 to clear_refs resets the peak RSS, so maxRSS afterwards is truncation's peak alone. */
-function resetPeakRss(): boolean {
-  try {
-    writeFileSync("/proc/self/clear_refs", "5")
-    return true
-  } catch {
-    return false
   }
 }
 

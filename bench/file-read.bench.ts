@@ -21,6 +21,7 @@ import { RulePermissions } from "../src/permission/simple.ts"
 import { Registry } from "../src/registry/registry.ts"
 import { settle } from "../src/settle/settle.ts"
 import { ReadTool } from "../src/tools/read/read.ts"
+import { median, resetPeakRss, timeCommand } from "./lib/measure.ts"
 
 const MiB = 1024 * 1024
 const FILE_MIB = Number(process.env.FILE_MIB ?? 1024)
@@ -130,32 +131,6 @@ async function generate(path: string, mib: number): Promise<number> {
     await handle.close()
   }
   return lines.length * mib
-}
-
-function timeCommand(command: string, runs: number): number[] {
-  const script = `for i in $(seq ${runs}); do s=$EPOCHREALTIME; ${command} >/dev/null; e=$EPOCHREALTIME; echo "$s $e"; done`
-  return execFileSync("bash", ["-c", script], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .map((line) => {
-      const [s, e] = line.split(" ").map(Number)
-      return (e! - s!) * 1000
-    })
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-
-/** On Linux, writing 5 to clear_refs resets the peak RSS, so maxRSS afterwards is the reading's peak. */
-function resetPeakRss(): boolean {
-  try {
-    writeFileSync("/proc/self/clear_refs", "5")
-    return readFileSync("/proc/self/status", "utf8").includes("VmHWM")
-  } catch {
-    return false
-  }
 }
 
 const entry = process.argv[1]

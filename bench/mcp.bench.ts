@@ -20,6 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { z } from "zod"
 import * as Tool from "../src/tool/index.ts"
 import { createToolbelt } from "../src/toolbelt/toolbelt.ts"
+import { median } from "./lib/measure.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
@@ -177,11 +178,6 @@ function server(name: string, client: Client, tool: string, variants: Record<str
       return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("\n")
     },
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
 }
 
 export function report(results: Record<string, number>): void {

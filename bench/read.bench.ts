@@ -23,6 +23,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { clearLineIndexCache, readLastLines, readLines } from "../src/fs/read-lines.ts"
+import { median, resetPeakRss, timeCommand } from "./lib/measure.ts"
 
 const MiB = 1024 * 1024
 const FILE_MIB = 1024
@@ -227,34 +228,6 @@ function check(name: string, lines: string[], expected: string[]): void {
 
 function timeTail(path: string, runs: number): number[] {
   return timeCommand(`tail -n ${PAGE} "${path}" > /dev/null`, runs)
-}
-
-/** Runs `command` `runs` times in one bash and returns each run's wall time in ms. */
-function timeCommand(command: string, runs: number): number[] {
-  const script = `for i in $(seq ${runs}); do s=$EPOCHREALTIME; ${command} >/dev/null; e=$EPOCHREALTIME; echo "$s $e"; done`
-  const output = execFileSync("bash", ["-c", script], { encoding: "utf8" })
-  return output
-    .trim()
-    .split("\n")
-    .map((line) => {
-      const [s, e] = line.split(" ").map(Number)
-      return (e! - s!) * 1000
-    })
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-
-/** On Linux, writing 5 to clear_refs resets the peak RSS, so maxRSS afterwards is the reading's peak. */
-function resetPeakRss(): boolean {
-  try {
-    writeFileSync("/proc/self/clear_refs", "5")
-    return readFileSync("/proc/self/status", "utf8").includes("VmHWM")
-  } catch {
-    return false
-  }
 }
 
 function print(metrics: Record<string, number>): void {

@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url"
 import { FallbackBackend } from "../src/search/fallback.ts"
 import { RipgrepBackend } from "../src/search/ripgrep.ts"
 import { which } from "../src/search/select.ts"
+import { median, resetPeakRss } from "./lib/measure.ts"
 
 interface Case {
   readonly name: string
@@ -223,21 +224,6 @@ function timeRg(rg: string, args: string[], cwd: string): Promise<number> {
     child.on("error", reject)
     child.on("close", () => resolvePromise(performance.now() - started))
   })
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
-/** Linux: reset the peak RSS (VmHWM), so the next reading covers only what follows. */
-function resetPeakRss(): void {
-  try {
-    writeFileSync("/proc/self/clear_refs", "5")
-  } catch {
-    // Elsewhere the peak covers the whole run.
-  }
 }
 
 function peakRssMb(): number {

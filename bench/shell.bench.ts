@@ -24,6 +24,7 @@ import { Registry } from "../src/registry/registry.ts"
 import { settle } from "../src/settle/settle.ts"
 import { chooseShell, commandEnv, runCommand } from "../src/shell/run/index.ts"
 import { BashTool } from "../src/tools/bash/bash.ts"
+import { median, resetPeakRss } from "./lib/measure.ts"
 
 const MIB = 1024 * 1024
 const BYTES = 1_000_000_000
@@ -272,11 +273,6 @@ function bare(shell: string, command: string): Promise<void> {
   })
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
-
 /** Exposes V8's gc() without a command-line flag, so the baseline is not inflated by start-up garbage. */
 function collectGarbage(): void {
   try {
@@ -284,13 +280,6 @@ function collectGarbage(): void {
     const gc = runInNewContext("gc") as () => void
     gc()
     gc()
-  } catch {}
-}
-
-/** On Linux, writing 5 to clear_refs resets the peak RSS, so maxRSS afterwards is the run's peak alone. */
-function resetPeakRss(): void {
-  try {
-    writeFileSync("/proc/self/clear_refs", "5")
   } catch {}
 }
 
