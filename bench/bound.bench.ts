@@ -1,6 +1,3 @@
-// Bounding a 200 MB tool output: how fast `truncate` is, and whether it holds the output twice in memory.
-// Run: node bench/bound.bench.ts
-import { writeFileSync } from "node:fs"
 import { mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -8,7 +8,6 @@
 //    page before it; medians of 15 runs, taking turns with `tail -n` of the same number of lines.
 // 4. Peak RSS: this process's maxRSS after a reset (Linux), minus the RSS before reading.
 import { execFileSync } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
 import { mkdtemp, open, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

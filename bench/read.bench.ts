@@ -16,7 +16,6 @@
 // TypeScript loader, ~60 MiB) plus the reading; on Linux it is also reset (/proc/self/clear_refs) just
 // before the reading starts.
 import { execFileSync } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
 import { mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises"
 import { stripTypeScriptTypes } from "node:module"
 import { tmpdir } from "node:os"

@@ -6,7 +6,7 @@
 // Goals (issue 5): ripgrep backend within 1.10x of rg; fallback within 2x of rg for grep and 1.5x of
 // `rg --files` for glob; peak RSS under 200 MB.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"

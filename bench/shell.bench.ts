@@ -9,7 +9,6 @@
 // published package runs from dist/. The second is what a user's process pays.
 // Run: node bench/shell.bench.ts
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { stripTypeScriptTypes } from "node:module"
 import { loadavg, tmpdir } from "node:os"
