@@ -12,6 +12,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { expect } from "vitest"
 
 export const root = resolve(import.meta.dirname, "..", "..")
 export const bin = join(root, "bin", "toolbelt.js")
@@ -232,4 +233,20 @@ export async function processesWith(needle: string): Promise<number[]> {
     }
   }
   return pids
+}
+
+/**
+ * Starts `sleep <needle>` through the bash tool, cancels the call, and waits until no such process is
+ * left: a cancel must kill the command's processes, whatever the transport.
+ */
+export async function expectCancelledSleepKilled(client: Client, needle: string): Promise<void> {
+  const abort = new AbortController()
+  const call = client.callTool(
+    { name: "bash", arguments: { command: `sleep ${needle}` } },
+    { signal: abort.signal },
+  )
+  await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
+  abort.abort()
+  await expect(call).rejects.toThrow()
+  await until(async () => (await processesWith(`sleep ${needle}`)).length === 0, "sleep to be killed", 5_000)
 }

@@ -9,10 +9,10 @@ import {
   type Answer,
   type Connected,
   connectHttp,
+  expectCancelledSleepKilled,
   type HttpServer,
   makeProject,
   type Project,
-  processesWith,
   startHttp,
   textOf,
   until,
@@ -179,22 +179,7 @@ describe("toolbelt mcp --http", () => {
     expect(result.isError, textOf(result)).toBeFalsy()
   })
 
-  it("kills a cancelled `sleep`", async () => {
-    const needle = "27.1828"
-    const abort = new AbortController()
-    const call = client.client.callTool(
-      { name: "bash", arguments: { command: `sleep ${needle}` } },
-      { signal: abort.signal },
-    )
-    await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
-    abort.abort()
-    await expect(call).rejects.toThrow()
-    await until(
-      async () => (await processesWith(`sleep ${needle}`)).length === 0,
-      "sleep to be killed",
-      5_000,
-    )
-  })
+  it("kills a cancelled `sleep`", () => expectCancelledSleepKilled(client.client, "27.1828"))
 
   it.each(["2025-11-25", "2025-06-18", "2025-03-26"])(
     "speaks %s to a client that offers only that",

@@ -9,9 +9,9 @@ import {
   type Answer,
   bin,
   connectStdio,
+  expectCancelledSleepKilled,
   makeProject,
   type Project,
-  processesWith,
   type StdioConnected,
   textOf,
   until,
@@ -250,22 +250,7 @@ describe("toolbelt mcp over stdio, a 2025-era client that can show asks", () => 
     expect(progress.some((update) => /tick\d/.test(update.message ?? ""))).toBe(true)
   })
 
-  it("kills a cancelled `sleep`", async () => {
-    const needle = "31.4159"
-    const abort = new AbortController()
-    const call = server.client.callTool(
-      { name: "bash", arguments: { command: `sleep ${needle}` } },
-      { signal: abort.signal },
-    )
-    await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, "sleep to start")
-    abort.abort()
-    await expect(call).rejects.toThrow()
-    await until(
-      async () => (await processesWith(`sleep ${needle}`)).length === 0,
-      "sleep to be killed",
-      5_000,
-    )
-  })
+  it("kills a cancelled `sleep`", () => expectCancelledSleepKilled(server.client, "31.4159"))
 })
 
 describe("toolbelt mcp over stdio, a client that cannot show asks", () => {
