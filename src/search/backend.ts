@@ -20,7 +20,10 @@ export interface WalkOptions {
   readonly follow?: boolean
   /** Stops the search at once: the promise rejects with the signal's reason and no process is left. */
   readonly signal?: AbortSignal
-  /** Past this time the search stops and resolves with what it found, `timedOut: true`. */
+  /**
+   * Past this time the search stops and resolves with what it found, `timedOut: true`. 0 (or less) is up
+   * before the search starts: nothing is searched.
+   */
   readonly timeoutMs?: number
 }
 

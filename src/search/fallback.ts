@@ -127,6 +127,9 @@ export class FallbackBackend implements SearchBackend {
     if (!stats) throw new SearchError(`No such file or directory: ${root}`)
     if (!spec.single && !stats.isDirectory()) throw new SearchError(`Not a directory: ${root}`)
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    // A time limit of zero has run out before the walk starts (a timer that fires "at once" would race
+    // the workers, and a small tree could be done first).
+    if (timeoutMs <= 0) return { top: [], files: 0, matches: 0, timedOut: true }
     let collected = new Collected(spec.limit ?? Infinity)
     let timedOut: boolean
     if (this.#threads === 0) timedOut = await walkHere(spec, collected, signal, timeoutMs)

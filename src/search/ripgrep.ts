@@ -234,6 +234,9 @@ export class RipgrepBackend implements SearchBackend {
   ): Promise<RunResult> {
     const { signal } = options
     signal?.throwIfAborted()
+    // A time limit of zero has run out before rg starts: nothing is searched (the fallback does the same).
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    if (timeoutMs <= 0) return Promise.resolve({ code: null, stderr: "", timedOut: true })
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, args, {
         cwd,
@@ -251,7 +254,7 @@ export class RipgrepBackend implements SearchBackend {
       const timer = setTimeout(() => {
         timedOut = true
         kill()
-      }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS)
+      }, timeoutMs)
       const onAbort = () => {
         aborted = true
         kill()
