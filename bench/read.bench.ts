@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process"
 import { mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises"
 import { stripTypeScriptTypes } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { clearLineIndexCache, readLastLines, readLines } from "../src/fs/read-lines.ts"
 import { median, resetPeakRss, timeCommand } from "./lib/measure.ts"
@@ -131,19 +131,22 @@ interface JavaScriptRun {
  */
 async function measureAsJavaScript(dir: string, path: string): Promise<JavaScriptRun> {
   const out = join(dir, "js")
-  await mkdir(out)
-  const pending = ["read-lines"]
+  const src = fileURLToPath(new URL("../src/", import.meta.url))
+  // Module paths relative to src/, copied with their folders so relative imports still resolve.
+  const pending = ["fs/read-lines.ts"]
   const done = new Set<string>()
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (done.has(name)) continue
     done.add(name)
-    const source = await readFile(new URL(`../src/fs/${name}.ts`, import.meta.url), "utf8")
-    for (const [, imported] of source.matchAll(/from "\.\/([\w-]+)\.ts"/g)) pending.push(imported!)
+    const source = await readFile(join(src, name), "utf8")
+    for (const [, imported] of source.matchAll(/from "(\.{1,2}\/[\w./-]+)\.ts"/g))
+      pending.push(relative(src, join(src, dirname(name), `${imported!}.ts`)))
     const js = quietly(() => stripTypeScriptTypes(source)).replaceAll(
-      /from "\.\/([\w-]+)\.ts"/g,
-      'from "./$1.js"',
+      /from "(\.{1,2}\/[\w./-]+)\.ts"/g,
+      'from "$1.js"',
     )
-    await writeFile(join(out, `${name}.js`), js)
+    await mkdir(join(out, dirname(name)), { recursive: true })
+    await writeFile(join(out, name.replace(/\.ts$/, ".js")), js)
   }
   await writeFile(join(out, "measure.mjs"), MEASURE_SCRIPT)
   const output = execFileSync(
@@ -157,7 +160,7 @@ async function measureAsJavaScript(dir: string, path: string): Promise<JavaScrip
 }
 
 const MEASURE_SCRIPT = `
-import { readLastLines, readLines } from "./read-lines.js"
+import { readLastLines, readLines } from "./fs/read-lines.js"
 const [path, pageText, runsText] = process.argv.slice(2)
 const page = Number(pageText)
 const baselineKb = process.memoryUsage.rss() / 1024

@@ -92,9 +92,23 @@ export class IndexBuilder {
   #nextLine = 1 + STRIDE_LINES
   #nextByte = STRIDE_BYTES
 
-  /** Line `line` starts at byte `byte`; called for every line, in order. */
+  /** Line `line` starts at byte `byte`; called for every line, in order (or see `due`). */
   passLine(line: number, byte: number): void {
     if (line < this.#nextLine && byte < this.#nextByte) return
+    this.mark(line, byte)
+  }
+
+  /**
+   * Whether a checkpoint falls due by line `line` or byte `byte`. A scan that counts lines in bulk asks
+   * this per block and, when it does, `mark`s the first line of the block instead of passing every line.
+   */
+  due(line: number, byte: number): boolean {
+    return line >= this.#nextLine || byte >= this.#nextByte
+  }
+
+  /** Line `line` starts at byte `byte`: keep it as a checkpoint (lines must come in order). */
+  mark(line: number, byte: number): void {
+    if (line <= this.#lines[this.#lines.length - 1]!) return
     this.#lines.push(line)
     this.#bytes.push(byte)
     this.#nextLine = line + STRIDE_LINES

@@ -7,6 +7,9 @@ import {
   checkFresh,
   fileStamp,
   hashFile,
+  identityFingerprint,
+  isUnchanged,
+  LEDGER_HASH_MAX_BYTES,
   MemoryReadLedger,
   type ReadLedger,
   recordStamp,
@@ -173,5 +176,54 @@ describe("checkFresh", () => {
     const path = join(dir, "a.txt")
     await readFileInto(ledger, path, "x")
     expect(await checkFresh(ledger, "s1", path)).toEqual({ ok: true })
+  })
+})
+
+describe("large files: identity fingerprints", () => {
+  test("fileStamp fingerprints a file over the hash limit instead of hashing it", async () => {
+    const path = join(dir, "big.bin")
+    await writeFile(path, Buffer.alloc(LEDGER_HASH_MAX_BYTES + 1, 0x61))
+    const stamp = await fileStamp(path)
+    expect(stamp.hash).toBe(identityFingerprint(await stat(path)))
+    expect(stamp.hash).toMatch(/^stat:\d+:\d+:16777217:/)
+    expect(await isUnchanged(stamp, path)).toBe(true)
+  })
+
+  test("any write changes the fingerprint, even one of the same size and mtime", async () => {
+    const path = join(dir, "big.bin")
+    await writeFile(path, Buffer.alloc(LEDGER_HASH_MAX_BYTES + 1, 0x61))
+    const stamp = await fileStamp(path)
+    const before = await stat(path)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await writeFile(path, Buffer.alloc(LEDGER_HASH_MAX_BYTES + 1, 0x62))
+    // Set the mtime back, as `touch -r` or `cp -p` would: only the ctime still tells.
+    await utimes(path, before.atimeMs / 1000, before.mtimeMs / 1000)
+    expect(Math.abs((await stat(path)).mtimeMs - before.mtimeMs)).toBeLessThan(1)
+    expect(await isUnchanged(stamp, path)).toBe(false)
+    const ledger = new MemoryReadLedger()
+    await recordStamp(ledger, "s1", path, stamp)
+    expect(await checkFresh(ledger, "s1", path)).toMatchObject({ ok: false, reason: "changed" })
+  })
+
+  test("a file replaced by another (a new inode) is a change", async () => {
+    const path = join(dir, "big.bin")
+    await writeFile(path, "same")
+    const stamp = { hash: identityFingerprint(await stat(path)), mtime: 0, size: 4 }
+    const other = join(dir, "other.bin")
+    await writeFile(other, "same")
+    const { rename } = await import("node:fs/promises")
+    await rename(other, path)
+    expect(await isUnchanged(stamp, path)).toBe(false)
+  })
+
+  test("isUnchanged compares a hash with the bytes the caller holds, or with the file", async () => {
+    const path = join(dir, "small.txt")
+    await writeFile(path, "hello\n")
+    const stamp = await fileStamp(path)
+    expect(await isUnchanged(stamp, path)).toBe(true)
+    expect(await isUnchanged(stamp, path, { data: Buffer.from("hello\n") })).toBe(true)
+    expect(await isUnchanged(stamp, path, { data: Buffer.from("hellO\n") })).toBe(false)
+    await writeFile(path, "hellO\n")
+    expect(await isUnchanged(stamp, path)).toBe(false)
   })
 })

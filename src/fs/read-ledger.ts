@@ -2,10 +2,24 @@ import { createHash } from "node:crypto"
 import { open, stat } from "node:fs/promises"
 import { canonicalPath } from "./canonical-path.ts"
 import { errorCode } from "./errors.ts"
+import { hashContent } from "./text.ts"
+
+/**
+ * Files up to this size are known to the ledger by the SHA-256 of their bytes. Larger ones (logs, dumps,
+ * generated data) by their identity and change time (`identityFingerprint`): hashing 1 GiB costs ~0.6 s
+ * on every first read, while the stat fingerprint catches every write (a write always moves the ctime).
+ */
+export const LEDGER_HASH_MAX_BYTES = 16 * 1024 * 1024
+
+/** The prefix of a fingerprint that is not a content hash. */
+const IDENTITY = "stat:"
 
 /** What a file looked like when a session read (or wrote) it. */
 export interface FileStamp {
-  /** SHA-256 (hex) of the file's bytes, as `hashContent` and `hashFile` compute it. */
+  /**
+   * SHA-256 (hex) of the file's bytes, as `hashContent` and `hashFile` compute it; for files over
+   * `LEDGER_HASH_MAX_BYTES` read by the read tool, a `stat:` identity fingerprint instead.
+   */
   readonly hash: string
   /** The file's `mtimeMs`; informative only: freshness is decided by the hash. */
   readonly mtime: number
@@ -82,11 +96,44 @@ export async function hashFile(path: string, options: { signal?: AbortSignal } =
   }
 }
 
-/** The stamp of the file as it is now: its hash, mtime and size. */
+/** The file version facts an identity fingerprint is made of (a `Stats` has them). */
+export interface FileVersion {
+  readonly dev: number
+  readonly ino: number
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+}
+
+/**
+ * A fingerprint of one version of a large file: device, inode, size, mtime and ctime. Any write moves the
+ * ctime (user space cannot set it back) and a replacing rename changes the inode.
+ */
+export function identityFingerprint(version: FileVersion): string {
+  return `${IDENTITY}${version.dev}:${version.ino}:${version.size}:${version.mtimeMs}:${version.ctimeMs}`
+}
+
+/** The stamp of the file as it is now: its hash (or identity fingerprint, when large), mtime and size. */
 export async function fileStamp(path: string, options: { signal?: AbortSignal } = {}): Promise<FileStamp> {
   const before = await stat(path)
-  const hash = await hashFile(path, options)
+  const hash =
+    before.size > LEDGER_HASH_MAX_BYTES ? identityFingerprint(before) : await hashFile(path, options)
   return { hash, mtime: before.mtimeMs, size: before.size }
+}
+
+/**
+ * Whether the file at `path` is still the version `stamp` recorded: same identity (for a fingerprint), or
+ * same size and bytes (for a hash; `data` are the file's bytes when the caller holds them already).
+ */
+export async function isUnchanged(
+  stamp: FileStamp,
+  path: string,
+  options: { data?: Uint8Array; signal?: AbortSignal } = {},
+): Promise<boolean> {
+  if (stamp.hash.startsWith(IDENTITY)) return identityFingerprint(await stat(path)) === stamp.hash
+  if (options.data) return options.data.byteLength === stamp.size && hashContent(options.data) === stamp.hash
+  const current = await stat(path)
+  return current.size === stamp.size && (await hashFile(path, options)) === stamp.hash
 }
 
 /**
@@ -115,7 +162,8 @@ export type Freshness =
  * 1. Look up the session's stamp for the canonical path: none → `not-read`.
  * 2. The file is gone → ok (there is nothing to lose; the writer reports its own errors).
  * 3. A different size → `changed`, without hashing. Otherwise hash the file and compare: a touched but
- *    unchanged file is fresh (no mtime false alarms), a same-size rewrite is caught.
+ *    unchanged file is fresh (no mtime false alarms), a same-size rewrite is caught. A large file recorded
+ *    by its identity fingerprint is compared by identity (any write, even a touch, counts as a change).
  * Messages are written for the model and name the next step.
  */
 export async function checkFresh(
@@ -139,8 +187,7 @@ export async function checkFresh(
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { ok: true }
     throw error
   }
-  const changed = current.size !== entry.size || (await hashFile(key, options)) !== entry.hash
-  if (!changed) return { ok: true }
+  if (await isUnchanged(entry, key, options)) return { ok: true }
   return {
     ok: false,
     reason: "changed",

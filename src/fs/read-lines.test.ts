@@ -230,6 +230,52 @@ describe("readLines: chunk boundaries (1 MiB chunks)", () => {
   })
 })
 
+describe("readLines: bulk counting (64 KiB blocks)", () => {
+  const BLOCK = 64 * 1024
+
+  test("pages that start just before, at and after block boundaries", async () => {
+    // Lines of 7 bytes ("nnnnnn\n"): line starts fall on every byte position modulo 7 across blocks.
+    const lines = Array.from({ length: 60_000 }, (_, i) => String(i + 1).padStart(6, "0"))
+    const content = `${lines.join("\n")}\n`
+    const path = await file(content)
+    for (const boundary of [BLOCK, 2 * BLOCK, 5 * BLOCK]) {
+      const line = Math.floor(boundary / 7) + 1
+      for (let offset = line - 2; offset <= line + 2; offset++) {
+        clearLineIndexCache()
+        const result = await readLines(path, { offset, limit: 3 })
+        expect(result.lines).toEqual(lines.slice(offset - 1, offset + 2))
+        expect(result.totalLines).toBe(60_000)
+      }
+    }
+  })
+
+  test("a file of nothing but line breaks: counted, indexed and paged", async () => {
+    const path = await file("\n".repeat(3 * MiB))
+    expect(await countLines(path)).toBe(3 * MiB)
+    expect(lineIndexCache.size).toBe(1)
+    for (const offset of [1, BLOCK, BLOCK + 1, 1_000_000, 3 * MiB - 1, 3 * MiB]) {
+      const result = await readLines(path, { offset, limit: 2 })
+      expect(result.lines).toEqual(offset === 3 * MiB ? [""] : ["", ""])
+      expect(result.lastLine).toBe(Math.min(3 * MiB, offset + 1))
+      expect(result.more).toBe(offset + 1 < 3 * MiB)
+    }
+  })
+
+  test("one line longer than a block, and CRLF pairs split by a block boundary", async () => {
+    const long = "x".repeat(3 * BLOCK + 5)
+    const crlf = Array.from({ length: 40_000 }, (_, i) => `r${i}`)
+    const content = Buffer.from(`${long}\n${crlf.join("\r\n")}\r\n${long}`)
+    const path = await file(content)
+    const expected = referenceLines(content)
+    for (const offset of [1, 2, 9_000, 20_000, 40_001, 40_002]) {
+      clearLineIndexCache()
+      const result = await readLines(path, { ...unlimited, offset, limit: 4 })
+      expect(result.lines).toEqual(expected.slice(offset - 1, offset + 3))
+      expect(result.totalLines).toBe(expected.length)
+    }
+  })
+})
+
 describe("readLines: line index", () => {
   /** 300,000 numbered lines (~3.5 MiB): above the index threshold, with checkpoints every 10,000 lines. */
   const numbered = (count: number) =>

@@ -2,6 +2,7 @@ import { createHash, type Hash } from "node:crypto"
 import type { Stats } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
+import { NewlineCounter } from "./newline-counter.ts"
 import { detectBom } from "./text.ts"
 
 /** opencode's read limits: 2000 lines, 2000 characters per line, 50 KB per page. */
@@ -14,6 +15,8 @@ export function lineCutMarker(maxLineLength: number): string {
 
 /** Bytes read from the file at a time. */
 const CHUNK_BYTES = 1 << 20
+/** Line breaks are counted this many bytes at a time (the granularity of index checkpoints in bulk). */
+const COUNT_BLOCK_BYTES = 1 << 16
 /** Bytes read at a time when scanning backwards from the end. */
 const TAIL_CHUNK_BYTES = 1 << 16
 const LF = 0x0a
@@ -56,9 +59,12 @@ export interface ReadLinesResult {
   cutLines: number
   /** SHA-256 (hex) of the file's bytes, when asked for. */
   hash?: string
-  /** Size and modification time of the file when it was opened. */
+  /** The version of the file that was read (as it was when opened): size, times, identity. */
   size: number
   mtimeMs: number
+  ctimeMs: number
+  ino: number
+  dev: number
 }
 
 /**
@@ -186,9 +192,9 @@ async function startOfLastLines(
   signal: AbortSignal | undefined,
 ): Promise<number> {
   if (count <= 0) return end
-  const buffer = takeChunkBuffer()
+  const counter = takeCounter()
   try {
-    const block = buffer.subarray(0, TAIL_CHUNK_BYTES)
+    const block = counter.buffers[0]!.subarray(0, TAIL_CHUNK_BYTES)
     let found = 0
     let first = true
     for (let until = end; until > 0; ) {
@@ -210,7 +216,7 @@ async function startOfLastLines(
     }
     return 0
   } finally {
-    giveChunkBuffer(buffer)
+    giveCounter(counter)
   }
 }
 
@@ -305,6 +311,9 @@ function finish(
     cutLines: collector.cutLines,
     size: stats.size,
     mtimeMs: stats.mtimeMs,
+    ctimeMs: stats.ctimeMs,
+    ino: stats.ino,
+    dev: stats.dev,
   }
   if (extra.totalLines !== undefined) result.totalLines = extra.totalLines
   if (extra.hash !== undefined) result.hash = extra.hash
@@ -338,13 +347,20 @@ interface ScanOutcome {
 }
 
 /**
- * The byte-level scanner: counts LF bytes with `indexOf` outside the page, hands the page's lines to the
- * collector as bytes (kept up to the collector's cap), and reports where it stopped.
+ * The byte-level scanner. Outside the page it counts line breaks in bulk (`NewlineCounter`, 64 KiB blocks,
+ * one index checkpoint per block at most); it walks line by line only across the block where the page
+ * starts and through the page itself, handing the page's lines to the collector as bytes (kept up to the
+ * collector's cap). Reports where it stopped.
  */
 async function scan(handle: FileHandle, options: ScanOptions): Promise<ScanOutcome> {
   const { collector, offset, hasher, index, signal } = options
+  const counter = takeCounter()
   // A scan to the end reads the next chunk while this one is counted (and hashed).
-  const reader = new ChunkReader(handle, options.startByte, options.untilEnd)
+  const reader = new ChunkReader(
+    handle,
+    options.startByte,
+    options.untilEnd ? counter.buffers : counter.buffers.slice(0, 1),
+  )
   let position = options.startByte
   /** Number of the line being scanned (the one that starts at `lineStart`). */
   let line = options.startLine
@@ -355,35 +371,61 @@ async function scan(handle: FileHandle, options: ScanOptions): Promise<ScanOutco
       signal?.throwIfAborted()
       const view = await reader.next()
       if (!view) break
-      const bytesRead = view.length
+      const end = view.length
       hasher?.update(view)
       let at = 0
-      while (at < bytesRead) {
-        const newline = view.indexOf(LF, at)
-        if (collecting) {
-          if (newline === -1) {
-            collector.append(view, at, bytesRead)
-            break
-          }
-          collector.endLine(view, at, newline, lineStart === 0)
-          if (collector.done) {
-            collecting = false
-            if (!options.untilEnd) {
-              const more = newline + 1 < bytesRead || (await hasByteAt(handle, position + bytesRead))
-              return { more, bytes: position + newline + 1 - options.startByte }
+      while (at < end) {
+        if (!collecting) {
+          // Before the page (stop at its first line) or after it (count to the end).
+          const wanted = collector.done ? Number.POSITIVE_INFINITY : offset - line
+          const block = Math.min(end, at + COUNT_BLOCK_BYTES)
+          const breaks = counter.count(view, at, block)
+          if (breaks < wanted) {
+            if (breaks > 0) {
+              if (index?.due(line + breaks, position + block)) {
+                const first = view.indexOf(LF, at)
+                index.mark(line + 1, position + first + 1)
+              }
+              line += breaks
+              lineStart = position + view.lastIndexOf(LF, block - 1) + 1
             }
+            at = block
+            continue
           }
-        } else if (newline === -1) break
+          // The page starts in this block: walk to its first line.
+          for (let k = 0; k < wanted; k++) {
+            const newline = view.indexOf(LF, at)
+            line++
+            lineStart = position + newline + 1
+            index?.passLine(line, lineStart)
+            at = newline + 1
+          }
+          collecting = !collector.done
+          continue
+        }
+        const newline = view.indexOf(LF, at)
+        if (newline === -1) {
+          collector.append(view, at, end)
+          break
+        }
+        collector.endLine(view, at, newline, lineStart === 0)
         line++
         lineStart = position + newline + 1
         index?.passLine(line, lineStart)
         at = newline + 1
-        if (line === offset && !collector.done) collecting = true
+        if (collector.done) {
+          collecting = false
+          if (!options.untilEnd) {
+            const more = at < end || (await hasByteAt(handle, position + end))
+            return { more, bytes: position + at - options.startByte }
+          }
+        }
       }
-      position += bytesRead
+      position += end
     }
   } finally {
     await reader.settle()
+    giveCounter(counter)
   }
   if (position > lineStart) {
     // The last line has no newline after it.
@@ -394,35 +436,35 @@ async function scan(handle: FileHandle, options: ScanOptions): Promise<ScanOutco
 }
 
 /**
- * Chunk buffers kept for the next read: repeated page reads then allocate nothing large, and memory does
- * not pile up in buffers waiting for the garbage collector.
+ * Counters, each with two chunk buffers in its memory, kept for the next read: repeated page reads then
+ * allocate nothing large, and memory does not pile up in buffers waiting for the garbage collector.
  */
-const spareChunks: Buffer[] = []
-const MAX_SPARE_CHUNKS = 4
+const spareCounters: NewlineCounter[] = []
+const MAX_SPARE_COUNTERS = 2
 
-function takeChunkBuffer(): Buffer {
-  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES)
+function takeCounter(): NewlineCounter {
+  return spareCounters.pop() ?? new NewlineCounter({ chunkBytes: CHUNK_BYTES, buffers: 2 })
 }
 
-function giveChunkBuffer(buffer: Buffer): void {
-  if (spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(buffer)
+function giveCounter(counter: NewlineCounter): void {
+  if (spareCounters.length < MAX_SPARE_COUNTERS) spareCounters.push(counter)
 }
 
 /**
- * Reads a file forward in 1 MiB chunks. With `prefetch`, two buffers take turns: the next chunk is read
- * while the caller works on the current one. A returned chunk is valid until the next call.
+ * Reads a file forward in chunks the size of its buffers. With two buffers they take turns: the next
+ * chunk is read while the caller works on the current one. A returned chunk is valid until the next call.
  */
 class ChunkReader {
   readonly #handle: FileHandle
-  readonly #buffers: Buffer[]
+  readonly #buffers: readonly Buffer[]
   #position: number
   #turn = 0
   #pending: Promise<number> | undefined
 
-  constructor(handle: FileHandle, position: number, prefetch: boolean) {
+  constructor(handle: FileHandle, position: number, buffers: readonly Buffer[]) {
     this.#handle = handle
     this.#position = position
-    this.#buffers = Array.from({ length: prefetch ? 2 : 1 }, takeChunkBuffer)
+    this.#buffers = buffers
   }
 
   async next(): Promise<Buffer | undefined> {
@@ -436,18 +478,17 @@ class ChunkReader {
       this.#turn ^= 1
       this.#pending = this.#read(this.#buffers[this.#turn]!)
     }
-    return bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead)
+    return bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead)
   }
 
-  /** Waits for a read still in flight (its result, or failure, no longer matters) and returns the buffers. */
+  /** Waits for a read still in flight (its result, or failure, no longer matters). */
   async settle(): Promise<void> {
     await this.#pending?.catch(() => {})
     this.#pending = undefined
-    for (const buffer of this.#buffers.splice(0)) giveChunkBuffer(buffer)
   }
 
   async #read(buffer: Buffer): Promise<number> {
-    const { bytesRead } = await this.#handle.read(buffer, 0, CHUNK_BYTES, this.#position)
+    const { bytesRead } = await this.#handle.read(buffer, 0, buffer.length, this.#position)
     return bytesRead
   }
 }
@@ -472,7 +513,8 @@ async function scanDecoded(
 ): Promise<number> {
   // ignoreBOM: true keeps U+FEFF in the text; the collector drops it from line 1.
   const decoder = new TextDecoder(encoding, { ignoreBOM: true })
-  const chunk = takeChunkBuffer()
+  const counter = takeCounter()
+  const chunk = counter.buffers[0]!
   let position = 0
   let line = 1
   let pending = ""
@@ -508,7 +550,7 @@ async function scanDecoded(
       position += bytesRead
     }
   } finally {
-    giveChunkBuffer(chunk)
+    giveCounter(counter)
   }
   if (pendingLength > 0) endLine()
   return line - 1

@@ -2,7 +2,7 @@
 // the file, when it saw it at all, and what a tool writes becomes what the session has seen.
 
 import { stat } from "node:fs/promises"
-import type { ReadLedger } from "../../fs/read-ledger.ts"
+import { isUnchanged, type ReadLedger } from "../../fs/read-ledger.ts"
 import { hashContent } from "../../fs/text.ts"
 
 /**
@@ -22,7 +22,7 @@ export async function staleness(input: {
 }): Promise<string | undefined> {
   const entry = await input.ledger.get(input.sessionID, input.canonical)
   if (!entry) return undefined
-  if (entry.size === input.data.byteLength && entry.hash === hashContent(input.data)) return undefined
+  if (await isUnchanged(entry, input.canonical, { data: input.data }).catch(() => false)) return undefined
   return (
     `The file ${input.shown} has changed since you last read it (at ${new Date(entry.time).toISOString()}): ` +
     "another tool call or something outside this session modified it. " +

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { z } from "zod"
 import { errorCode, isAbortError } from "../../fs/errors.ts"
-import { recordStamp } from "../../fs/read-ledger.ts"
+import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../fs/read-ledger.ts"
 import { DEFAULT_READ_LIMITS, readLines } from "../../fs/read-lines.ts"
 import { hashContent, isProbablyBinary, type Media, sniffMedia } from "../../fs/text.ts"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
@@ -110,18 +110,19 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
         throw new Tool.ToolFailure(`Cannot read binary file: ${filepath}`)
       }
 
+      // Small files are hashed in the same pass; large ones are known by their identity (see the ledger).
+      const hash = stats.size <= LEDGER_HASH_MAX_BYTES
       const page = await guarded(filepath, () =>
-        readLines(filepath, { offset, limit, hash: true, signal: ctx.abort }),
+        readLines(filepath, { offset, limit, hash, signal: ctx.abort }),
       )
       const totalLines = page.totalLines ?? page.lastLine
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
         throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
-      if (page.hash !== undefined)
-        await recordStamp(readLedger, ctx.sessionID, filepath, {
-          hash: page.hash,
-          mtime: page.mtimeMs,
-          size: page.size,
-        })
+      await recordStamp(readLedger, ctx.sessionID, filepath, {
+        hash: page.hash ?? identityFingerprint(page),
+        mtime: page.mtimeMs,
+        size: page.size,
+      })
 
       const instructions = await findInstructions({
         file: filepath,

@@ -3,6 +3,7 @@ import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { agentRules } from "../../agent/agent.ts"
+import { LEDGER_HASH_MAX_BYTES } from "../../fs/read-ledger.ts"
 import { PermissionEngine } from "../../permission/engine.ts"
 import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
 import { RulePermissions } from "../../permission/simple.ts"
@@ -128,6 +129,26 @@ describe("overwriting", () => {
     expect(await readFile(file, "utf8")).toBe("const changed = 9\n")
     completed(await read(file))
     completed(await write(file, "const fresh = 2\n"))
+  })
+
+  it("a file over 16 MiB is known by its identity: read then write works, a same-size rewrite is caught", async () => {
+    const big = h.path("big.log")
+    const line = "2026-11-25T04:00:00Z INFO request served in 12ms\n"
+    const text = line.repeat(Math.ceil((LEDGER_HASH_MAX_BYTES + 1024) / line.length))
+    await writeFile(big, text)
+    completed(await read(big))
+    const entry = h.ledger.get("ses_write", big)
+    expect(entry?.hash).toMatch(/^stat:/)
+    expect(entry?.size).toBe(Buffer.byteLength(text))
+
+    // Rewritten by someone else with the same size: the identity changed, so the write is refused.
+    await writeFile(big, text.replace("INFO", "WARN"))
+    expect(errorOf(await write(big, "short\n"))).toMatch(new RegExp(`^The file ${big} was modified since`))
+    expect((await stat(big)).size).toBe(Buffer.byteLength(text))
+
+    completed(await read(big))
+    completed(await write(big, "short\n"))
+    expect(await readFile(big, "utf8")).toBe("short\n")
   })
 
   it("a read in another session does not count", async () => {
