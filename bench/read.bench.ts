@@ -86,7 +86,7 @@ export async function run(): Promise<Record<string, number>> {
     const tailMs = median(tail)
     const warmMs = median(warm)
     const lastLinesMs = median(backwards)
-    const js = await measureAsJavaScript(dir, path)
+    const js = await measureAsJavaScript(dir, path, total)
     return {
       file_mib: FILE_MIB,
       lines: total,
@@ -110,6 +110,9 @@ export async function run(): Promise<Record<string, number>> {
       js_cold_first_page_ms: js.coldMs,
       js_warm_last_page_ms: median(js.warm),
       js_read_last_lines_ms: median(js.last),
+      js_last_page_only_ms: js.lastPageOnly.ms,
+      js_last_page_only_rss_mib: js.lastPageOnly.maxRssKb / 1024,
+      js_bare_node_rss_mib: js.bareKb / 1024,
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -117,6 +120,10 @@ export async function run(): Promise<Record<string, number>> {
 }
 
 interface JavaScriptRun {
+  /** A fresh Node that only reads the last page, cold (it must count its way there). */
+  lastPageOnly: { ms: number; maxRssKb: number }
+  /** maxRSS of a Node that does nothing. */
+  bareKb: number
   baselineKb: number
   maxRssKb: number
   coldMs: number
@@ -129,7 +136,7 @@ interface JavaScriptRun {
  * and its imports), as the built package runs: this process's RSS includes the TypeScript loader, which
  * is not part of reading.
  */
-async function measureAsJavaScript(dir: string, path: string): Promise<JavaScriptRun> {
+async function measureAsJavaScript(dir: string, path: string, total: number): Promise<JavaScriptRun> {
   const out = join(dir, "js")
   const src = fileURLToPath(new URL("../src/", import.meta.url))
   // Module paths relative to src/, copied with their folders so relative imports still resolve.
@@ -149,6 +156,7 @@ async function measureAsJavaScript(dir: string, path: string): Promise<JavaScrip
     await writeFile(join(out, name.replace(/\.ts$/, ".js")), js)
   }
   await writeFile(join(out, "measure.mjs"), MEASURE_SCRIPT)
+  await writeFile(join(out, "last-page.mjs"), LAST_PAGE_SCRIPT)
   const output = execFileSync(
     process.execPath,
     [join(out, "measure.mjs"), path, String(PAGE), String(RUNS)],
@@ -156,8 +164,29 @@ async function measureAsJavaScript(dir: string, path: string): Promise<JavaScrip
       encoding: "utf8",
     },
   )
-  return JSON.parse(output) as JavaScriptRun
+  const lastPageOnly = JSON.parse(
+    execFileSync(process.execPath, [join(out, "last-page.mjs"), path, String(total - PAGE + 1)], {
+      encoding: "utf8",
+    }),
+  ) as JavaScriptRun["lastPageOnly"]
+  const bareKb = Number(
+    execFileSync(process.execPath, ["-e", "console.log(process.resourceUsage().maxRSS)"], {
+      encoding: "utf8",
+    }),
+  )
+  return { ...(JSON.parse(output) as JavaScriptRun), lastPageOnly, bareKb }
 }
+
+/** What a one-shot process does: read the last page of a file it has never seen, and exit. */
+const LAST_PAGE_SCRIPT = `
+import { readLines } from "./fs/read-lines.js"
+const [path, offsetText] = process.argv.slice(2)
+const start = performance.now()
+const page = await readLines(path, { offset: Number(offsetText), limit: 2000, maxBytes: Infinity })
+const ms = performance.now() - start
+if (page.more || page.lines.length !== 2000) throw new Error("not the last page")
+console.log(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS }))
+`
 
 const MEASURE_SCRIPT = `
 import { readLastLines, readLines } from "./fs/read-lines.js"
@@ -257,6 +286,11 @@ function print(metrics: Record<string, number>): void {
     `${f(metrics.peak_rss_mib)} MiB = ${metrics.peak_rss_kb} KB${metrics.peak_reset_ok ? "" : " (peak not reset)"}`,
   )
   row("peak RSS added by the reading", `${f(metrics.peak_over_baseline_mib)} MiB`)
+  row("a Node that does nothing: peak RSS", `${f(metrics.js_bare_node_rss_mib)} MiB`)
+  row(
+    "plain JS, fresh Node, cold last page only",
+    `${f(metrics.js_last_page_only_ms, 0)} ms, peak RSS ${f(metrics.js_last_page_only_rss_mib)} MiB`,
+  )
   row("as plain JS in a fresh Node: RSS before", `${f(metrics.js_baseline_rss_mib)} MiB`)
   row(
     "as plain JS: peak RSS (maxRSS)",

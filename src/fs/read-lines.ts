@@ -1,9 +1,9 @@
-import { createHash, type Hash } from "node:crypto"
+import type { Hash } from "node:crypto"
 import type { Stats } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
 import { NewlineCounter } from "./newline-counter.ts"
-import { detectBom } from "./text.ts"
+import { detectBom, sha256 } from "./text.ts"
 
 /** opencode's read limits: 2000 lines, 2000 characters per line, 50 KB per page. */
 export const DEFAULT_READ_LIMITS = { limit: 2000, maxLineLength: 2000, maxBytes: 50 * 1024 } as const
@@ -244,7 +244,7 @@ async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<
   const wantHash = options.hash === true
 
   if (bom && bom.encoding !== "utf-8") {
-    const hasher = wantHash ? createHash("sha256") : undefined
+    const hasher = wantHash ? sha256() : undefined
     const total = await scanDecoded(handle, bom.encoding, resolved.offset, collector, hasher, signal)
     const more = collector.lastLine(resolved.offset) < total
     return finish(collector, resolved, stats, { totalLines: total, more, hash: hasher?.digest("hex") })
@@ -270,7 +270,7 @@ async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<
   }
 
   const untilEnd = options.countTotal !== false || wantHash
-  const hasher = wantHash ? createHash("sha256") : undefined
+  const hasher = wantHash ? sha256() : undefined
   const building = untilEnd && stats.size >= lineIndexCache.minBytes ? lineIndexCache.builder() : undefined
   const outcome = await scan(handle, {
     startByte: 0,

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import type { Hash } from "node:crypto"
 
 /** U+FEFF, the byte order mark as it appears at the start of a decoded string. */
 export const BOM = "\uFEFF"
@@ -73,7 +73,15 @@ export function applyLineEnding(text: string, eol: LineEnding): string {
  * equals the hash of a file holding exactly that string (BOM included, if the string has one).
  */
 export function hashContent(content: string | Uint8Array): string {
-  return createHash("sha256").update(content).digest("hex")
+  return sha256().update(content).digest("hex")
+}
+
+/**
+ * A SHA-256 hasher. node:crypto is loaded on first use: it adds ~2 MiB to the process, which a reader
+ * that never hashes (paging through a large file) should not pay.
+ */
+export function sha256(): Hash {
+  return process.getBuiltinModule("node:crypto").createHash("sha256")
 }
 
 /** How much of a file is sniffed for binary content. */
