@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createToolbelt, Tool } from "toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import type { ToolPart } from "../src/session/part.ts"
+import { openStore } from "../src/store/store.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const plugin = join(root, "test", "fixtures", "plugin.ts")
@@ -131,6 +132,73 @@ describe("journal and events", () => {
     })
     expect(result.part.state.status).toBe("completed")
     toolbelt.close()
+  })
+
+  it("a call costs two commits: its request and start share one, durable before the tool runs", async () => {
+    const toolbelt = await open({ config: {} })
+    const events: string[] = []
+    toolbelt.bus.subscribe("message.part.updated", (event) => {
+      events.push(event.properties.part.state.status)
+    })
+    let seenByPeer: unknown
+    toolbelt.registry.register({
+      look: Tool.make({
+        description: "Looks at its own part through another connection",
+        input: z.object({}),
+        execute: () => {
+          const peer = openStore({ path: toolbelt.store.path })
+          try {
+            seenByPeer = peer.parts.get("ses_w", "call_w")?.state.status
+          } finally {
+            peer.close()
+          }
+          return "looked"
+        },
+      }),
+    })
+    const before = toolbelt.store.journal.commits
+    const result = await toolbelt.call({ tool: "look", input: {}, sessionID: "ses_w", callID: "call_w" })
+    expect(result.status).toBe("completed")
+    expect(toolbelt.store.journal.commits - before).toBe(2)
+    expect(seenByPeer).toBe("running")
+    expect(toolbelt.store.journal.entries("ses_w", "call_w").map((entry) => entry.kind)).toEqual([
+      "requested",
+      "started",
+      "finished",
+    ])
+    await toolbelt.bus.idle()
+    expect(events).toEqual(["pending", "running", "completed"])
+    toolbelt.close()
+  })
+
+  it("a read is in the shared store once the call is reported: another process may then overwrite the file", async () => {
+    const file = join(project, "shared.txt")
+    await writeFile(file, "before\n")
+    const toolbelt = await open({ config: {} })
+    const read = await toolbelt.call({ tool: "read", input: { filePath: file }, sessionID: "ses_shared" })
+    expect(read.status).toBe("completed")
+    // Synchronous: this process's event loop cannot commit anything while the other one runs.
+    const write = (session: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(root, "bin", "toolbelt.js"),
+          "call",
+          "write",
+          JSON.stringify({ filePath: file, content: `by ${session}\n` }),
+          "--session",
+          session,
+          "--json",
+        ],
+        { cwd: project, env: { ...env(), TOOLBELT_DATA_DIR: dataDir }, encoding: "utf8" },
+      )
+    const unread = write("ses_other")
+    expect(unread.status).toBe(1)
+    expect(JSON.parse(unread.stdout).error).toMatch(/must read the file/)
+    const after = write("ses_shared")
+    expect(JSON.parse(after.stdout)).toMatchObject({ status: "completed" })
+    await expect(readFile(file, "utf8")).resolves.toBe("by ses_shared\n")
+    await toolbelt.close()
   })
 
   it("never runs a finished call twice: the same session and call id return the record", async () => {

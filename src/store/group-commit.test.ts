@@ -123,6 +123,28 @@ describe("GroupCommit", () => {
     await write
   })
 
+  it("a deferred write costs no commit of its own: it rides with the next batch, in order", async () => {
+    const { db, other, commits } = counted()
+    const group = new GroupCommit(db)
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    const deferred = group.defer(() => insert.run("stamp"))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(rows(other)).toEqual([]) // no commit was asked for yet
+    await group.run(() => insert.run("step"))
+    await deferred
+    expect(rows(other)).toEqual(["stamp", "step"])
+    expect(commits()).toBe(1)
+    expect(group.commits).toBe(1)
+  })
+
+  it("a deferred write with no batch to ride with commits on its own within DEFER_MS", async () => {
+    const { db, other, commits } = counted()
+    const group = new GroupCommit(db)
+    await group.defer(() => db.prepare("INSERT INTO t (v) VALUES ('alone')").run())
+    expect(rows(other)).toEqual(["alone"])
+    expect(commits()).toBe(1)
+  })
+
   it("close() commits what is queued and refuses later writes", async () => {
     const { db, other } = counted()
     const group = new GroupCommit(db)

@@ -1,5 +1,8 @@
 import type { Database } from "./sqlite.ts"
 
+/** How long a deferred write waits for a batch to ride with before it commits on its own. */
+export const DEFER_MS = 10
+
 interface Pending {
   readonly apply: () => unknown
   readonly resolve: (value: unknown) => void
@@ -18,12 +21,16 @@ interface Pending {
  *    durable as the connection's `synchronous` makes any commit, so awaiting it before a side effect
  *    keeps the write-ahead rule; batching only removes commits, never a guarantee.
  * 4. If the commit itself fails, every write of the batch rejects with that error.
+ * 5. `defer(apply)` queues a write that needs no commit of its own: it rides with the next batch
+ *    someone flushes (a journal step, a read), or, if none comes, commits after `DEFER_MS`.
  */
 export class GroupCommit {
   readonly #db: Database
   #queue: Pending[] = []
   #scheduled = false
+  #deferred: ReturnType<typeof setTimeout> | undefined
   #closed = false
+  #commits = 0
 
   constructor(db: Database) {
     this.#db = db
@@ -38,9 +45,28 @@ export class GroupCommit {
     })
   }
 
+  /**
+   * Queues a write without asking for a commit now: it joins the next batch, which commits within
+   * `DEFER_MS` at the latest. For writes that must be durable only before a later write is (the read
+   * ledger's stamp, before the step that reports the read finished), so they cost no commit of their
+   * own. Resolves like `run`.
+   */
+  defer<T>(apply: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error("The store is closed"))
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ apply, resolve: resolve as (value: unknown) => void, reject })
+      if (!this.#scheduled) this.#deferred ??= setTimeout(() => this.flush(), DEFER_MS)
+    })
+  }
+
   /** How many writes wait for the next commit. */
   get pending(): number {
     return this.#queue.length
+  }
+
+  /** How many batches have committed (a batch is one transaction). */
+  get commits(): number {
+    return this.#commits
   }
 
   /**
@@ -50,6 +76,8 @@ export class GroupCommit {
    */
   flush(): void {
     this.#scheduled = false
+    clearTimeout(this.#deferred)
+    this.#deferred = undefined
     if (this.#queue.length === 0) return
     if (this.#db.inTransaction) {
       this.#schedule(5)
@@ -72,6 +100,7 @@ export class GroupCommit {
       for (const write of batch) write.reject(error)
       return
     }
+    this.#commits++
     batch.forEach((write, index) => {
       const outcome = outcomes[index]!
       if (outcome.ok) write.resolve(outcome.value)

@@ -152,6 +152,11 @@ export class Journal {
     )
   }
 
+  /** How many group commits the store has made (each is one transaction; for tests and benchmarks). */
+  get commits(): number {
+    return this.#group.commits
+  }
+
   /** The model asked for a call (a `pending` part). */
   requested(part: ToolPart): Promise<ToolPart> {
     return this.#move("requested", part, ["pending"])

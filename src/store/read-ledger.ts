@@ -1,4 +1,8 @@
+import { logger } from "../util/log.ts"
+import type { GroupCommit } from "./group-commit.ts"
 import type { Database, Statement } from "./sqlite.ts"
+
+const log = logger("store")
 
 /** What a file looked like when the session last read (or wrote) it. */
 export interface FileStamp {
@@ -25,14 +29,25 @@ interface LedgerRow {
   time: number
 }
 
-/** The per-session read ledger: path → the stamp of the content the session has seen. */
+/**
+ * The per-session read ledger: path → the stamp of the content the session has seen.
+ *
+ * `record` does not commit on its own: the stamp joins the journal's next group commit, which is at
+ * the latest the step that finishes the call that recorded it. So a read is in the database before
+ * any client is told it completed, and another process sharing the session (`toolbelt call
+ * --session`) sees it; a process killed before that step never reported the read, and the lost stamp
+ * only makes a later write ask for a fresh read. Reads here flush first, so this process always sees
+ * its own stamps.
+ */
 export class ReadLedger {
+  readonly #group: GroupCommit
   readonly #record: Statement
   readonly #get: Statement
   readonly #forget: Statement
   readonly #list: Statement
 
-  constructor(db: Database) {
+  constructor(db: Database, group: GroupCommit) {
+    this.#group = group
     this.#record = db.prepare(
       `INSERT INTO read_ledger (session_id, path, hash, mtime, size, time) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id, path) DO UPDATE SET
@@ -45,21 +60,28 @@ export class ReadLedger {
 
   /** Records (or replaces) the stamp of `path` for the session. */
   record(sessionID: string, path: string, stamp: FileStamp, now = Date.now()): LedgerEntry {
-    this.#record.run(sessionID, path, stamp.hash, stamp.mtime, stamp.size, now)
+    this.#group
+      .defer(() => this.#record.run(sessionID, path, stamp.hash, stamp.mtime, stamp.size, now))
+      .catch((error: unknown) =>
+        log.warn("could not record a read in the ledger", { sessionID, path, error: String(error) }),
+      )
     return { sessionID, path, hash: stamp.hash, mtime: stamp.mtime, size: stamp.size, time: now }
   }
 
   get(sessionID: string, path: string): LedgerEntry | undefined {
+    this.#group.flush()
     const row = this.#get.get<LedgerRow>(sessionID, path)
     return row && toEntry(row)
   }
 
   /** Drops the entry; false when there was none. */
   forget(sessionID: string, path: string): boolean {
+    this.#group.flush()
     return this.#forget.run(sessionID, path).changes > 0
   }
 
   list(sessionID: string): LedgerEntry[] {
+    this.#group.flush()
     return this.#list.all<LedgerRow>(sessionID).map(toEntry)
   }
 }

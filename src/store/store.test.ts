@@ -205,6 +205,35 @@ describe("readLedger", () => {
     expect(store.readLedger.forget("ses_1", "/p/a.ts")).toBe(false)
     expect(store.readLedger.get("ses_1", "/p/a.ts")).toBeUndefined()
   })
+
+  it("a stamp costs no commit of its own: it commits with the journal's next step, and other connections see it then", async () => {
+    const store = open()
+    const peer = openStore({ path: store.path })
+    try {
+      const pending = part("call_r", undefined, "ses_r")
+      await store.journal.requested(pending)
+      const commits = store.journal.commits
+      const entry = store.readLedger.record(
+        "ses_r",
+        "/p/read.ts",
+        { hash: "stat:1:2", mtime: 2, size: 1 },
+        100,
+      )
+      await store.journal.started({ ...pending, state: { status: "running", input: {}, time: { start: 1 } } })
+      expect(store.journal.commits - commits).toBe(1)
+      expect(peer.readLedger.get("ses_r", "/p/read.ts")).toEqual(entry)
+      expect(store.readLedger.get("ses_r", "/p/read.ts")).toEqual(entry)
+    } finally {
+      peer.close()
+    }
+  })
+
+  it("this store sees its own stamps before they commit", () => {
+    const store = open()
+    store.readLedger.record("ses_s", "/p/a.ts", { hash: "h", mtime: 1, size: 1 })
+    expect(store.readLedger.get("ses_s", "/p/a.ts")?.hash).toBe("h")
+    expect(store.readLedger.list("ses_s")).toHaveLength(1)
+  })
 })
 
 describe("todos", () => {

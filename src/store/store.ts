@@ -92,7 +92,7 @@ export function openStore(options: StoreOptions): Store {
     messages: new Messages(db),
     parts: new Parts(db, rows, owners.id, () => group.flush()),
     approvals: new SqliteApprovalStore(db),
-    readLedger: new ReadLedger(db),
+    readLedger: new ReadLedger(db, group),
     todos: new Todos(db),
     journal: new Journal(db, rows, owners, group, options.now),
     close,

@@ -271,24 +271,43 @@ function agentConfigs(config: Config): Record<string, Ruleset> {
   return out
 }
 
-/** Journals every step of a call (requested, started, progress, finished) and publishes it. */
+/**
+ * Journals every step of a call (requested, started, progress, finished) and publishes it.
+ *
+ * A step is written to the journal's queue at once and published (bus, then `extra`) once it has
+ * committed, in order. The `pending` step alone is not waited for: the call moves on, and its next
+ * step (started, or its end) usually joins the same group commit, so a call costs one commit before
+ * its tool runs instead of two. Every later step waits for all of its call's earlier steps as well,
+ * so `started` still resolves only once the call's record is durable, and a failed `requested`
+ * surfaces there.
+ */
 function journalSink(store: Store, bus: Bus, extra: PartSink | undefined): PartSink {
-  const running = new Set<string>()
-  return async (part: ToolPart) => {
+  const calls = new Map<string, { running: boolean; durable: Promise<unknown>; published: Promise<void> }>()
+  const write = (part: ToolPart, running: boolean): Promise<unknown> => {
     const { status } = part.state
-    if (status === "pending") await store.journal.requested(part)
-    else if (status === "running") {
-      if (running.has(part.id)) await store.journal.progress(part)
-      else {
-        running.add(part.id)
-        await store.journal.started(part)
-      }
-    } else {
-      running.delete(part.id)
-      await store.journal.finished(part)
+    if (status === "pending") return store.journal.requested(part)
+    if (status === "running") return running ? store.journal.progress(part) : store.journal.started(part)
+    return store.journal.finished(part)
+  }
+  return (part: ToolPart) => {
+    const call = calls.get(part.id) ?? {
+      running: false,
+      durable: Promise.resolve(),
+      published: Promise.resolve(),
     }
-    bus.publish("message.part.updated", { part })
-    await extra?.(part)
+    const step = write(part, call.running)
+    if (part.state.status === "running") call.running = true
+    call.durable = Promise.all([call.durable, step])
+    call.published = Promise.all([call.published, call.durable]).then(() => {
+      bus.publish("message.part.updated", { part })
+      return extra?.(part)
+    })
+    const final = part.state.status === "completed" || part.state.status === "error"
+    if (final) calls.delete(part.id)
+    else calls.set(part.id, call)
+    if (part.state.status !== "pending") return call.published
+    // Not awaited here: a failure reaches the call's next step through `durable`.
+    call.published.catch(() => {})
   }
 }
 
