@@ -1,5 +1,5 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -153,6 +153,19 @@ describe("toolbelt call", () => {
     expect(body.output).toContain("...1000 lines truncated...")
     const full = await readFile(body.metadata.outputPath, "utf8")
     expect(full.split("\n")).toHaveLength(3000)
+  })
+
+  it("read: a large file's line index, saved in the data dir, serves the next process", async () => {
+    const line = "2026-11-25T04:00:00Z INFO request served in 12ms by worker-7\n"
+    const count = Math.ceil((33 * 1024 * 1024) / line.length)
+    await writeFile(join(project, "big.log"), line.repeat(count))
+    const indexes = join(home, "data", "line-index")
+    const first = toolbelt(["call", "read", '{"filePath":"big.log","limit":1}', "--json"])
+    expect(json(first).output).toContain(`(Showing lines 1-1 of ${count}. Use offset=2 to continue.)`)
+    expect(await readdir(indexes)).toHaveLength(1)
+    const last = toolbelt(["call", "read", JSON.stringify({ filePath: "big.log", offset: count }), "--json"])
+    expect(json(last).output).toContain(`${count}: ${line.trimEnd()}\n\n(End of file - total ${count} lines)`)
+    await rm(join(project, "big.log"))
   })
 
   it("runs from an older Node by re-running itself on the pinned one", () => {

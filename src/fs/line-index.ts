@@ -25,6 +25,8 @@ export interface LineIndex {
   checkpointBefore(line: number): Checkpoint
   /** The checkpoint with the smallest line number not before `line`, if any. */
   checkpointAfter(line: number): Checkpoint | undefined
+  /** The checkpoints themselves (to save the index). */
+  readonly data: LineIndexData
 }
 
 interface Entry {
@@ -116,32 +118,47 @@ export class IndexBuilder {
   }
 
   finish(totalLines: number, hash: string | undefined): LineIndex {
-    const lines = this.#lines
-    const bytes = this.#bytes
-    /** Index of the last checkpoint whose line is not after `line` (0 when all are after it). */
-    const floor = (line: number) => {
-      let low = 0
-      let high = lines.length - 1
-      while (low < high) {
-        const middle = (low + high + 1) >> 1
-        if (lines[middle]! <= line) low = middle
-        else high = middle - 1
-      }
-      return low
+    return lineIndexOf({ totalLines, hash, lines: this.#lines, bytes: this.#bytes })
+  }
+}
+
+/** A line index's whole content: what is saved to disk and read back. */
+export interface LineIndexData {
+  readonly totalLines: number
+  readonly hash: string | undefined
+  /** Checkpoint line numbers, ascending, starting with line 1... */
+  readonly lines: readonly number[]
+  /** ...and the byte offsets where those lines start. */
+  readonly bytes: readonly number[]
+}
+
+/** The index over checkpoints (`data.lines[0]` is line 1 at byte 0). */
+export function lineIndexOf(data: LineIndexData): LineIndex {
+  const { lines, bytes } = data
+  /** Index of the last checkpoint whose line is not after `line` (0 when all are after it). */
+  const floor = (line: number) => {
+    let low = 0
+    let high = lines.length - 1
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if (lines[middle]! <= line) low = middle
+      else high = middle - 1
     }
-    return {
-      totalLines,
-      hash,
-      checkpointBefore(line: number): Checkpoint {
-        const at = floor(line)
-        return { line: lines[at]!, byte: bytes[at]! }
-      },
-      checkpointAfter(line: number): Checkpoint | undefined {
-        const below = floor(line)
-        const at = lines[below]! >= line ? below : below + 1
-        return at < lines.length ? { line: lines[at]!, byte: bytes[at]! } : undefined
-      },
-    }
+    return low
+  }
+  return {
+    totalLines: data.totalLines,
+    hash: data.hash,
+    data,
+    checkpointBefore(line: number): Checkpoint {
+      const at = floor(line)
+      return { line: lines[at]!, byte: bytes[at]! }
+    },
+    checkpointAfter(line: number): Checkpoint | undefined {
+      const below = floor(line)
+      const at = lines[below]! >= line ? below : below + 1
+      return at < lines.length ? { line: lines[at]!, byte: bytes[at]! } : undefined
+    },
   }
 }
 

@@ -2,6 +2,7 @@ import type { Hash } from "node:crypto"
 import type { Stats } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
+import type { LineIndexFolder } from "./line-index-file.ts"
 import { NewlineCounter } from "./newline-counter.ts"
 import { detectBom, sha256 } from "./text.ts"
 
@@ -41,6 +42,11 @@ export interface ReadLinesOptions {
   countTotal?: boolean
   /** Also return the SHA-256 of the whole file, hashed in the same pass (or known from the index). */
   hash?: boolean
+  /**
+   * Where line indexes of large files are saved, so a new process seeks as fast as the one that counted
+   * (a fresh scan saves; a read without a cached index loads).
+   */
+  savedIndexes?: LineIndexFolder
   signal?: AbortSignal
 }
 
@@ -102,6 +108,8 @@ export async function countLines(path: string, options: { signal?: AbortSignal }
 export interface ReadLastLinesOptions {
   /** Longer lines are cut to this many UTF-16 characters and marked. Default 2000. */
   maxLineLength?: number
+  /** Saved line indexes to number the lines with (see `ReadLinesOptions.savedIndexes`). */
+  savedIndexes?: LineIndexFolder
   signal?: AbortSignal
 }
 
@@ -150,7 +158,7 @@ export async function readLastLines(
       untilEnd: false,
       signal: options.signal,
     })
-    const index = lineIndexCache.get(stats)
+    const index = await cachedIndex(stats, options.savedIndexes)
     const result: ReadLastLinesResult = { lines: collector.lines, cutLines: collector.cutLines }
     if (index) {
       result.totalLines = index.totalLines
@@ -250,7 +258,7 @@ async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<
     return finish(collector, resolved, stats, { totalLines: total, more, hash: hasher?.digest("hex") })
   }
 
-  const index = lineIndexCache.get(stats)
+  const index = await cachedIndex(stats, options.savedIndexes)
   if (index && (!wantHash || index.hash !== undefined)) {
     const checkpoint = await seek(handle, index, stats.size, resolved.offset, signal)
     const outcome = await scan(handle, {
@@ -287,7 +295,11 @@ async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<
     return finish(collector, resolved, stats, { more: outcome.more ?? false })
   if (building && outcome.bytes === stats.size) {
     const after = await handle.stat()
-    if (sameVersion(stats, after)) lineIndexCache.set(stats, building.finish(outcome.totalLines, hash))
+    if (sameVersion(stats, after)) {
+      const built = building.finish(outcome.totalLines, hash)
+      lineIndexCache.set(stats, built)
+      await options.savedIndexes?.save(stats, built)
+    }
   }
   const more = collector.lastLine(resolved.offset) < outcome.totalLines
   return finish(collector, resolved, stats, {
@@ -318,6 +330,15 @@ function finish(
   if (extra.totalLines !== undefined) result.totalLines = extra.totalLines
   if (extra.hash !== undefined) result.hash = extra.hash
   return result
+}
+
+/** The line index of this version of the file: in memory, else saved by an earlier process. */
+async function cachedIndex(stats: Stats, saved: LineIndexFolder | undefined): Promise<LineIndex | undefined> {
+  const index = lineIndexCache.get(stats)
+  if (index || !saved) return index
+  const loaded = await saved.load(stats)
+  if (loaded) lineIndexCache.set(stats, loaded)
+  return loaded
 }
 
 function sameVersion(a: Stats, b: Stats): boolean {

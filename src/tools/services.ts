@@ -20,6 +20,8 @@ export interface ToolServices {
   readonly publish: Publish
   /** True the first time a session sees `key` (used to attach instruction files once per session). */
   readonly firstTime: (sessionID: string, key: string) => boolean
+  /** toolbelt's data directory, when the runtime has one (caches that outlive a process go there). */
+  readonly dataDir: string | undefined
 }
 
 /** The keys of `ctx.extra` the services are read from. */
@@ -30,6 +32,7 @@ export interface ServiceExtra {
   readonly requireRead?: boolean
   readonly publish?: Publish
   readonly firstTime?: (sessionID: string, key: string) => boolean
+  readonly dataDir?: string
   /** Plugin hooks (the shell asks them for `shell.env`). */
   readonly hooks?: Hooks
 }
@@ -58,5 +61,6 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     requireRead: extra.requireRead ?? true,
     publish: extra.publish ?? (() => {}),
     firstTime: extra.firstTime ?? firstTimeInMemory,
+    dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
   }
 }

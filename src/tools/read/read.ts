@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { z } from "zod"
 import { errorCode, isAbortError } from "../../fs/errors.ts"
+import { LineIndexFolder } from "../../fs/line-index-file.ts"
 import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../fs/read-ledger.ts"
 import { DEFAULT_READ_LIMITS, readLines } from "../../fs/read-lines.ts"
 import { hashContent, isProbablyBinary, type Media, sniffMedia } from "../../fs/text.ts"
@@ -75,7 +76,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
-      const { directory, worktree, readLedger, firstTime } = services(ctx)
+      const { directory, worktree, readLedger, firstTime, dataDir } = services(ctx)
 
       // 1. Resolve the path (relative to the project) and see what is there.
       const filepath = resolvePath(directory, params.filePath)
@@ -112,8 +113,16 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
 
       // Small files are hashed in the same pass; large ones are known by their identity (see the ledger).
       const hash = stats.size <= LEDGER_HASH_MAX_BYTES
+      // Large files' line indexes are kept in the data directory: the next process seeks straight to a page.
+      const savedIndexes = dataDir ? new LineIndexFolder(join(dataDir, "line-index")) : undefined
       const page = await guarded(filepath, () =>
-        readLines(filepath, { offset, limit, hash, signal: ctx.abort }),
+        readLines(filepath, {
+          offset,
+          limit,
+          hash,
+          signal: ctx.abort,
+          ...(savedIndexes ? { savedIndexes } : {}),
+        }),
       )
       const totalLines = page.totalLines ?? page.lastLine
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
