@@ -2,7 +2,7 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempDirs } from "./fixtures/helpers.ts"
-import { driver, openDatabase } from "./sqlite.ts"
+import { driver, openDatabase, WAL_CHECKPOINT_PAGES } from "./sqlite.ts"
 
 const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
@@ -41,12 +41,26 @@ describe("openDatabase", () => {
     expect(pragma(normal, "busy_timeout")).toBe(5000)
     expect(pragma(normal, "foreign_keys")).toBe(1)
     expect(pragma(normal, "synchronous")).toBe(1) // NORMAL
+    expect(pragma(normal, "wal_autocheckpoint")).toBe(WAL_CHECKPOINT_PAGES)
     expect(normal.synchronous).toBe("NORMAL")
     normal.close()
     const full = openDatabase(path, { synchronous: "FULL", busyTimeout: 100 })
     expect(pragma(full, "synchronous")).toBe(2)
     expect(pragma(full, "busy_timeout")).toBe(100)
     full.close()
+  })
+
+  it("lets the WAL grow past SQLite's default 1000 pages before a commit checkpoints it", () => {
+    const path = join(dirs.make(), "x.db")
+    const db = table(path)
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    const page = "x".repeat(3000) // about one page per commit
+    for (let i = 0; i < 2500; i++) db.transaction(() => insert.run(`${i} ${page}`))
+    // Each commit appends its pages after the last: had a checkpoint run, the WAL would restart.
+    const walPages = statSync(`${path}-wal`).size / (4096 + 24)
+    expect(walPages).toBeGreaterThan(2500)
+    expect(walPages).toBeLessThan(WAL_CHECKPOINT_PAGES * 1.5)
+    db.close()
   })
 
   it("opens :memory: without touching the disk", () => {
