@@ -17,6 +17,7 @@ import {
   SearchPatternError,
 } from "./backend.ts"
 import { type GlobTest, globMatcher, nameGlob } from "./glob.ts"
+import { IGNORE_FILE_GLOBS, LeakFilter } from "./override-leaks.ts"
 import { type Hit, planContent, trimLines } from "./results.ts"
 import { StatBatches } from "./stat-batches.ts"
 
@@ -42,22 +43,34 @@ export class RipgrepBackend implements SearchBackend {
   }
 
   /**
-   * Lists files: `rg --files` (name-only globs become a file type, which ripgrep applies after the ignore
-   * rules; `--glob` would override them), then the globs filter in JavaScript, then each kept file is
-   * stat'ed for its mtime.
+   * Lists files:
+   * 1. `rg --files`; name-only globs go to rg as `--glob` (rg then skips the other files without running
+   *    its ignore checks on them), with the ignore files' names, so rg lists those too.
+   * 2. Each path is tested by the globs in JavaScript (which decide), and the kept ones are stat'ed on the
+   *    worker threads while rg runs (mtime, newest first).
+   * 3. `--glob` overrides the ignore rules, so ignored files that match are taken out afterwards
+   *    (`LeakFilter`, from the ignore files rg listed); only when there were any are the rest re-ranked.
    */
   async files(root: string, options: FilesOptions = {}): Promise<FilesResult> {
     const test = globMatcher(options.pattern)
+    const names = nameGlobs(options.pattern, fileShaped)
+    const leaks = names ? new LeakFilter(root, options.hidden ?? true) : undefined
     const args = [
       ...BASE,
       "--files",
       "--null",
       ...walkFlags(options),
-      ...typeFilter(options.pattern),
+      // The last matching glob wins: `.git` is excluded again after the names.
+      ...(names
+        ? [...names.flatMap((name) => ["--glob", name]), ...IGNORE_FILE_GLOBS, "--glob", "!.git"]
+        : typeFilter(options.pattern)),
       "--",
       ".",
     ]
-    const batches = new StatBatches(this.#threads, options.limit ?? Infinity)
+    const limit = options.limit ?? Infinity
+    const batches = new StatBatches(this.#threads, limit)
+    /** Every path stat'ed (root-relative), when leaks may have to come out. */
+    const listed: string[] = []
     let run: RunResult
     try {
       run = await this.#run(
@@ -66,16 +79,29 @@ export class RipgrepBackend implements SearchBackend {
         options,
         splitter(0, (record) => {
           const rel = record.startsWith("./") ? record.slice(2) : record
-          if (!test || testPath(test, rel)) batches.add(under(root, rel))
+          const slash = rel.lastIndexOf("/")
+          const dir = slash < 0 ? "" : rel.slice(0, slash)
+          const name = rel.slice(slash + 1)
+          leaks?.saw(dir, name)
+          if (test && !test(dir, name)) return
+          batches.add(under(root, rel))
+          if (leaks) listed.push(rel)
         }),
       )
     } catch (error) {
       batches.release()
       throw error
     }
-    const { top, total } = await batches.done()
+    if (run.timedOut) leaks?.incomplete()
+    const kept = leaks ? listed.filter((rel) => leaks.allowed(rel)) : listed
+    let stamped = await batches.done()
+    if (kept.length < listed.length) {
+      const again = new StatBatches(this.#threads, limit)
+      for (const rel of kept) again.add(under(root, rel))
+      stamped = await again.done()
+    }
     if (run.code === 2 && !run.timedOut && !noFiles(run.stderr)) throw new SearchError(failure(run.stderr))
-    return { files: top, total, timedOut: run.timedOut }
+    return { files: stamped.top, total: stamped.total, timedOut: run.timedOut }
   }
 
   /**
@@ -363,16 +389,41 @@ function walkFlags(options: { hidden?: boolean; follow?: boolean }): string[] {
  * other files itself (after its ignore rules, unlike `--glob`). The JavaScript filter still decides.
  */
 export function typeFilter(globs: readonly string[] | undefined): string[] {
-  if (!globs || globs.length === 0) return []
+  const names = nameGlobs(globs, (name) => !/[:]/.test(name))
+  if (!names) return []
+  return [...names.flatMap((name) => ["--type-add", `toolbeltinclude:${name}`]), "--type", "toolbeltinclude"]
+}
+
+/**
+ * The file-name globs rg can filter on for `globs` (braces expanded), or undefined when a glob looks at
+ * more than the name or rg's syntax might read it differently (then rg must list every file). What rg
+ * lists is only narrowed: the JavaScript filter still decides.
+ */
+export function nameGlobs(
+  globs: readonly string[] | undefined,
+  accept: (name: string) => boolean,
+): string[] | undefined {
+  if (!globs || globs.length === 0) return undefined
   const names: string[] = []
   for (const glob of globs) {
     const name = nameGlob(glob)
-    if (name === undefined || /[:\\()+@!]/.test(name)) return []
+    if (name === undefined || /[\\()+@!]/.test(name)) return undefined
     const expanded = expandBraces(name)
-    if (!expanded) return []
+    if (!expanded?.every(accept)) return undefined
     names.push(...expanded)
   }
-  return [...names.flatMap((name) => ["--type-add", `toolbeltinclude:${name}`]), "--type", "toolbeltinclude"]
+  return names
+}
+
+/**
+ * A name that is safe as an override glob: a literal name or `*` + a literal suffix with a dot (`Kconfig`,
+ * `*.c`). An override also matches directories, and rg then walks into ignored ones it matches (`*` would
+ * walk every ignored `node_modules`); a file-shaped name seldom names a directory.
+ */
+function fileShaped(name: string): boolean {
+  if (name.startsWith("#")) return false // A comment, in the override's gitignore syntax.
+  const literal = name.startsWith("*") ? name.slice(1) : name
+  return !/[*?[\]{}]/.test(literal) && (literal === name || literal.includes("."))
 }
 
 /** `a{b,c}d` → `abd`, `acd` (no nesting); undefined when the braces are not that simple. */
