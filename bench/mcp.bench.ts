@@ -7,11 +7,16 @@
 //    and connect the official client to each over stdio.
 // 3. Warm up, then take turns: ROUNDS rounds of CALLS sequential calls on each server, so both share
 //    the machine's noise. Every answer is checked to hold the file's last line.
-// 4. For the split of toolbelt's time, the same calls in this process, without MCP: `read` through
-//    `toolbelt.call`, and a tool that does nothing (the floor of the pipeline: settle and journal).
+// 4. toolbelt's floor, in the same rounds: a project tool (`.toolbelt/tools/`) that returns the text
+//    `read` returned, without touching the file. It costs what every toolbelt call costs (MCP, settle,
+//    the journal's two commits with that output, bounding it as any tool's output is) and nothing of
+//    the read itself.
+// 5. For the split of toolbelt's time, the same calls in this process, without MCP: `read` through
+//    `toolbelt.call` (and the journal commits it makes), and a tool that does nothing (the floor of the
+//    pipeline: settle and journal).
 // Reports calls per second (all timed calls over their total time) and the median latency in ms.
 // Run: node bench/mcp.bench.ts
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -74,6 +79,14 @@ export async function run(): Promise<Record<string, number>> {
     }
     const referenceClient = await connect(process.execPath, [REFERENCE, dir])
 
+    const readText = await server("probe", toolbeltClient, "read", [{ filePath: file }]).call()
+    await mkdir(join(dir, ".toolbelt", "tools"), { recursive: true })
+    await writeFile(
+      join(dir, ".toolbelt", "tools", "same_output.mjs"),
+      `export default { description: "Returns what read returned.", args: {}, execute: () => ${JSON.stringify(readText)} }\n`,
+    )
+    const floorClient = await connect(process.execPath, [BIN, "mcp", "--cwd", dir])
+
     const servers: Server[] = [
       server("toolbelt", toolbeltClient, "read", [
         { filePath: file },
@@ -82,6 +95,13 @@ export async function run(): Promise<Record<string, number>> {
         { filePath: `${dir}/./module.ts` },
       ]),
       server("reference", referenceClient, "read_text_file", [{ path: file }]),
+      // Arguments that differ call to call, so the doom-loop guard has nothing to stop.
+      server(
+        "toolbelt floor",
+        floorClient,
+        "same_output",
+        Array.from({ length: 4 }, (_, n) => ({ n })),
+      ),
     ]
     for (const each of servers) {
       const text = await each.call()
@@ -101,7 +121,7 @@ export async function run(): Promise<Record<string, number>> {
         each.timeMs += performance.now() - start
       }
     }
-    const [ours, reference] = servers as [Server, Server]
+    const [ours, reference, floor] = servers as [Server, Server, Server]
     const rate = (each: Server) => (each.latencies.length / each.timeMs) * 1000
     const inProcess = await withoutMcp(dir, env, file, last)
     return {
@@ -110,7 +130,10 @@ export async function run(): Promise<Record<string, number>> {
       reference_calls_per_s: rate(reference),
       reference_median_ms: median(reference.latencies),
       speedup_vs_reference: rate(ours) / rate(reference),
+      toolbelt_floor_calls_per_s: rate(floor),
+      toolbelt_floor_median_ms: median(floor.latencies),
       in_process_read_median_ms: inProcess.read,
+      in_process_read_commits_per_call: inProcess.commits,
       in_process_noop_median_ms: inProcess.noop,
     }
   } finally {
@@ -126,7 +149,7 @@ async function withoutMcp(
   env: Record<string, string>,
   file: string,
   last: string,
-): Promise<{ read: number; noop: number }> {
+): Promise<{ read: number; commits: number; noop: number }> {
   const toolbelt = await createToolbelt({ directory: dir, env, sweep: false })
   try {
     toolbelt.registry.register({
@@ -146,6 +169,7 @@ async function withoutMcp(
       }
       return median(latencies)
     }
+    const commits = toolbelt.store.journal.commits
     const read = await time(async (i) => {
       const result = await toolbelt.call({
         tool: "read",
@@ -155,10 +179,11 @@ async function withoutMcp(
       if (result.status !== "completed" || !result.output.includes(last))
         throw new Error("in-process read failed")
     })
+    const readCommits = (toolbelt.store.journal.commits - commits) / (WARMUP + ROUNDS * CALLS)
     const noop = await time(async (i) => {
       await toolbelt.call({ tool: "noop", input: { n: i }, sessionID: "ses_bench_noop" })
     })
-    return { read, noop }
+    return { read, commits: readCommits, noop }
   } finally {
     toolbelt.close()
   }
@@ -181,7 +206,7 @@ function server(name: string, client: Client, tool: string, variants: Record<str
 }
 
 export function report(results: Record<string, number>): void {
-  for (const [key, value] of Object.entries(results)) console.log(`  ${key.padEnd(28)} ${value.toFixed(2)}`)
+  for (const [key, value] of Object.entries(results)) console.log(`  ${key.padEnd(34)} ${value.toFixed(2)}`)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) report(await run())
