@@ -20,6 +20,8 @@ export class LeakFilter {
   readonly #listed = new Map<string, string[]>()
   readonly #levels = new Map<string, { level: IgnoreLevel; git: boolean }>()
   readonly #dirs = new Map<string, boolean>()
+  /** Whether a directory holds `.git`. */
+  readonly #git = new Map<string, boolean>()
   /** rg listed every directory it entered (it was not stopped early). */
   #complete = true
 
@@ -39,9 +41,37 @@ export class LeakFilter {
     names.push(name)
   }
 
+  /**
+   * Looks up whether `dir` and the directories above it (up to the root) hold `.git`, ahead of `clean` and
+   * `allowed` (call it while rg runs, when this thread would otherwise wait).
+   */
+  prefetch(dir: string): void {
+    let at = dir
+    while (!this.#git.has(at)) {
+      const abs = at === "" ? this.#root : `${this.#root}/${at}`
+      this.#git.set(at, statSync(`${abs}/.git`, { throwIfNoEntry: false }) !== undefined)
+      if (at === "") return
+      const slash = at.lastIndexOf("/")
+      at = slash < 0 ? "" : at.slice(0, slash)
+    }
+  }
+
   /** rg was stopped before it listed everything: directories are probed for their ignore files. */
   incomplete(): void {
     this.#complete = false
+  }
+
+  /**
+   * Whether no file in these directories can be a leak: each directory is allowed, no ignore rule is in
+   * force in it, and (unless hidden files are listed) none of its files has a hidden name. `dirs` maps a
+   * directory to whether one of its files has a hidden name.
+   */
+  clean(dirs: ReadonlyMap<string, boolean>): boolean {
+    for (const [dir, hiddenName] of dirs) {
+      if (!this.#dirAllowed(dir) || this.#level(dir).active.length > 0) return false
+      if (hiddenName && !this.#hidden) return false
+    }
+    return true
   }
 
   /** Whether the ignore rules (and the hidden rule) let the file at `rel` (root-relative) be listed. */
@@ -95,7 +125,8 @@ export class LeakFilter {
     const abs = dir === "" ? this.#root : `${this.#root}/${dir}`
     let present: Set<string> | undefined
     if (this.#complete) {
-      const hasGit = statSync(`${abs}/.git`, { throwIfNoEntry: false }) !== undefined
+      this.prefetch(dir)
+      const hasGit = this.#git.get(dir)!
       present = new Set(hasGit ? [".git"] : [])
       for (const name of this.#listed.get(dir) ?? []) {
         if (name !== ".gitignore" || hasGit || parent.git) present.add(name)

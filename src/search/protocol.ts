@@ -12,8 +12,11 @@ export type ToWorker =
     }
   /** Directories to walk for search `id`. */
   | { readonly type: "dirs"; readonly id: number; readonly dirs: readonly DirTask[] }
-  /** Modification times of these files: the newest `limit` are sent back (independent of any search). */
-  | { readonly type: "stat"; readonly id: number; readonly paths: readonly string[]; readonly limit: number }
+  /**
+   * Modification times of these files (`paths`: joined by NUL, one string being far cheaper to post than
+   * thousands): the newest `limit` are sent back (independent of any search).
+   */
+  | { readonly type: "stat"; readonly id: number; readonly paths: string; readonly limit: number }
 
 export type FromWorker =
   | ({ readonly type: "found"; readonly id: number } & Found)

@@ -69,36 +69,46 @@ export class RipgrepBackend implements SearchBackend {
     ]
     const limit = options.limit ?? Infinity
     const batches = new StatBatches(this.#threads, limit)
-    /** Every path stat'ed (root-relative), when leaks may have to come out. */
-    const listed: string[] = []
+    // With a leak filter, rg's output is kept (Buffers, so the collector never copies it) for a second
+    // look at each file, needed only when a directory's rules could skip one.
+    const output: Buffer[] = []
+    /** The directories of the files stat'ed, and whether one of those files has a hidden name. */
+    const dirs = new Map<string, boolean>()
+    let stated = 0
+    const split = splitRecords((dir, name, rel) => {
+      leaks?.saw(dir, name)
+      if (test && !test(dir, name)) return
+      batches.add(under(root, rel))
+      if (!leaks) return
+      stated++
+      const hiddenName = dirs.get(dir)
+      if (hiddenName === undefined) leaks.prefetch(dir)
+      if (hiddenName !== true) dirs.set(dir, name.charCodeAt(0) === 46)
+    })
     let run: RunResult
     try {
-      run = await this.#run(
-        args,
-        root,
-        options,
-        splitter(0, (record) => {
-          const rel = record.startsWith("./") ? record.slice(2) : record
-          const slash = rel.lastIndexOf("/")
-          const dir = slash < 0 ? "" : rel.slice(0, slash)
-          const name = rel.slice(slash + 1)
-          leaks?.saw(dir, name)
-          if (test && !test(dir, name)) return
-          batches.add(under(root, rel))
-          if (leaks) listed.push(rel)
-        }),
-      )
+      run = await this.#run(args, root, options, (chunk, end) => {
+        if (leaks && chunk.length > 0) output.push(chunk)
+        split(chunk, end)
+      })
     } catch (error) {
       batches.release()
       throw error
     }
     if (run.timedOut) leaks?.incomplete()
-    const kept = leaks ? listed.filter((rel) => leaks.allowed(rel)) : listed
     let stamped = await batches.done()
-    if (kept.length < listed.length) {
-      const again = new StatBatches(this.#threads, limit)
-      for (const rel of kept) again.add(under(root, rel))
-      stamped = await again.done()
+    if (leaks && !leaks.clean(dirs)) {
+      const kept: string[] = []
+      const again = splitRecords((dir, name, rel) => {
+        if ((!test || test(dir, name)) && leaks.allowed(rel)) kept.push(rel)
+      })
+      for (const chunk of output) again(chunk, false)
+      again(Buffer.alloc(0), !run.timedOut)
+      if (kept.length < stated) {
+        const batches = new StatBatches(this.#threads, limit)
+        for (const rel of kept) batches.add(under(root, rel))
+        stamped = await batches.done()
+      }
     }
     if (run.code === 2 && !run.timedOut && !noFiles(run.stderr)) throw new SearchError(failure(run.stderr))
     return { files: stamped.top, total: stamped.total, timedOut: run.timedOut }
@@ -354,6 +364,17 @@ function testPath(test: GlobTest, rel: string): boolean {
 /** ripgrep's JSON text: UTF-8 as `text`, anything else as base64 `bytes` (decoded with replacement). */
 function textOf(value: RgText): string {
   return value.text ?? Buffer.from(value.bytes ?? "", "base64").toString("utf8")
+}
+
+/** `rg --files --null` output as paths relative to the root: directory ("" for the root), name, path. */
+function splitRecords(
+  onFile: (dir: string, name: string, rel: string) => void,
+): (chunk: Buffer, end: boolean) => void {
+  return splitter(0, (record) => {
+    const rel = record.startsWith("./") ? record.slice(2) : record
+    const slash = rel.lastIndexOf("/")
+    onFile(slash < 0 ? "" : rel.slice(0, slash), rel.slice(slash + 1), rel)
+  })
 }
 
 /** Splits a byte stream into records ending at `separator`, as whole UTF-8 strings. */

@@ -1,6 +1,6 @@
-// The newest of many files, stat'ed on the worker threads while the caller goes on (the ripgrep backend
-// stats what `rg --files` prints while rg is still walking). Each worker sends back only the newest of
-// its batch; short lists are stat'ed here.
+// The newest of many files, stat'ed while the caller goes on (the ripgrep backend stats what `rg --files`
+// prints while rg is still walking): the first ones in this thread, the rest on the worker threads. Each
+// worker sends back only the newest of its batch.
 import { statSync } from "node:fs"
 import { type PooledWorker, pool } from "./pool.ts"
 import { newestFirst, TopHits } from "./results.ts"
@@ -29,6 +29,8 @@ export class StatBatches {
   /** Files that exist, of those stat'ed by workers (the local ones are counted by `#top`). */
   #existing = 0
   #pending: string[] = []
+  /** Files stat'ed in this thread as they were added. */
+  #here = 0
   #lanes: Lane[] | undefined
   #turn = 0
   readonly #answers: Promise<void>[] = []
@@ -40,17 +42,28 @@ export class StatBatches {
     this.#top = new TopHits(limit)
   }
 
+  /**
+   * The first `BATCH` files are stat'ed at once, here (while rg is still running, this thread mostly
+   * waits for its output, and a short list is then done when rg is); the rest go to the workers in batches.
+   */
   add(path: string): void {
+    if (this.#threads === 0 || this.#here < BATCH) {
+      this.#here++
+      this.#stat(path)
+      return
+    }
     this.#pending.push(path)
-    if (this.#pending.length >= BATCH && this.#threads > 0) this.#send()
+    if (this.#pending.length >= BATCH) this.#send()
+  }
+
+  #stat(path: string): void {
+    const stats = statSync(path, { throwIfNoEntry: false })
+    if (stats) this.#top.add({ path, mtimeMs: stats.mtimeMs })
   }
 
   /** The newest `limit` files added (sorted), and how many of all those added still exist. */
   async done(): Promise<{ top: Stamped[]; total: number }> {
-    for (const path of this.#pending) {
-      const stats = statSync(path, { throwIfNoEntry: false })
-      if (stats) this.#top.add({ path, mtimeMs: stats.mtimeMs })
-    }
+    for (const path of this.#pending) this.#stat(path)
     this.#pending = []
     try {
       await Promise.all(this.#answers)
@@ -83,7 +96,7 @@ export class StatBatches {
     this.#answers.push(
       new Promise<void>((resolve, reject) => {
         this.#waiting.set(id, { lane, resolve, reject })
-        lane.pooled.post({ type: "stat", id, paths, limit: this.#top.limit })
+        lane.pooled.post({ type: "stat", id, paths: paths.join("\0"), limit: this.#top.limit })
       }),
     )
   }

@@ -23,7 +23,7 @@ port.on("message", (message: ToWorker) => {
   try {
     if (message.type === "stat") {
       const top = new TopHits(message.limit)
-      for (const path of message.paths) {
+      for (const path of message.paths.split("\0")) {
         const stats = statSync(path, { throwIfNoEntry: false })
         if (stats) top.add({ path, mtimeMs: stats.mtimeMs, count: 0 })
       }
