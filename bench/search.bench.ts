@@ -6,7 +6,7 @@
 // Goals (issue 5): ripgrep backend within 1.10x of rg; fallback within 2x of rg for grep and 1.5x of
 // `rg --files` for glob; peak RSS under 200 MB.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -64,6 +64,12 @@ export interface SearchBenchResult {
   readonly cases: { name: string; rg: Timing; ripgrep: Timing; fallback: Timing; results: number }[]
   /** `rg --files` listing every file (the issue's reference for glob). */
   readonly rgFiles: Timing
+  /**
+   * Per glob case: the least any backend in Node that stats every match (for newest-first order) can do
+   * here: rg's output read and each path stat'ed as it arrives, nothing else (no matching, no sorting,
+   * no threads); measured in the same rounds.
+   */
+  readonly bareStat: { name: string; wall: Timing }[]
   readonly fallbackPeakRssMb: number
   readonly ripgrepPeakRssMb: number
   /** The fallback's first search, which starts its worker threads. */
@@ -87,6 +93,7 @@ export async function run(): Promise<SearchBenchResult> {
     rg: [] as Sample[],
     ripgrep: [] as Sample[],
     fallback: [] as Sample[],
+    bare: [] as Sample[],
     results: 0,
   }))
   const filesSamples: Sample[] = []
@@ -104,8 +111,10 @@ export async function run(): Promise<SearchBenchResult> {
       if (viaRipgrep.value !== viaFallback.value) {
         throw new Error(`${test.name}: the backends disagree (${viaRipgrep.value} vs ${viaFallback.value})`)
       }
+      const bare = test.name.startsWith("glob") ? await measure(() => bareStat(rg, test.rg, root)) : undefined
       if (round < 0) continue // Warm-up.
       const sample = samples[index]!
+      if (bare) sample.bare.push(bare)
       sample.rg.push(alone)
       sample.ripgrep.push(viaRipgrep)
       sample.fallback.push(viaFallback)
@@ -116,6 +125,9 @@ export async function run(): Promise<SearchBenchResult> {
   return {
     root,
     rounds,
+    bareStat: CASES.flatMap((test, index) =>
+      test.name.startsWith("glob") ? [{ name: test.name, wall: timing(samples[index]!.bare) }] : [],
+    ),
     threads: Number(process.env.TOOLBELT_SEARCH_THREADS) || Math.min(availableParallelism(), 8),
     load: loadavg()[0]!,
     cases: CASES.map((test, index) => {
@@ -160,6 +172,12 @@ export function report(result: SearchBenchResult): void {
   for (const row of result.cases.filter((test) => test.name.startsWith("glob"))) {
     console.log(
       `${row.name.padEnd(24)} fallback over rg --files: wall ${(row.fallback.wall / files.wall).toFixed(2)}x, cpu ${(row.fallback.cpu / files.cpu).toFixed(2)}x`,
+    )
+  }
+  for (const row of result.bareStat) {
+    const test = result.cases.find((other) => other.name === row.name)!
+    console.log(
+      `${row.name.padEnd(24)} rg + a bare statSync of each match as it streams (the floor in Node): wall ${row.wall.wall.toFixed(0)} ms = ${(row.wall.wall / test.rg.wall).toFixed(2)}x, cpu ${row.wall.cpu.toFixed(0)} ms = ${(row.wall.cpu / test.rg.cpu).toFixed(2)}x`,
     )
   }
   console.log(
@@ -223,6 +241,31 @@ function timeRg(rg: string, args: string[], cwd: string): Promise<number> {
     child.stdout.on("data", () => {})
     child.on("error", reject)
     child.on("close", () => resolvePromise(performance.now() - started))
+  })
+}
+
+/** rg with `args` (`--null` added), each listed path stat'ed in this thread as it arrives; the count. */
+function bareStat(rg: string, args: string[], cwd: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(rg, [...args.slice(0, -1), "--null", "."], {
+      cwd,
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+    const prefix = Buffer.from(`${cwd}/`)
+    let rest = Buffer.alloc(0)
+    let count = 0
+    child.stdout.on("data", (chunk: Buffer) => {
+      const data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk
+      let start = 0
+      for (let at = data.indexOf(0); at >= 0; at = data.indexOf(0, start)) {
+        // statSync takes the path as bytes: no string is made.
+        if (statSync(Buffer.concat([prefix, data.subarray(start, at)]), { throwIfNoEntry: false })) count++
+        start = at + 1
+      }
+      rest = Buffer.from(data.subarray(start))
+    })
+    child.on("error", reject)
+    child.on("close", () => resolvePromise(count))
   })
 }
 
