@@ -386,6 +386,10 @@ describe.skipIf(!rg)("the two backends agree", () => {
     { follow: true },
     { pattern: ["**/*.txt"] },
     { pattern: ["*"], limit: 7 },
+    // Name globs reach rg as overrides (ignored files that match are taken out afterwards).
+    { pattern: ["*.txt", "*.log"], follow: true },
+    { pattern: ["*.txt"], hidden: false },
+    { pattern: ["**/*.log", ".gitignore"], limit: 3 },
   ])("files %j", async (options) => {
     expect(await fallback.files(root, options)).toEqual(await ripgrep.files(root, options))
   })
