@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs"
 import { lstat, readlink, realpath } from "node:fs/promises"
 import { basename, dirname, join, resolve } from "node:path"
 
@@ -14,7 +15,14 @@ const MAX_HOPS = 40
  * It never throws for a missing or unreadable path; the write that follows reports the real problem.
  */
 export async function canonicalPath(path: string): Promise<string> {
-  return resolveFrom(resolve(path), 0)
+  const absolute = resolve(path)
+  try {
+    // The common case (the path exists), synchronously: realpath(3) takes microseconds, a trip through the
+    // thread pool tens of them, and every read and write asks for this key.
+    return realpathSync.native(absolute)
+  } catch {
+    return resolveFrom(absolute, 0)
+  }
 }
 
 async function resolveFrom(absolute: string, hops: number): Promise<string> {

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises"
+import { appendFile, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
@@ -10,6 +10,7 @@ import {
   type ReadLinesOptions,
   readLastLines,
   readLines,
+  readLinesFromBytes,
 } from "./read-lines.ts"
 import { hashContent } from "./text.ts"
 
@@ -400,5 +401,70 @@ describe("readLastLines", () => {
     const result = await readLastLines(path, 3)
     expect(result).toMatchObject({ lines: ["row 149998", "row 149999", "row 150000"], firstLine: 149_998 })
     expect(result.totalLines).toBe(150_000)
+  })
+})
+
+describe("readLinesFromBytes: the same page as readLines, from memory", () => {
+  const samples: [string, Buffer][] = [
+    ["empty", Buffer.alloc(0)],
+    ["one line, no newline", Buffer.from("just one")],
+    ["LF", Buffer.from("a\nb\nc\n")],
+    ["CRLF without a final newline", Buffer.from("a\r\nb\r\nc\r")],
+    ["blank lines", Buffer.from("\n\n\nx\n\n")],
+    ["UTF-8 BOM", Buffer.from("\uFEFFfirst\nsecond\n")],
+    ["UTF-16LE", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\nwörld\nlast", "utf16le")])],
+    ["UTF-16BE", Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from("ab\ncd\n", "utf16le").swap16()])],
+    ["a long line", Buffer.from(`short\n${"é".repeat(5000)}\nend\n`)],
+    ["multi-byte text", Buffer.from("日本語\n😀 emoji\nünïcödé\n".repeat(300))],
+  ]
+
+  const optionSets: ReadLinesOptions[] = [
+    {},
+    { offset: 2, limit: 2 },
+    { offset: 3, limit: 1, hash: true },
+    { offset: 1, limit: 5, maxLineLength: 10 },
+    { offset: 1, maxBytes: 40 },
+    { offset: 500, limit: 10 },
+    { offset: 5000 },
+  ]
+
+  for (const [name, bytes] of samples) {
+    test(name, async () => {
+      const path = await file(bytes)
+      const version = await stat(path)
+      for (const options of optionSets) {
+        const fromFile = await readLines(path, options)
+        const fromBytes = readLinesFromBytes(bytes, version, options)
+        expect(fromBytes).toEqual(fromFile)
+      }
+    })
+  }
+
+  test("random files: every page equals readLines", async () => {
+    let seed = 99
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      return seed / 2 ** 32
+    }
+    const pieces = ["word", " ", "é", "日本", "😀", "\t", "\r\n", "\n", "\n", "\r", "x".repeat(2100)]
+    for (let round = 0; round < 6; round++) {
+      const parts: string[] = []
+      for (let size = 0; size < 40_000; ) {
+        const piece = pieces[Math.floor(random() * pieces.length)]!
+        parts.push(piece)
+        size += piece.length
+      }
+      const bytes = Buffer.from(parts.join(""))
+      const path = await file(bytes)
+      const version = await stat(path)
+      for (let i = 0; i < 8; i++) {
+        const options = {
+          offset: 1 + Math.floor(random() * 300),
+          limit: 1 + Math.floor(random() * 400),
+          hash: true,
+        }
+        expect(readLinesFromBytes(bytes, version, options)).toEqual(await readLines(path, options))
+      }
+    }
   })
 })

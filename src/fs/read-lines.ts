@@ -235,15 +235,81 @@ interface ResolvedOptions {
   maxBytes: number
 }
 
-async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<ReadLinesResult> {
-  const { signal } = options
-  signal?.throwIfAborted()
-  const resolved: ResolvedOptions = {
+function resolveOptions(options: ReadLinesOptions): ResolvedOptions {
+  return {
     offset: Math.max(1, Math.floor(options.offset ?? 1)),
     limit: Math.max(0, Math.floor(options.limit ?? DEFAULT_READ_LIMITS.limit)),
     maxLineLength: Math.max(1, options.maxLineLength ?? DEFAULT_READ_LIMITS.maxLineLength),
     maxBytes: Math.max(1, options.maxBytes ?? DEFAULT_READ_LIMITS.maxBytes),
   }
+}
+
+/** The facts of a file version a page reports (a `Stats` has them). */
+export interface PageFileVersion {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly ctimeMs: number
+  readonly ino: number
+  readonly dev: number
+}
+
+/**
+ * `readLines` for a file already in memory (a small file read whole): the same page, total and hash,
+ * computed synchronously from `bytes`, with `version` (the file's stat) reported as its version.
+ * Reading a small file whole and paging it here costs one read instead of the open/stat/read/close
+ * round trips of the streaming reader, each a hop through the thread pool.
+ */
+export function readLinesFromBytes(
+  bytes: Buffer,
+  version: PageFileVersion,
+  options: Omit<ReadLinesOptions, "savedIndexes" | "signal"> = {},
+): ReadLinesResult {
+  const resolved = resolveOptions(options)
+  const { offset } = resolved
+  const collector = new PageCollector(resolved)
+  const bom = detectBom(bytes.subarray(0, 4))
+  let line = 1
+  if (bom && bom.encoding !== "utf-8") {
+    const text = new TextDecoder(bom.encoding, { ignoreBOM: true }).decode(bytes)
+    const keep = collector.capChars
+    let start = 0
+    for (;;) {
+      const newline = text.indexOf("\n", start)
+      const end = newline === -1 ? text.length : newline
+      if (newline === -1 && start === text.length) break
+      if (line >= offset && !collector.done)
+        collector.addText(text.slice(start, Math.min(end, start + keep)), end - start > keep, line === 1)
+      line++
+      if (newline === -1) break
+      start = newline + 1
+    }
+  } else {
+    let start = 0
+    for (;;) {
+      const newline = bytes.indexOf(LF, start)
+      if (newline === -1) break
+      if (line >= offset && !collector.done) collector.endLine(bytes, start, newline, start === 0)
+      line++
+      start = newline + 1
+    }
+    if (start < bytes.length) {
+      if (line >= offset && !collector.done) collector.endLine(bytes, start, bytes.length, start === 0)
+      line++
+    }
+  }
+  const totalLines = line - 1
+  const hash = options.hash === true ? sha256().update(bytes).digest("hex") : undefined
+  return finish(collector, resolved, version, {
+    totalLines,
+    more: collector.lastLine(offset) < totalLines,
+    hash,
+  })
+}
+
+async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<ReadLinesResult> {
+  const { signal } = options
+  signal?.throwIfAborted()
+  const resolved = resolveOptions(options)
   const stats = await handle.stat()
   const collector = new PageCollector(resolved)
   const head = Buffer.alloc(4)
@@ -312,7 +378,7 @@ async function readPage(handle: FileHandle, options: ReadLinesOptions): Promise<
 function finish(
   collector: PageCollector,
   options: ResolvedOptions,
-  stats: Stats,
+  stats: PageFileVersion,
   extra: { totalLines?: number; more: boolean; hash?: string | undefined },
 ): ReadLinesResult {
   const result: ReadLinesResult = {

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises"
+import { realpathSync } from "node:fs"
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import type { Context } from "../tool/context.ts"
 
@@ -64,7 +64,9 @@ export async function realPath(path: string): Promise<string> {
   let current = path
   for (;;) {
     try {
-      const real = await realpath(current)
+      // Synchronous: realpath(3) of a local path takes microseconds, a trip through the thread pool tens
+      // of them, and every tool call runs this guard for the target and the project roots.
+      const real = realpathSync.native(current)
       return rest.length ? join(real, ...rest.reverse()) : real
     } catch {
       // Missing (or unreadable): the nearest ancestor that resolves decides where the path really is.

@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process"
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
-import { relativePath, resolvePath } from "./paths.ts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { readSmallFileSync, relativePath, resolvePath } from "./paths.ts"
 
 describe("resolvePath", () => {
   it.each([
@@ -21,5 +24,39 @@ describe("relativePath", () => {
     [join("/outside", "x.ts"), "../outside/x.ts"],
   ])("%s → %s", (path, expected) => {
     expect(relativePath("/w", path)).toBe(expected)
+  })
+})
+
+describe("readSmallFileSync", () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "toolbelt-paths-"))
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it("reads a regular file whole, with the stat of the version read", async () => {
+    const file = join(dir, "a.txt")
+    await writeFile(file, "hello\n")
+    const result = readSmallFileSync(file, 100)
+    expect(result?.bytes.toString()).toBe("hello\n")
+    expect(result?.stats.size).toBe(6)
+    expect(result?.stats.ino).toBe((await stat(file)).ino)
+  })
+
+  it("declines a file over the limit, and what is not a regular file, without blocking on a FIFO", async () => {
+    const file = join(dir, "big.txt")
+    await writeFile(file, "x".repeat(101))
+    expect(readSmallFileSync(file, 100)).toBeUndefined()
+    const fifo = join(dir, "pipe")
+    execFileSync("mkfifo", [fifo])
+    // A blocking open of a FIFO with no writer would hang this test forever.
+    expect(readSmallFileSync(fifo, 100)).toBeUndefined()
+    expect(readSmallFileSync(dir, 100)).toBeUndefined()
+  })
+
+  it("throws for a missing file, as the callers expect", () => {
+    expect(() => readSmallFileSync(join(dir, "missing"), 100)).toThrow(/ENOENT/)
   })
 })

@@ -1,7 +1,7 @@
 // Paths as the tools take and show them: resolved against the project, shown relative to the worktree,
 // and what is at them.
 
-import type { Stats } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs"
 import { open, stat } from "node:fs/promises"
 import { relative, resolve, sep } from "node:path"
 import { errorCode } from "../fs/errors.ts"
@@ -36,6 +36,39 @@ export async function statOrUndefined(path: string): Promise<Stats | undefined> 
     const code = errorCode(error)
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
     throw error
+  }
+}
+
+/**
+ * `statOrUndefined`, synchronously: a stat of a local file takes microseconds, a trip through the thread
+ * pool tens of them, which a tool that answers in well under a millisecond (read) notices.
+ */
+export function statOrUndefinedSync(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
+    throw error
+  }
+}
+
+/**
+ * A regular file's bytes and the stat of the version read, synchronously; undefined when what is at `path`
+ * is not (or is no longer) a regular file, or is larger than `maxBytes`. Opened non-blocking, so a FIFO
+ * swapped in for the file cannot hang the process.
+ */
+export function readSmallFileSync(
+  path: string,
+  maxBytes: number,
+): { bytes: Buffer; stats: Stats } | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile() || stats.size > maxBytes) return undefined
+    return { bytes: readFileSync(fd), stats }
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -1,4 +1,5 @@
-import { open, stat } from "node:fs/promises"
+import { statSync } from "node:fs"
+import { open } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { contains } from "../../permission/external-directory.ts"
 import type { Instruction } from "./format.ts"
@@ -33,7 +34,7 @@ export async function findInstructions(options: InstructionOptions): Promise<Ins
   for (let dir = dirname(file); dir !== root && contains(root, dir); dir = dirname(dir)) {
     for (const name of INSTRUCTION_FILES) {
       const path = join(dir, name)
-      if (!(await isFile(path))) continue
+      if (!isFile(path)) continue
       if (options.firstTime(keyOf(path)) && path !== file) {
         const content = await readCapped(path)
         if (content !== undefined) found.push({ path, content })
@@ -50,9 +51,10 @@ export function keyOf(path: string): string {
   return `instructions:${path}`
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** Synchronous: one stat is a few µs, far less than a trip through the thread pool (read pays it per level). */
+function isFile(path: string): boolean {
   try {
-    return (await stat(path)).isFile()
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false
   } catch {
     return false
   }

@@ -17,7 +17,7 @@ import {
   errorOf,
   type Harness,
 } from "../file-edit/fixtures/harness.ts"
-import { MAX_MEDIA_BYTES, ReadTool } from "./read.ts"
+import { MAX_MEDIA_BYTES, ReadTool, WHOLE_FILE_BYTES } from "./read.ts"
 
 let h: Harness
 
@@ -360,6 +360,29 @@ describe("binary files", () => {
       const file = h.path(name)
       await writeFile(file, bytes)
       expect(errorOf(await read({ filePath: file }))).toBe(`Cannot read binary file: ${file}`)
+    }
+  })
+
+  it("reads a file whole or streamed alike, on either side of the whole-file size", async () => {
+    const line = (n: number) => `line ${n} ${"é".repeat(n % 50)}`
+    for (const size of [WHOLE_FILE_BYTES - 1, WHOLE_FILE_BYTES, WHOLE_FILE_BYTES + 1]) {
+      const lines: string[] = []
+      let bytes = 0
+      for (let n = 1; bytes < size; n++) {
+        lines.push(line(n))
+        bytes += Buffer.byteLength(line(n)) + 1
+      }
+      const text = `${lines.join("\n")}\n`.slice(0, size)
+      const file = h.path(`sized-${size}.txt`)
+      await writeFile(file, text)
+      const expected = text.split("\n").filter((_, i, all) => i < all.length - 1 || all[i] !== "")
+      for (const offset of [1, 1500, expected.length]) {
+        const result = completed(await read({ filePath: file, offset, limit: 5 }))
+        const shown = expected.slice(offset - 1, offset + 4).map((l, i) => `${offset + i}: ${l}`)
+        expect(result.output).toContain(shown.join("\n"))
+        expect(result.metadata.totalLines).toBe(expected.length)
+      }
+      expect(h.ledger.get("ses_read", file)?.hash).toBe(createHash("sha256").update(text).digest("hex"))
     }
   })
 

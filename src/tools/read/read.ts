@@ -1,15 +1,16 @@
+import type { Stats } from "node:fs"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { z } from "zod"
 import { errorCode, isAbortError } from "../../fs/errors.ts"
 import { LineIndexFolder } from "../../fs/line-index-file.ts"
 import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../fs/read-ledger.ts"
-import { DEFAULT_READ_LIMITS, readLines } from "../../fs/read-lines.ts"
-import { hashContent, isProbablyBinary, type Media, sniffMedia } from "../../fs/text.ts"
+import { DEFAULT_READ_LIMITS, readLines, readLinesFromBytes } from "../../fs/read-lines.ts"
+import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../fs/text.ts"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { loadText } from "../load-text.ts"
-import { readHead, relativePath, resolvePath, statOrUndefined } from "../paths.ts"
+import { readHead, readSmallFileSync, relativePath, resolvePath, statOrUndefinedSync } from "../paths.ts"
 import { services } from "../services.ts"
 import {
   formatDirectoryPage,
@@ -20,6 +21,9 @@ import {
   similarNames,
 } from "./format.ts"
 import { findInstructions } from "./instructions.ts"
+
+/** Files up to this size are read whole, in one read, rather than streamed. */
+export const WHOLE_FILE_BYTES = 256 * 1024
 
 /** Images and PDFs larger than this are refused rather than attached (a data: URL is held in memory). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024
@@ -81,7 +85,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       // 1. Resolve the path (relative to the project) and see what is there.
       const filepath = resolvePath(directory, params.filePath)
       const title = relativePath(worktree, filepath)
-      const stats = await guarded(filepath, () => statOrUndefined(filepath))
+      const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
 
       // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
       await assertExternalDirectory(ctx, filepath, { kind: stats?.isDirectory() ? "directory" : "file" })
@@ -97,10 +101,24 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
           `Cannot read ${filepath}: it is not a regular file (a device, FIFO or socket). Give the path of a file or a directory.`,
         )
 
-      const head = await guarded(filepath, () => readHead(filepath))
+      // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
+      // through the thread pool); a larger one is streamed.
+      const small =
+        stats.size <= WHOLE_FILE_BYTES
+          ? await guarded(filepath, async () => readSmallFileSync(filepath, WHOLE_FILE_BYTES))
+          : undefined
+      const whole = small?.bytes
+      const head = whole ? whole.subarray(0, SNIFF_BYTES) : await guarded(filepath, () => readHead(filepath))
       const media = sniffMedia(head)
       if (media) {
-        const result = await readMedia({ filepath, title, media, size: stats.size, signal: ctx.abort })
+        const result = await readMedia({
+          filepath,
+          title,
+          media,
+          size: stats.size,
+          bytes: whole,
+          signal: ctx.abort,
+        })
         await recordStamp(readLedger, ctx.sessionID, filepath, result.stamp)
         return result.result
       }
@@ -115,15 +133,21 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       const hash = stats.size <= LEDGER_HASH_MAX_BYTES
       // Large files' line indexes are kept in the data directory: the next process seeks straight to a page.
       const savedIndexes = dataDir ? new LineIndexFolder(join(dataDir, "line-index")) : undefined
-      const page = await guarded(filepath, () =>
-        readLines(filepath, {
-          offset,
-          limit,
-          hash,
-          signal: ctx.abort,
-          ...(savedIndexes ? { savedIndexes } : {}),
-        }),
-      )
+      const page = small
+        ? readLinesFromBytes(
+            small.bytes,
+            { ...versionOf(small.stats), size: small.bytes.length },
+            { offset, limit, hash: true },
+          )
+        : await guarded(filepath, () =>
+            readLines(filepath, {
+              offset,
+              limit,
+              hash,
+              signal: ctx.abort,
+              ...(savedIndexes ? { savedIndexes } : {}),
+            }),
+          )
       const totalLines = page.totalLines ?? page.lastLine
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
         throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
@@ -177,11 +201,18 @@ async function siblingsLike(filepath: string): Promise<string[]> {
   return similarNames(basename(filepath), names).map((name) => join(dir, name))
 }
 
+/** The version facts of a stat, as a page reports them. */
+function versionOf(stats: Stats) {
+  return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, dev: stats.dev }
+}
+
 async function readMedia(input: {
   filepath: string
   title: string
   media: Media
   size: number
+  /** The file's bytes, when the caller has read them already. */
+  bytes: Buffer | undefined
   signal: AbortSignal
 }) {
   const { filepath, media } = input
@@ -190,7 +221,7 @@ async function readMedia(input: {
     throw new Tool.ToolFailure(
       `Cannot read ${filepath}: the ${what} is ${megabytes(input.size)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
     )
-  const bytes = await guarded(filepath, () => readFile(filepath, { signal: input.signal }))
+  const bytes = input.bytes ?? (await guarded(filepath, () => readFile(filepath, { signal: input.signal })))
   if (bytes.length > MAX_MEDIA_BYTES)
     throw new Tool.ToolFailure(
       `Cannot read ${filepath}: the ${what} is ${megabytes(bytes.length)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
