@@ -6,7 +6,7 @@ import type { SearchBackend } from "./backend.ts"
 import { FallbackBackend } from "./fallback.ts"
 import { makeTree } from "./fixtures/tree.ts"
 import { LeakFilter } from "./override-leaks.ts"
-import { nameGlobs, RipgrepBackend } from "./ripgrep.ts"
+import { fileShaped, nameGlobs, RipgrepBackend } from "./ripgrep.ts"
 import { which } from "./select.ts"
 
 const rg = which("rg")
@@ -95,6 +95,20 @@ describe("nameGlobs for overrides", () => {
     expect(nameGlobs(["src/*.c"], fileShaped)).toBeUndefined()
     expect(nameGlobs(["#x"], fileShaped)).toBeUndefined()
     expect(nameGlobs(undefined, fileShaped)).toBeUndefined()
+  })
+})
+
+describe("fileShaped", () => {
+  it("takes literal names and *.ext, never a name that would also match every ignored directory", () => {
+    expect(["Kconfig", "*.c", "*.test.ts", ".gitignore"].map(fileShaped)).toEqual([true, true, true, true])
+    expect(["*", "*test*", "*_x", "a*.c", "#notes", "[ab].c"].map(fileShaped)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
   })
 })
 

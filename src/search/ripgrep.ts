@@ -441,7 +441,7 @@ export function nameGlobs(
  * `*.c`). An override also matches directories, and rg then walks into ignored ones it matches (`*` would
  * walk every ignored `node_modules`); a file-shaped name seldom names a directory.
  */
-function fileShaped(name: string): boolean {
+export function fileShaped(name: string): boolean {
   if (name.startsWith("#")) return false // A comment, in the override's gitignore syntax.
   const literal = name.startsWith("*") ? name.slice(1) : name
   return !/[*?[\]{}]/.test(literal) && (literal === name || literal.includes("."))
