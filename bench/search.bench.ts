@@ -251,18 +251,16 @@ function bareStat(rg: string, args: string[], cwd: string): Promise<number> {
       cwd,
       stdio: ["ignore", "pipe", "ignore"],
     })
-    const prefix = Buffer.from(`${cwd}/`)
-    let rest = Buffer.alloc(0)
+    let rest: Buffer | undefined
     let count = 0
     child.stdout.on("data", (chunk: Buffer) => {
-      const data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk
+      const data = rest ? Buffer.concat([rest, chunk]) : chunk
       let start = 0
       for (let at = data.indexOf(0); at >= 0; at = data.indexOf(0, start)) {
-        // statSync takes the path as bytes: no string is made.
-        if (statSync(Buffer.concat([prefix, data.subarray(start, at)]), { throwIfNoEntry: false })) count++
+        if (statSync(`${cwd}/${data.toString("utf8", start, at)}`, { throwIfNoEntry: false })) count++
         start = at + 1
       }
-      rest = Buffer.from(data.subarray(start))
+      rest = start < data.length ? Buffer.from(data.subarray(start)) : undefined
     })
     child.on("error", reject)
     child.on("close", () => resolvePromise(count))

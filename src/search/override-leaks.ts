@@ -3,7 +3,8 @@
 // spares rg the ignore checks of every file it does not list (about a fifth of rg's CPU time on the
 // Linux tree, against `--type`), and this filter takes out what the ignore rules would have skipped.
 // rg also lists the ignore files it passes (the backend adds them as globs), so no directory is probed
-// for them: only its `.git` is stat'ed.
+// for them, and the stat workers find the repositories on the way (`git-dirs.ts`): most often no rule
+// can apply, and nothing is looked at twice.
 import { statSync } from "node:fs"
 import { IGNORE, NONE, type Verdict, WHITELIST } from "./ignore-file.ts"
 import { IgnoreLevel, readLevel } from "./walk.ts"
@@ -20,8 +21,6 @@ export class LeakFilter {
   readonly #listed = new Map<string, string[]>()
   readonly #levels = new Map<string, { level: IgnoreLevel; git: boolean }>()
   readonly #dirs = new Map<string, boolean>()
-  /** Whether a directory holds `.git`. */
-  readonly #git = new Map<string, boolean>()
   /** rg listed every directory it entered (it was not stopped early). */
   #complete = true
 
@@ -41,37 +40,23 @@ export class LeakFilter {
     names.push(name)
   }
 
-  /**
-   * Looks up whether `dir` and the directories above it (up to the root) hold `.git`, ahead of `clean` and
-   * `allowed` (call it while rg runs, when this thread would otherwise wait).
-   */
-  prefetch(dir: string): void {
-    let at = dir
-    while (!this.#git.has(at)) {
-      const abs = at === "" ? this.#root : `${this.#root}/${at}`
-      this.#git.set(at, statSync(`${abs}/.git`, { throwIfNoEntry: false }) !== undefined)
-      if (at === "") return
-      const slash = at.lastIndexOf("/")
-      at = slash < 0 ? "" : at.slice(0, slash)
-    }
-  }
-
   /** rg was stopped before it listed everything: directories are probed for their ignore files. */
   incomplete(): void {
     this.#complete = false
   }
 
   /**
-   * Whether no file in these directories can be a leak: each directory is allowed, no ignore rule is in
-   * force in it, and (unless hidden files are listed) none of its files has a hidden name. `dirs` maps a
-   * directory to whether one of its files has a hidden name.
+   * Whether no ignore rule can apply to any listed file, so nothing needs a second look (hidden files
+   * aside): no `.ignore` or `.rgignore` was listed, the directories above the root add no rules, and no
+   * repository holds the root or a directory on the way to a listed file (`gitDirs`, below the root), so
+   * no `.gitignore` or exclude file counts.
    */
-  clean(dirs: ReadonlyMap<string, boolean>): boolean {
-    for (const [dir, hiddenName] of dirs) {
-      if (!this.#dirAllowed(dir) || this.#level(dir).active.length > 0) return false
-      if (hiddenName && !this.#hidden) return false
-    }
-    return true
+  quiet(gitDirs: readonly string[]): boolean {
+    if (gitDirs.length > 0 || !this.#complete) return false
+    for (const names of this.#listed.values()) if (names.some((name) => name !== ".gitignore")) return false
+    const above = IgnoreLevel.above(this.#root)
+    if (above.anyGit || above.active.length > 0) return false
+    return statSync(`${this.#root}/.git`, { throwIfNoEntry: false }) === undefined
   }
 
   /** Whether the ignore rules (and the hidden rule) let the file at `rel` (root-relative) be listed. */
@@ -125,8 +110,7 @@ export class LeakFilter {
     const abs = dir === "" ? this.#root : `${this.#root}/${dir}`
     let present: Set<string> | undefined
     if (this.#complete) {
-      this.prefetch(dir)
-      const hasGit = this.#git.get(dir)!
+      const hasGit = statSync(`${abs}/.git`, { throwIfNoEntry: false }) !== undefined
       present = new Set(hasGit ? [".git"] : [])
       for (const name of this.#listed.get(dir) ?? []) {
         if (name !== ".gitignore" || hasGit || parent.git) present.add(name)

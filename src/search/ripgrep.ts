@@ -68,22 +68,19 @@ export class RipgrepBackend implements SearchBackend {
       ".",
     ]
     const limit = options.limit ?? Infinity
-    const batches = new StatBatches(this.#threads, limit)
+    const batches = new StatBatches(this.#threads, limit, leaks ? root : undefined)
     // With a leak filter, rg's output is kept (Buffers, so the collector never copies it) for a second
-    // look at each file, needed only when a directory's rules could skip one.
+    // look at each file, needed only when an ignore rule could apply (or a hidden file was listed).
     const output: Buffer[] = []
-    /** The directories of the files stat'ed, and whether one of those files has a hidden name. */
-    const dirs = new Map<string, boolean>()
     let stated = 0
+    let hiddenListed = false
     const split = splitRecords((dir, name, rel) => {
       leaks?.saw(dir, name)
       if (test && !test(dir, name)) return
       batches.add(under(root, rel))
       if (!leaks) return
       stated++
-      const hiddenName = dirs.get(dir)
-      if (hiddenName === undefined) leaks.prefetch(dir)
-      if (hiddenName !== true) dirs.set(dir, name.charCodeAt(0) === 46)
+      hiddenListed ||= rel.charCodeAt(0) === 46 || rel.includes("/.")
     })
     let run: RunResult
     try {
@@ -97,7 +94,8 @@ export class RipgrepBackend implements SearchBackend {
     }
     if (run.timedOut) leaks?.incomplete()
     let stamped = await batches.done()
-    if (leaks && !leaks.clean(dirs)) {
+    const hidden = options.hidden ?? true
+    if (leaks && !(leaks.quiet(stamped.gitDirs) && (hidden || !hiddenListed))) {
       const kept: string[] = []
       const again = splitRecords((dir, name, rel) => {
         if ((!test || test(dir, name)) && leaks.allowed(rel)) kept.push(rel)
