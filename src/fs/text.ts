@@ -1,4 +1,5 @@
 import type { Hash } from "node:crypto"
+import { createRequire } from "node:module"
 
 /** U+FEFF, the byte order mark as it appears at the start of a decoded string. */
 export const BOM = "\uFEFF"
@@ -81,8 +82,15 @@ export function hashContent(content: string | Uint8Array): string {
  * that never hashes (paging through a large file) should not pay.
  */
 export function sha256(): Hash {
-  return process.getBuiltinModule("node:crypto").createHash("sha256")
+  crypto ??=
+    // Runtimes without getBuiltinModule (older Bun) load it through require.
+    typeof process.getBuiltinModule === "function"
+      ? process.getBuiltinModule("node:crypto")
+      : (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto"))
+  return crypto.createHash("sha256")
 }
+
+let crypto: typeof import("node:crypto") | undefined
 
 /** How much of a file is sniffed for binary content. */
 export const SNIFF_BYTES = 8192
