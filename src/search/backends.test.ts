@@ -386,7 +386,6 @@ describe.skipIf(!rg)("the two backends agree", () => {
     { follow: true },
     { pattern: ["**/*.txt"] },
     { pattern: ["*"], limit: 7 },
-    // Name globs reach rg as overrides (ignored files that match are taken out afterwards).
     { pattern: ["*.txt", "*.log"], follow: true },
     { pattern: ["*.txt"], hidden: false },
     { pattern: ["**/*.log", ".gitignore"], limit: 3 },
@@ -407,6 +406,131 @@ describe.skipIf(!rg)("the two backends agree", () => {
     { pattern: "needle", include: ["*.txt", "*.log"], follow: true },
   ])("grep %j", async (options) => {
     expect(await fallback.grep(root, options)).toEqual(await ripgrep.grep(root, options))
+  })
+})
+
+// Ignored files a name glob matches, in trees where only the ignore rules keep them out: rg must never be
+// told to list them (a `--glob` override would), and the rules must come from every ignore file, even one
+// rg does not list (a symbolic link) or one of a nested repository below a root that is no repository.
+describe("name globs and the ignore rules", () => {
+  let repo: string
+  let linked: string
+  let loose: string
+  let outer: string
+
+  beforeAll(() => {
+    repo = makeTree({
+      ".git/HEAD": "ref\n",
+      ".gitignore": "gen.c\nout.c/\n*.tmp.c\n",
+      "main.c": "int main;\n",
+      "gen.c": "generated\n",
+      "x.tmp.c": "temporary\n",
+      "out.c/inner.c": "in an ignored directory whose name matches\n",
+      ".hidden.c": "hidden\n",
+      ".cache.c/deep.c": "in a hidden directory whose name matches\n",
+      "lib/util.c": "util\n",
+      "lib/.ignore": "local.c\n!gen.c\n",
+      "lib/local.c": "ignored by .ignore\n",
+      "lib/gen.c": "re-included by .ignore\n",
+      "vendor/.git/HEAD": "ref\n",
+      "vendor/.git/info/exclude": "secret.c\n",
+      "vendor/secret.c": "excluded by the nested repository\n",
+      "vendor/open.c": "listed\n",
+      "vendor/x.tmp.c": "the outer .gitignore stops at the nested repository\n",
+      Kconfig: "config\n",
+      "sub/Kconfig": "config\n",
+      "sub/.gitignore": "Kconfig\n",
+    })
+    // The ignore files are links to one shared file (rg --files lists no links, but reads them as rules).
+    linked = makeTree({
+      "repo/.git/HEAD": "ref\n",
+      "repo/rules": "*.c\n",
+      "repo/main.c": "not ignored: the rules are linked into sub only\n",
+      "repo/sub/.gitignore": { link: "../rules" },
+      "repo/sub/a.c": "ignored by the linked .gitignore\n",
+      "repo/sub/b.txt": "listed\n",
+      "loose/rules": "*.c\n",
+      "loose/main.c": "not ignored\n",
+      "loose/sub/.ignore": { link: "../rules" },
+      "loose/sub/a.c": "ignored by the linked .ignore, which counts outside a repository too\n",
+    })
+    loose = makeTree({ ".gitignore": "*.c\n", "a.c": "not a repository: .gitignore does not count\n" })
+    outer = makeTree({
+      ".gitignore": "*.c\n",
+      "top.c": "listed: no repository here\n",
+      "deep/a/b/.git": "gitdir: ../../../elsewhere\n",
+      "deep/a/b/.gitignore": "gen.c\n",
+      "deep/a/b/c/x.c": "in a worktree\n",
+      "deep/a/b/c/gen.c": "ignored by the worktree's .gitignore\n",
+      "vendor/.git/HEAD": "ref\n",
+      "vendor/.git/info/exclude": "secret.c\n",
+      "vendor/.gitignore": "generated.c\n",
+      "vendor/secret.c": "excluded by the nested repository\n",
+      "vendor/generated.c": "ignored by the nested repository\n",
+      "vendor/lib/open.c": "listed\n",
+    })
+  })
+
+  afterAll(() => {
+    for (const dir of [repo, linked, loose, outer]) rmSync(dir, { recursive: true, force: true })
+  })
+
+  describe.each(backends.map((backend) => [label(backend), backend] as const))("%s", (_name, backend) => {
+    const names = async (at: string, pattern: string[], options: FilesOptions = {}) =>
+      (await listed(backend, { pattern, ...options }, at)).sort()
+
+    it("leaves out ignored files and directories that a name glob matches", async () => {
+      expect(await names(repo, ["*.c"])).toEqual([
+        ".cache.c/deep.c",
+        ".hidden.c",
+        "lib/gen.c",
+        "lib/util.c",
+        "main.c",
+        "vendor/open.c",
+        "vendor/x.tmp.c",
+      ])
+      expect(await names(repo, ["Kconfig"])).toEqual(["Kconfig"])
+      expect(await names(repo, ["*.c"], { hidden: false })).toEqual([
+        "lib/gen.c",
+        "lib/util.c",
+        "main.c",
+        "vendor/open.c",
+        "vendor/x.tmp.c",
+      ])
+      const top = await backend.files(repo, { pattern: ["*.c"], limit: 2 })
+      expect(top.total).toBe(7)
+      expect(top.files).toEqual((await backend.files(repo, { pattern: ["*.c"] })).files.slice(0, 2))
+    })
+
+    it("applies a symbolically linked .gitignore in a repository, and a linked .ignore anywhere", async () => {
+      for (const follow of [false, true]) {
+        expect(await names(join(linked, "repo"), ["**/*.c"], { follow })).toEqual(["main.c"])
+        expect(await names(join(linked, "loose"), ["**/*.c"], { follow })).toEqual(["main.c"])
+        expect(await names(linked, ["*.c", "*.txt"], { follow })).toEqual([
+          "loose/main.c",
+          "repo/main.c",
+          "repo/sub/b.txt",
+        ])
+      }
+    })
+
+    it("applies no .gitignore outside a repository, but a nested repository's rules below it", async () => {
+      expect(await names(loose, ["*.c"])).toEqual(["a.c"])
+      expect(await names(outer, ["*.c"])).toEqual(["deep/a/b/c/x.c", "top.c", "vendor/lib/open.c"])
+      expect(await names(join(outer, "vendor"), ["**/*.c"])).toEqual(["lib/open.c"])
+    })
+  })
+
+  it.skipIf(!rg).each<[string, FilesOptions]>([
+    ["linked", { pattern: ["**/*.c"] }],
+    ["linked", { pattern: ["**/*.c"], follow: true }],
+    ["linked", { pattern: ["*.c", "*.txt"], limit: 2 }],
+    ["repo", { pattern: ["*.c"], hidden: false }],
+    ["outer", { pattern: ["*.c"] }],
+  ])("the backends agree in %s on %j", async (tree, options) => {
+    const at = { linked, repo, outer }[tree]!
+    const [fallback, , ripgrep] = backends as [SearchBackend, SearchBackend, SearchBackend]
+    expect(await ripgrep.files(at, options)).toEqual(await fallback.files(at, options))
   })
 })
 

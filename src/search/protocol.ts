@@ -16,16 +16,7 @@ export type ToWorker =
    * Modification times of these files (`paths`: joined by NUL, one string being far cheaper to post than
    * thousands): the newest `limit` are sent back (independent of any search).
    */
-  | {
-      readonly type: "stat"
-      readonly id: number
-      /** Batches of one search share it: their `.git` lookups are made once. */
-      readonly search: number
-      readonly paths: string
-      readonly limit: number
-      /** Also list the directories holding `.git` from here down to each file. */
-      readonly gitRoot?: string
-    }
+  | { readonly type: "stat"; readonly id: number; readonly paths: string; readonly limit: number }
 
 export type FromWorker =
   | ({ readonly type: "found"; readonly id: number } & Found)
@@ -41,8 +32,6 @@ export type FromWorker =
       readonly paths: string[]
       readonly mtimes: number[]
       readonly existing: number
-      /** Directories holding `.git` found for this batch (with `gitRoot`). */
-      readonly gitDirs: string[]
     }
 
 /** Shared word 0: the search's state. */

@@ -17,7 +17,6 @@ import {
   SearchPatternError,
 } from "./backend.ts"
 import { type GlobTest, globMatcher, nameGlob } from "./glob.ts"
-import { IGNORE_FILE_GLOBS, LeakFilter } from "./override-leaks.ts"
 import { type Hit, planContent, trimLines } from "./results.ts"
 import { StatBatches } from "./stat-batches.ts"
 
@@ -44,72 +43,42 @@ export class RipgrepBackend implements SearchBackend {
 
   /**
    * Lists files:
-   * 1. `rg --files`; name-only globs go to rg as `--glob` (rg then skips the other files without running
-   *    its ignore checks on them), with the ignore files' names, so rg lists those too.
+   * 1. `rg --files`; name-only globs become a rg file type (`narrowing`), so rg skips the other files
+   *    itself. A type (unlike `--glob`, an override) is applied after rg's ignore rules, so nothing they
+   *    skip is listed, whichever ignore files rg reads (a symbolic link it would not list among them).
    * 2. Each path is tested by the globs in JavaScript (which decide), and the kept ones are stat'ed on the
    *    worker threads while rg runs (mtime, newest first).
-   * 3. `--glob` overrides the ignore rules, so ignored files that match are taken out afterwards
-   *    (`LeakFilter`, from the ignore files rg listed); only when there were any are the rest re-ranked.
    */
   async files(root: string, options: FilesOptions = {}): Promise<FilesResult> {
     const test = globMatcher(options.pattern)
-    const names = nameGlobs(options.pattern, fileShaped)
-    const leaks = names ? new LeakFilter(root, options.hidden ?? true) : undefined
     const args = [
       ...BASE,
       "--files",
       "--null",
       ...walkFlags(options),
-      // The last matching glob wins: `.git` is excluded again after the names.
-      ...(names
-        ? [...names.flatMap((name) => ["--glob", name]), ...IGNORE_FILE_GLOBS, "--glob", "!.git"]
-        : typeFilter(options.pattern)),
+      ...narrowing(options.pattern, options),
       "--",
       ".",
     ]
-    const limit = options.limit ?? Infinity
-    const batches = new StatBatches(this.#threads, limit, leaks ? root : undefined)
-    // With a leak filter, rg's output is kept (Buffers, so the collector never copies it) for a second
-    // look at each file, needed only when an ignore rule could apply (or a hidden file was listed).
-    const output: Buffer[] = []
-    let stated = 0
-    let hiddenListed = false
-    const split = splitRecords((dir, name, rel) => {
-      leaks?.saw(dir, name)
-      if (test && !test(dir, name)) return
-      batches.add(under(root, rel))
-      if (!leaks) return
-      stated++
-      hiddenListed ||= rel.charCodeAt(0) === 46 || rel.includes("/.")
-    })
+    const batches = new StatBatches(this.#threads, options.limit ?? Infinity)
     let run: RunResult
     try {
-      run = await this.#run(args, root, options, (chunk, end) => {
-        if (leaks && chunk.length > 0) output.push(chunk)
-        split(chunk, end)
-      })
+      run = await this.#run(
+        args,
+        root,
+        options,
+        splitter(0, (record) => {
+          const rel = record.startsWith("./") ? record.slice(2) : record
+          if (!test || testPath(test, rel)) batches.add(under(root, rel))
+        }),
+      )
     } catch (error) {
       batches.release()
       throw error
     }
-    if (run.timedOut) leaks?.incomplete()
-    let stamped = await batches.done()
-    const hidden = options.hidden ?? true
-    if (leaks && !(leaks.quiet(stamped.gitDirs) && (hidden || !hiddenListed))) {
-      const kept: string[] = []
-      const again = splitRecords((dir, name, rel) => {
-        if ((!test || test(dir, name)) && leaks.allowed(rel)) kept.push(rel)
-      })
-      for (const chunk of output) again(chunk, false)
-      again(Buffer.alloc(0), !run.timedOut)
-      if (kept.length < stated) {
-        const batches = new StatBatches(this.#threads, limit)
-        for (const rel of kept) batches.add(under(root, rel))
-        stamped = await batches.done()
-      }
-    }
+    const { top, total } = await batches.done()
     if (run.code === 2 && !run.timedOut && !noFiles(run.stderr)) throw new SearchError(failure(run.stderr))
-    return { files: stamped.top, total: stamped.total, timedOut: run.timedOut }
+    return { files: top, total, timedOut: run.timedOut }
   }
 
   /**
@@ -364,17 +333,6 @@ function textOf(value: RgText): string {
   return value.text ?? Buffer.from(value.bytes ?? "", "base64").toString("utf8")
 }
 
-/** `rg --files --null` output as paths relative to the root: directory ("" for the root), name, path. */
-function splitRecords(
-  onFile: (dir: string, name: string, rel: string) => void,
-): (chunk: Buffer, end: boolean) => void {
-  return splitter(0, (record) => {
-    const rel = record.startsWith("./") ? record.slice(2) : record
-    const slash = rel.lastIndexOf("/")
-    onFile(slash < 0 ? "" : rel.slice(0, slash), rel.slice(slash + 1), rel)
-  })
-}
-
 /** Splits a byte stream into records ending at `separator`, as whole UTF-8 strings. */
 function splitter(
   separator: number,
@@ -404,45 +362,31 @@ function walkFlags(options: { hidden?: boolean; follow?: boolean }): string[] {
 }
 
 /**
- * When every glob only looks at file names, a ripgrep file type built from them: ripgrep then skips the
- * other files itself (after its ignore rules, unlike `--glob`). The JavaScript filter still decides.
+ * `typeFilter`, when hidden files are listed anyway. rg skips its hidden check for a file a type matches
+ * (as for one a `!` ignore rule matches), so without `--hidden` a type would list `.env.c` for `*.c`; rg
+ * then lists every file it would list plainly, and the JavaScript filter alone decides.
  */
-export function typeFilter(globs: readonly string[] | undefined): string[] {
-  const names = nameGlobs(globs, (name) => !/[:]/.test(name))
-  if (!names) return []
-  return [...names.flatMap((name) => ["--type-add", `toolbeltinclude:${name}`]), "--type", "toolbeltinclude"]
+function narrowing(globs: readonly string[] | undefined, options: { hidden?: boolean }): string[] {
+  return (options.hidden ?? true) ? typeFilter(globs) : []
 }
 
 /**
- * The file-name globs rg can filter on for `globs` (braces expanded), or undefined when a glob looks at
- * more than the name or rg's syntax might read it differently (then rg must list every file). What rg
- * lists is only narrowed: the JavaScript filter still decides.
+ * When every glob only looks at file names, a ripgrep file type built from them: ripgrep then skips the
+ * other files itself (after its ignore rules, unlike `--glob`). Globs that look at more than the name, or
+ * that rg's type syntax might read differently, give nothing (rg lists every file). What rg lists is only
+ * narrowed: the JavaScript filter still decides.
  */
-export function nameGlobs(
-  globs: readonly string[] | undefined,
-  accept: (name: string) => boolean,
-): string[] | undefined {
-  if (!globs || globs.length === 0) return undefined
+export function typeFilter(globs: readonly string[] | undefined): string[] {
+  if (!globs || globs.length === 0) return []
   const names: string[] = []
   for (const glob of globs) {
     const name = nameGlob(glob)
-    if (name === undefined || /[\\()+@!]/.test(name)) return undefined
+    if (name === undefined || /[:\\()+@!]/.test(name)) return []
     const expanded = expandBraces(name)
-    if (!expanded?.every(accept)) return undefined
+    if (!expanded) return []
     names.push(...expanded)
   }
-  return names
-}
-
-/**
- * A name that is safe as an override glob: a literal name or `*` + a literal suffix with a dot (`Kconfig`,
- * `*.c`). An override also matches directories, and rg then walks into ignored ones it matches (`*` would
- * walk every ignored `node_modules`); a file-shaped name seldom names a directory.
- */
-export function fileShaped(name: string): boolean {
-  if (name.startsWith("#")) return false // A comment, in the override's gitignore syntax.
-  const literal = name.startsWith("*") ? name.slice(1) : name
-  return !/[*?[\]{}]/.test(literal) && (literal === name || literal.includes("."))
+  return [...names.flatMap((name) => ["--type-add", `toolbeltinclude:${name}`]), "--type", "toolbeltinclude"]
 }
 
 /** `a{b,c}d` → `abd`, `acd` (no nesting); undefined when the braces are not that simple. */

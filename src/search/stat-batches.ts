@@ -2,7 +2,6 @@
 // prints while rg is still walking): the first ones in this thread, the rest on the worker threads. Each
 // worker sends back only the newest of its batch.
 import { statSync } from "node:fs"
-import { GitDirs } from "./git-dirs.ts"
 import { type PooledWorker, pool } from "./pool.ts"
 import { newestFirst, TopHits } from "./results.ts"
 
@@ -10,7 +9,6 @@ import { newestFirst, TopHits } from "./results.ts"
 const BATCH = 2048
 
 let nextBatch = 1
-let nextSearch = 1
 
 interface Lane {
   readonly pooled: PooledWorker
@@ -38,22 +36,10 @@ export class StatBatches {
   readonly #answers: Promise<void>[] = []
   readonly #waiting = new Map<number, { lane: Lane; resolve: () => void; reject: (error: Error) => void }>()
 
-  /** Directories below `gitRoot` holding `.git`, when asked for (this thread's part). */
-  readonly #git: GitDirs | undefined
-  readonly #gitRoot: string | undefined
-  readonly #gitFound: string[] = []
-  /** Tells the workers which batches belong together (their `.git` lookups are shared). */
-  readonly #search = nextSearch++
-
-  /**
-   * `threads`: workers to use (0: stat everything in this thread); `limit`: newest files kept; `gitRoot`:
-   * also find the directories holding `.git` on the way from there to each file (`done` lists them).
-   */
-  constructor(threads: number, limit: number, gitRoot?: string) {
+  /** `threads`: workers to use (0: stat everything in this thread); `limit`: newest files kept. */
+  constructor(threads: number, limit: number) {
     this.#threads = threads
     this.#top = new TopHits(limit)
-    this.#gitRoot = gitRoot
-    this.#git = gitRoot === undefined ? undefined : new GitDirs(gitRoot)
   }
 
   /**
@@ -73,14 +59,10 @@ export class StatBatches {
   #stat(path: string): void {
     const stats = statSync(path, { throwIfNoEntry: false })
     if (stats) this.#top.add({ path, mtimeMs: stats.mtimeMs })
-    this.#git?.check(path)
   }
 
-  /**
-   * The newest `limit` files added (sorted), how many of all those added still exist, and (with a
-   * `gitRoot`) the directories holding `.git` on the way to them.
-   */
-  async done(): Promise<{ top: Stamped[]; total: number; gitDirs: string[] }> {
+  /** The newest `limit` files added (sorted), and how many of all those added still exist. */
+  async done(): Promise<{ top: Stamped[]; total: number }> {
     for (const path of this.#pending) this.#stat(path)
     this.#pending = []
     try {
@@ -92,7 +74,6 @@ export class StatBatches {
     return {
       top: this.#top.limit === Infinity ? top.sort(newestFirst) : top,
       total: this.#top.files + this.#existing,
-      gitDirs: [...new Set([...(this.#git?.found ?? []), ...this.#gitFound])],
     }
   }
 
@@ -115,14 +96,7 @@ export class StatBatches {
     this.#answers.push(
       new Promise<void>((resolve, reject) => {
         this.#waiting.set(id, { lane, resolve, reject })
-        lane.pooled.post({
-          type: "stat",
-          id,
-          search: this.#search,
-          paths: paths.join("\0"),
-          limit: this.#top.limit,
-          ...(this.#gitRoot === undefined ? {} : { gitRoot: this.#gitRoot }),
-        })
+        lane.pooled.post({ type: "stat", id, paths: paths.join("\0"), limit: this.#top.limit })
       }),
     )
   }
@@ -135,7 +109,6 @@ export class StatBatches {
       if (!waiting) return
       this.#waiting.delete(message.id)
       this.#existing += message.existing
-      this.#gitFound.push(...message.gitDirs)
       for (let k = 0; k < message.paths.length; k++) {
         this.#top.keep({ path: message.paths[k]!, mtimeMs: message.mtimes[k]! })
       }

@@ -2,7 +2,6 @@
 // what is left back when another worker is idle. Messages are the protocol in `protocol.ts`.
 import { statSync } from "node:fs"
 import { parentPort } from "node:worker_threads"
-import { GitDirs } from "./git-dirs.ts"
 import type { FromWorker, ToWorker } from "./protocol.ts"
 import { CANCEL, HUNGRY, RUNNING, STOP } from "./protocol.ts"
 import { TopHits } from "./results.ts"
@@ -15,8 +14,6 @@ const FLUSH_COUNT = 512
 
 const port = parentPort!
 let current: { id: number; task: SearchTask; shared: Int32Array } | undefined
-/** The `.git` lookups of the last search that asked for them. */
-let gitDirs: { search: number; dirs: GitDirs } | undefined
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -26,15 +23,9 @@ port.on("message", (message: ToWorker) => {
   try {
     if (message.type === "stat") {
       const top = new TopHits(message.limit)
-      if (message.gitRoot !== undefined && gitDirs?.search !== message.search) {
-        gitDirs = { search: message.search, dirs: new GitDirs(message.gitRoot) }
-      }
-      const git = message.gitRoot === undefined ? undefined : gitDirs!.dirs
-      const before = git?.found.length ?? 0
       for (const path of message.paths.split("\0")) {
         const stats = statSync(path, { throwIfNoEntry: false })
         if (stats) top.add({ path, mtimeMs: stats.mtimeMs, count: 0 })
-        git?.check(path)
       }
       const items = top.items
       post({
@@ -43,7 +34,6 @@ port.on("message", (message: ToWorker) => {
         paths: items.map((item) => item.path),
         mtimes: items.map((item) => item.mtimeMs),
         existing: top.files,
-        gitDirs: git ? git.found.slice(before) : [],
       })
       return
     }
