@@ -514,6 +514,14 @@ describe("name globs and the ignore rules", () => {
       }
     })
 
+    it("greps only the files a name glob lists, hidden files left out when asked", async () => {
+      for (const hidden of [true, false]) {
+        const result = await backend.grep(repo, { pattern: ".", include: ["*.c"], hidden, mode: "files" })
+        const paths = result.files.map((file) => file.path.slice(repo.length + 1)).sort()
+        expect(paths).toEqual(await names(repo, ["*.c"], { hidden }))
+      }
+    })
+
     it("applies no .gitignore outside a repository, but a nested repository's rules below it", async () => {
       expect(await names(loose, ["*.c"])).toEqual(["a.c"])
       expect(await names(outer, ["*.c"])).toEqual(["deep/a/b/c/x.c", "top.c", "vendor/lib/open.c"])

@@ -109,7 +109,7 @@ export class RipgrepBackend implements SearchBackend {
       ...matchFlags,
       ...(Number.isFinite(maxCount) ? ["--max-count", String(maxCount)] : []),
       ...walkFlags(options),
-      ...(single ? [] : typeFilter(options.include)),
+      ...(single ? [] : narrowing(options.include, options)),
       "--regexp",
       options.pattern,
       "--",
