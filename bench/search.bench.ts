@@ -171,7 +171,7 @@ export function report(result: SearchBenchResult): void {
   console.log(`rg --files (every file): wall ${files.wall.toFixed(0)} ms, cpu ${files.cpu.toFixed(0)} ms`)
   for (const row of result.cases.filter((test) => test.name.startsWith("glob"))) {
     console.log(
-      `${row.name.padEnd(24)} fallback over rg --files: wall ${(row.fallback.wall / files.wall).toFixed(2)}x, cpu ${(row.fallback.cpu / files.cpu).toFixed(2)}x`,
+      `${row.name.padEnd(24)} over rg --files: ripgrep backend wall ${(row.ripgrep.wall / files.wall).toFixed(2)}x, cpu ${(row.ripgrep.cpu / files.cpu).toFixed(2)}x; fallback wall ${(row.fallback.wall / files.wall).toFixed(2)}x, cpu ${(row.fallback.cpu / files.cpu).toFixed(2)}x`,
     )
   }
   for (const row of result.bareStat) {
