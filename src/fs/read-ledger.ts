@@ -128,11 +128,13 @@ export async function fileStamp(path: string, options: { signal?: AbortSignal } 
 export async function isUnchanged(
   stamp: FileStamp,
   path: string,
-  options: { data?: Uint8Array; signal?: AbortSignal } = {},
+  options: { data?: Uint8Array; stats?: FileVersion; signal?: AbortSignal } = {},
 ): Promise<boolean> {
-  if (stamp.hash.startsWith(IDENTITY)) return identityFingerprint(await stat(path)) === stamp.hash
-  if (options.data) return options.data.byteLength === stamp.size && hashContent(options.data) === stamp.hash
-  const current = await stat(path)
+  if (options.data && !stamp.hash.startsWith(IDENTITY))
+    return options.data.byteLength === stamp.size && hashContent(options.data) === stamp.hash
+  // The caller's stat of the file, when it has just taken one.
+  const current = options.stats ?? (await stat(path))
+  if (stamp.hash.startsWith(IDENTITY)) return identityFingerprint(current) === stamp.hash
   return current.size === stamp.size && (await hashFile(path, options)) === stamp.hash
 }
 
@@ -180,14 +182,14 @@ export async function checkFresh(
       reason: "not-read",
       message: `You must read the file ${path} before overwriting it. Use the read tool first.`,
     }
-  let current: { size: number; mtimeMs: number }
+  let current: FileVersion
   try {
     current = await stat(key)
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { ok: true }
     throw error
   }
-  if (await isUnchanged(entry, key, options)) return { ok: true }
+  if (await isUnchanged(entry, key, { ...options, stats: current })) return { ok: true }
   return {
     ok: false,
     reason: "changed",

@@ -1,21 +1,17 @@
 import type { Hash } from "node:crypto"
 import type { Stats } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
+import { CHUNK_BYTES, ChunkReader, giveCounter, takeCounter } from "./chunk-reader.ts"
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
 import type { LineIndexFolder } from "./line-index-file.ts"
-import { NewlineCounter } from "./newline-counter.ts"
+import { PageCollector } from "./page-collector.ts"
 import { detectBom, sha256 } from "./text.ts"
 
 /** opencode's read limits: 2000 lines, 2000 characters per line, 50 KB per page. */
 export const DEFAULT_READ_LIMITS = { limit: 2000, maxLineLength: 2000, maxBytes: 50 * 1024 } as const
 
-/** What replaces the rest of a line longer than `maxLineLength` (opencode's wording). */
-export function lineCutMarker(maxLineLength: number): string {
-  return `... (line truncated to ${maxLineLength} chars)`
-}
+export { lineCutMarker } from "./page-collector.ts"
 
-/** Bytes read from the file at a time. */
-const CHUNK_BYTES = 1 << 20
 /** Line breaks are counted this many bytes at a time (the granularity of index checkpoints in bulk). */
 const COUNT_BLOCK_BYTES = 1 << 16
 /** Bytes read at a time when scanning backwards from the end. */
@@ -522,64 +518,6 @@ async function scan(handle: FileHandle, options: ScanOptions): Promise<ScanOutco
   return { totalLines: line - 1, bytes: position - options.startByte }
 }
 
-/**
- * Counters, each with two chunk buffers in its memory, kept for the next read: repeated page reads then
- * allocate nothing large, and memory does not pile up in buffers waiting for the garbage collector.
- */
-const spareCounters: NewlineCounter[] = []
-const MAX_SPARE_COUNTERS = 2
-
-function takeCounter(): NewlineCounter {
-  return spareCounters.pop() ?? new NewlineCounter({ chunkBytes: CHUNK_BYTES, buffers: 2 })
-}
-
-function giveCounter(counter: NewlineCounter): void {
-  if (spareCounters.length < MAX_SPARE_COUNTERS) spareCounters.push(counter)
-}
-
-/**
- * Reads a file forward in chunks the size of its buffers. With two buffers they take turns: the next
- * chunk is read while the caller works on the current one. A returned chunk is valid until the next call.
- */
-class ChunkReader {
-  readonly #handle: FileHandle
-  readonly #buffers: readonly Buffer[]
-  #position: number
-  #turn = 0
-  #pending: Promise<number> | undefined
-
-  constructor(handle: FileHandle, position: number, buffers: readonly Buffer[]) {
-    this.#handle = handle
-    this.#position = position
-    this.#buffers = buffers
-  }
-
-  async next(): Promise<Buffer | undefined> {
-    const buffer = this.#buffers[this.#turn]!
-    const pending = this.#pending
-    this.#pending = undefined
-    const bytesRead = await (pending ?? this.#read(buffer))
-    if (bytesRead === 0) return undefined
-    this.#position += bytesRead
-    if (this.#buffers.length > 1) {
-      this.#turn ^= 1
-      this.#pending = this.#read(this.#buffers[this.#turn]!)
-    }
-    return bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead)
-  }
-
-  /** Waits for a read still in flight (its result, or failure, no longer matters). */
-  async settle(): Promise<void> {
-    await this.#pending?.catch(() => {})
-    this.#pending = undefined
-  }
-
-  async #read(buffer: Buffer): Promise<number> {
-    const { bytesRead } = await this.#handle.read(buffer, 0, buffer.length, this.#position)
-    return bytesRead
-  }
-}
-
 async function hasByteAt(handle: FileHandle, position: number): Promise<boolean> {
   const probe = Buffer.alloc(1)
   const { bytesRead } = await handle.read(probe, 0, 1, position)
@@ -641,112 +579,6 @@ async function scanDecoded(
   }
   if (pendingLength > 0) endLine()
   return line - 1
-}
-
-/**
- * Builds the page: takes each line's bytes (keeping at most a few bytes per allowed character), decodes
- * it whole, drops a trailing CR and the BOM of line 1, cuts and marks long lines, and enforces the limits.
- */
-class PageCollector {
-  readonly lines: string[] = []
-  cutLines = 0
-  truncatedByBytes = false
-  done: boolean
-  /** Characters worth keeping of a line: enough to know it is longer than allowed. */
-  readonly capChars: number
-  readonly #limit: number
-  readonly #maxLineLength: number
-  readonly #maxBytes: number
-  /** Bytes worth keeping of a line: a UTF-16 unit takes at most 3 UTF-8 bytes. */
-  readonly #capBytes: number
-  #bytes = 0
-  #parts: Buffer[] = []
-  #kept = 0
-  #lineBytes = 0
-
-  constructor(options: { limit: number; maxLineLength: number; maxBytes: number }) {
-    this.#limit = options.limit
-    this.#maxLineLength = options.maxLineLength
-    this.#maxBytes = options.maxBytes
-    this.capChars = Math.min(options.maxLineLength + 1, options.maxBytes + 1)
-    this.#capBytes = Math.min(options.maxLineLength * 3 + 8, options.maxBytes + 8)
-    this.done = options.limit === 0
-  }
-
-  /** Number of the last collected line, given the page's first line. */
-  lastLine(offset: number): number {
-    return offset + this.lines.length - 1
-  }
-
-  /** Takes bytes `start..end` of `chunk` as the next part of the current line (the chunk is reused later). */
-  append(chunk: Buffer, start: number, end: number): void {
-    this.#lineBytes += end - start
-    const take = Math.min(end - start, this.#capBytes - this.#kept)
-    if (take <= 0) return
-    this.#parts.push(Buffer.from(chunk.subarray(start, start + take)))
-    this.#kept += take
-  }
-
-  /**
-   * Bytes `start..end` of `chunk` end the current line: decode it (straight from the chunk when the whole
-   * line is in it) and add it to the page.
-   */
-  endLine(chunk: Buffer, start: number, end: number, atFileStart: boolean): void {
-    if (this.#parts.length === 0) {
-      const take = Math.min(end - start, this.#capBytes)
-      this.addText(chunk.toString("utf8", start, start + take), end - start > take, atFileStart)
-      return
-    }
-    this.append(chunk, start, end)
-    const bytes = Buffer.concat(this.#parts, this.#kept)
-    const capped = this.#lineBytes > this.#kept
-    this.#parts = []
-    this.#kept = 0
-    this.#lineBytes = 0
-    this.addText(bytes.toString("utf8"), capped, atFileStart)
-  }
-
-  /** Adds a decoded line; `capped` when its end was not kept; `atFileStart` when a BOM may lead it. */
-  addText(decoded: string, capped: boolean, atFileStart: boolean): void {
-    let text = decoded
-    if (!capped && text.endsWith("\r")) text = text.slice(0, -1)
-    if (atFileStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-    let cut = false
-    if (capped || text.length > this.#maxLineLength) {
-      text = cutChars(text, this.#maxLineLength) + lineCutMarker(this.#maxLineLength)
-      cut = true
-    }
-    const cost = Buffer.byteLength(text) + 1
-    if (this.#bytes + cost > this.#maxBytes) {
-      this.truncatedByBytes = true
-      this.done = true
-      if (this.lines.length > 0) return
-      // A first line over the whole budget is still shown, cut to fit, so the page is never empty.
-      text = cutToBytes(text, this.#maxBytes)
-      cut = true
-    }
-    this.lines.push(text)
-    this.#bytes += cost
-    if (cut) this.cutLines++
-    if (this.lines.length >= this.#limit) this.done = true
-  }
-}
-
-/** The first `max` UTF-16 units of `text`, never splitting a surrogate pair. */
-function cutChars(text: string, max: number): string {
-  if (text.length <= max) return text
-  const last = text.charCodeAt(max - 1)
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)
-}
-
-/** The longest prefix of `text` whose UTF-8 encoding plus a newline fits in `maxBytes`, with a marker. */
-function cutToBytes(text: string, maxBytes: number): string {
-  let chars = Math.min(text.length, maxBytes)
-  for (;;) {
-    const candidate = cutChars(text, chars) + lineCutMarker(chars)
-    if (Buffer.byteLength(candidate) + 1 <= maxBytes || chars === 0) return candidate
-    chars = Math.floor(chars * 0.9)
-  }
 }
 
 /** Forgets every cached line index (for benchmarks and tests that need a cold start). */
