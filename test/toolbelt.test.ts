@@ -201,6 +201,37 @@ describe("journal and events", () => {
     await toolbelt.close()
   })
 
+  it("a read-only call answered first (recordAfterReply) is recorded whole in one commit just after", async () => {
+    const file = join(project, "seen.txt")
+    await writeFile(file, "seen\n")
+    const toolbelt = await open({ config: {} })
+    const before = toolbelt.store.journal.commits
+    const result = await toolbelt.call({
+      tool: "read",
+      input: { filePath: file },
+      sessionID: "ses_after",
+      callID: "call_after",
+      recordAfterReply: true,
+    })
+    expect(result.status).toBe("completed")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(toolbelt.store.journal.commits - before).toBe(1)
+    expect(toolbelt.store.journal.entries("ses_after", "call_after").map((entry) => entry.kind)).toEqual([
+      "requested",
+      "started",
+      "finished",
+    ])
+    expect(toolbelt.store.parts.get("ses_after", "call_after")?.state.status).toBe("completed")
+    // The stamp rode along: another process now sees the read.
+    const peer = openStore({ path: toolbelt.store.path })
+    try {
+      expect(peer.readLedger.get("ses_after", file)).toBeDefined()
+    } finally {
+      peer.close()
+    }
+    await toolbelt.close()
+  })
+
   it("never runs a finished call twice: the same session and call id return the record", async () => {
     const toolbelt = await open({ config: {} })
     let runs = 0

@@ -66,8 +66,11 @@ export class PageCollector {
     this.addText(bytes.toString("utf8"), capped, atFileStart)
   }
 
-  /** Adds a decoded line; `capped` when its end was not kept; `atFileStart` when a BOM may lead it. */
-  addText(decoded: string, capped: boolean, atFileStart: boolean): void {
+  /**
+   * Adds a decoded line; `capped` when its end was not kept; `atFileStart` when a BOM may lead it;
+   * `ascii` when its characters are known to be ASCII (its UTF-8 size is then its length).
+   */
+  addText(decoded: string, capped: boolean, atFileStart: boolean, ascii = false): void {
     let text = decoded
     if (!capped && text.endsWith("\r")) text = text.slice(0, -1)
     if (atFileStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
@@ -76,7 +79,7 @@ export class PageCollector {
       text = cutChars(text, this.#maxLineLength) + lineCutMarker(this.#maxLineLength)
       cut = true
     }
-    const cost = Buffer.byteLength(text) + 1
+    const cost = (ascii ? text.length : Buffer.byteLength(text)) + 1
     if (this.#bytes + cost > this.#maxBytes) {
       this.truncatedByBytes = true
       this.done = true

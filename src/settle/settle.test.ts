@@ -481,6 +481,106 @@ describe("durable identity and lifecycle", () => {
   })
 })
 
+describe("when the record is written", () => {
+  /** An ordered sink whose writes (after `pending`) wait until `release()`, or fail with `fail()`. */
+  function gatedSink() {
+    const seen: string[] = []
+    const gates: { resolve: () => void; reject: (error: Error) => void }[] = []
+    const sink = Object.assign(
+      (part: ToolPart) => {
+        seen.push(part.state.status)
+        if (part.state.status === "pending") return undefined
+        return new Promise<void>((resolve, reject) => gates.push({ resolve, reject }))
+      },
+      { ordered: true },
+    )
+    return {
+      sink,
+      seen,
+      release: () => {
+        for (const gate of gates.splice(0)) gate.resolve()
+      },
+      fail: (error: Error) => {
+        for (const gate of gates.splice(0)) gate.reject(error)
+      },
+    }
+  }
+
+  /** Whether `promise` settles while the event loop turns a few times. */
+  async function settlesSoon(promise: Promise<unknown>): Promise<boolean> {
+    let done = false
+    void promise.then(
+      () => (done = true),
+      () => (done = true),
+    )
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    return done
+  }
+
+  const register = (annotations: Tool.Annotations) =>
+    registry.register({
+      look: Tool.make({
+        description: "l",
+        input: z.object({}),
+        annotations,
+        execute: () => "seen",
+      }),
+    })
+
+  it("by default a call waits for its start and its result to be recorded", async () => {
+    register({ readOnly: true })
+    const gated = gatedSink()
+    const settling = settle(call("look", {}), { ...deps, parts: gated.sink })
+    expect(await settlesSoon(settling)).toBe(false)
+    expect(gated.seen).toEqual(["pending", "running"]) // the tool has not run: its start is not recorded
+    gated.release()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(gated.seen).toEqual(["pending", "running", "completed"])
+    expect(await settlesSoon(settling)).toBe(false) // nor returned before its result is recorded
+    gated.release()
+    expect(await settling).toMatchObject({ status: "completed", output: "seen" })
+  })
+
+  it("a read-only call with recordAfterReply returns before its record is written", async () => {
+    register({ readOnly: true })
+    const gated = gatedSink()
+    const settling = settle(call("look", {}, { recordAfterReply: true }), { ...deps, parts: gated.sink })
+    expect(await settlesSoon(settling)).toBe(true)
+    expect(await settling).toMatchObject({ status: "completed", output: "seen" })
+    // Every state was handed over, in order, without waiting for the earlier ones to be written.
+    expect(gated.seen).toEqual(["pending", "running", "completed"])
+    gated.release()
+  })
+
+  it("a call with side effects records before it runs and before it returns, even with recordAfterReply", async () => {
+    register({ destructive: true })
+    const gated = gatedSink()
+    const settling = settle(call("look", {}, { recordAfterReply: true }), { ...deps, parts: gated.sink })
+    expect(await settlesSoon(settling)).toBe(false)
+    expect(gated.seen).toEqual(["pending", "running"])
+    gated.release()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(await settlesSoon(settling)).toBe(false)
+    gated.release()
+    expect(await settling).toMatchObject({ status: "completed" })
+  })
+
+  it("a trailing record that fails is reported; the result stands", async () => {
+    register({ readOnly: true })
+    const gated = gatedSink()
+    const reported: unknown[] = []
+    const result = await settle(call("look", {}, { recordAfterReply: true }), {
+      ...deps,
+      parts: gated.sink,
+      onDefect: (error) => reported.push(error),
+    })
+    expect(result).toMatchObject({ status: "completed", output: "seen" })
+    gated.fail(new Error("disk full"))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(reported.map(String)).toEqual(["Error: disk full"])
+  })
+})
+
 describe("bounding", () => {
   const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n")
 

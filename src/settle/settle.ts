@@ -35,10 +35,21 @@ export interface CallRequest {
   readonly bounding?: Partial<Limits> & { readonly direction?: Direction }
   /** An existing part id to continue (the stream processor created it as pending). */
   readonly partID?: string
+  /**
+   * The caller sends the result on as soon as it has it (a server answering a client), so a read-only
+   * call need not wait for its record: the part's states commit together just after, in the same turn
+   * of the event loop. Other calls always record their result before it is returned. Default false:
+   * when `settle` resolves, the call's record (and what it stamped, such as a read) is durable.
+   */
+  readonly recordAfterReply?: boolean
 }
 
-/** Receives every state of the call's tool part, in order. */
-export type PartSink = (part: ToolPart) => void | Promise<void>
+/**
+ * Receives every state of the call's tool part, in order; the promise says when the state is recorded.
+ * A sink marked `ordered` keeps the order of what it is handed by itself (a queue), so it is handed
+ * each state at once; any other sink gets a state only after its previous one resolved.
+ */
+export type PartSink = ((part: ToolPart) => void | Promise<void>) & { readonly ordered?: boolean }
 
 export interface SettleDeps {
   readonly registry: Registry
@@ -131,6 +142,10 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   }
   // Captured now: registration changes from here on do not affect this call.
   const own = internals(tool)
+  // Running a read-only call again is harmless, so its record need not be durable before it runs or
+  // before its result is returned: it trails the reply by a commit (see PartRecorder.trailing).
+  if (request.recordAfterReply === true && own.annotations.readOnly === true)
+    recorder.trail((error) => deps.onDefect?.(error, recorder.part))
   const ids = { tool: name, sessionID: request.sessionID, callID: request.callID }
 
   let args = request.input
@@ -429,6 +444,8 @@ class PartRecorder {
   #progress: MetadataUpdate = {}
   readonly #sink: PartSink | undefined
   #writes: Promise<void> = Promise.resolve()
+  /** Set by `trail()`: where a recording failure goes once nobody awaits it. */
+  #trailing: ((error: unknown) => void) | undefined
 
   constructor(request: CallRequest, sink: PartSink | undefined) {
     this.#sink = sink
@@ -448,13 +465,36 @@ class PartRecorder {
     return this.#progress.title
   }
 
+  get part(): ToolPart {
+    return this.#part
+  }
+
+  /**
+   * From now on the call waits for no recording: `running()` and the final state are handed to the
+   * sink and the call goes on (an `ordered` sink, such as the journal, then commits them together,
+   * after the result is out). A recording that fails goes to `report` (the call's result stands).
+   * For read-only tools only: a crash in that window leaves the call unrecorded or interrupted, and a
+   * client retrying it runs a read again, never a side effect.
+   */
+  trail(report: (error: unknown) => void): void {
+    this.#trailing = report
+  }
+
   pending(): Promise<void> {
     return this.#emit()
   }
 
   running(): Promise<void> {
     this.#start = Date.now()
-    return this.#move({ status: "running", input: this.#part.state.input, time: { start: this.#start } })
+    const written = this.#move({
+      status: "running",
+      input: this.#part.state.input,
+      time: { start: this.#start },
+    })
+    if (!this.#trailing) return written
+    // Its failure, if any, reaches the final state's write (they are chained) and is reported there.
+    written.catch(() => {})
+    return Promise.resolve()
   }
 
   /** Live progress; keeps `time.start` (opencode resets it on every update). */
@@ -537,8 +577,11 @@ class PartRecorder {
   }
 
   async #finish(state: ToolState): Promise<void> {
-    await this.#move(state)
-    await this.#writes
+    const moved = this.#move(state)
+    const written = moved.then(() => this.#writes)
+    const report = this.#trailing
+    if (report) written.catch(report)
+    else await written
   }
 
   #move(state: ToolState): Promise<void> {
@@ -550,6 +593,17 @@ class PartRecorder {
     if (!this.#sink) return Promise.resolve()
     const part = this.#part
     const sink = this.#sink
+    if (sink.ordered) {
+      // The sink queues in order itself; chaining only keeps every earlier state's failure in view.
+      let written: Promise<void>
+      try {
+        written = Promise.resolve(sink(part))
+      } catch (error) {
+        written = Promise.reject(error)
+      }
+      this.#writes = Promise.all([this.#writes, written]).then(() => {})
+      return this.#writes
+    }
     // Serialised so the sink sees states in order even when it is async.
     this.#writes = this.#writes.then(() => sink(part))
     return this.#writes

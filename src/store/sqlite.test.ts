@@ -2,13 +2,13 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempDirs } from "./fixtures/helpers.ts"
-import { driver, openDatabase, WAL_CHECKPOINT_PAGES } from "./sqlite.ts"
+import { driver, type OpenOptions, openDatabase, WAL_CHECKPOINT_PAGES } from "./sqlite.ts"
 
 const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
 
-function table(path: string) {
-  const db = openDatabase(path)
+function table(path: string, options: OpenOptions = {}) {
+  const db = openDatabase(path, options)
   db.exec("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
   return db
 }
@@ -52,7 +52,7 @@ describe("openDatabase", () => {
 
   it("lets the WAL grow past SQLite's default 1000 pages before a commit checkpoints it", () => {
     const path = join(dirs.make(), "x.db")
-    const db = table(path)
+    const db = table(path, { backgroundCheckpoints: false })
     const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
     const page = "x".repeat(3000) // about one page per commit
     for (let i = 0; i < 2500; i++) db.transaction(() => insert.run(`${i} ${page}`))

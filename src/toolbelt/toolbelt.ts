@@ -279,7 +279,8 @@ function agentConfigs(config: Config): Record<string, Ruleset> {
  * step (started, or its end) usually joins the same group commit, so a call costs one commit before
  * its tool runs instead of two. Every later step waits for all of its call's earlier steps as well,
  * so `started` still resolves only once the call's record is durable, and a failed `requested`
- * surfaces there.
+ * surfaces there. A read-only call waits for none of its steps (settle's `trail()`): requested,
+ * started and finished usually share one commit, made just after its result is returned.
  */
 function journalSink(store: Store, bus: Bus, extra: PartSink | undefined): PartSink {
   const calls = new Map<string, { running: boolean; durable: Promise<unknown>; published: Promise<void> }>()
@@ -289,7 +290,8 @@ function journalSink(store: Store, bus: Bus, extra: PartSink | undefined): PartS
     if (status === "running") return running ? store.journal.progress(part) : store.journal.started(part)
     return store.journal.finished(part)
   }
-  return (part: ToolPart) => {
+  // Ordered: every step is queued in the journal's group commit the moment it is handed over.
+  const sink = (part: ToolPart) => {
     const call = calls.get(part.id) ?? {
       running: false,
       durable: Promise.resolve(),
@@ -309,6 +311,7 @@ function journalSink(store: Store, bus: Bus, extra: PartSink | undefined): PartS
     // Not awaited here: a failure reaches the call's next step through `durable`.
     call.published.catch(() => {})
   }
+  return Object.assign(sink, { ordered: true })
 }
 
 /** Answers each ask the rules leave open with `decide` (one at a time, in the order they came). */

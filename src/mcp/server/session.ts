@@ -292,6 +292,8 @@ export class McpSession {
         callID: self.callID,
         abort: self.abort.signal,
         turn: request.turn,
+        // The reply is written the moment the call settles; a read-only call's record commits after it.
+        recordAfterReply: true,
       }),
     )
     this.#calls.set(call.callID, call)
