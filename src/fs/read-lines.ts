@@ -3,11 +3,11 @@ import type { Hash } from "node:crypto"
 import type { Stats } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { CHUNK_BYTES, ChunkReader, giveCounter, takeCounter } from "./chunk-reader.ts"
-import { smallFileHashes } from "./hash-cache.ts"
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
 import type { LineIndexFolder } from "./line-index-file.ts"
 import { PageCollector } from "./page-collector.ts"
 import { detectBom, sha256 } from "./text.ts"
+import { smallFileHashes } from "./version-cache.ts"
 
 /** opencode's read limits: 2000 lines, 2000 characters per line, 50 KB per page. */
 export const DEFAULT_READ_LIMITS = { limit: 2000, maxLineLength: 2000, maxBytes: 50 * 1024 } as const

@@ -249,6 +249,17 @@ describe("DoomLoopGuard", () => {
     expect(found[5]).toEqual({ kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 3 })
   })
 
+  it("observe = check then record, with the same verdicts and history", () => {
+    const checked = new DoomLoopGuard()
+    const observed = new DoomLoopGuard()
+    for (const call of seq("AABABABBB")) {
+      const verdict = checked.check("s", call)
+      checked.record("s", call)
+      expect(observed.observe("s", call)).toEqual(verdict)
+    }
+    expect(observed.history("s")).toEqual(checked.history("s"))
+  })
+
   it("ignores key order in recorded inputs too", () => {
     const guard = new DoomLoopGuard()
     guard.record("s", { tool: "grep", input: { pattern: "x", path: "src" } })

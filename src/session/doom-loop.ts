@@ -102,9 +102,22 @@ export class DoomLoopGuard {
 
   /** Remembers a call the session made. */
   record(sessionID: string, call: Call): void {
+    this.#remember(sessionID, recorded(call))
+  }
+
+  /** `check` then `record`, digesting the call once: what a runner does before each call. */
+  observe(sessionID: string, next: Call): DoomLoop | undefined {
+    const entry = recorded(next)
+    const calls = [...(this.#sessions.get(sessionID) ?? []), entry]
+    const loop = detect(calls, (index) => calls[index]!.digest, this.threshold, this.maxCycle)
+    this.#remember(sessionID, entry)
+    return loop
+  }
+
+  #remember(sessionID: string, entry: Recorded): void {
     const history = this.#sessions.get(sessionID) ?? []
     this.#sessions.delete(sessionID)
-    history.push(recorded(call))
+    history.push(entry)
     if (history.length > this.historySize) history.splice(0, history.length - this.historySize)
     this.#sessions.set(sessionID, history)
     if (this.#sessions.size > this.maxSessions) {

@@ -359,8 +359,7 @@ async function guardLoop(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const call = { tool: name, input: args }
-  const loop = guard.check(request.sessionID, call)
-  guard.record(request.sessionID, call)
+  const loop = guard.observe(request.sessionID, call)
   if (!loop) return undefined
   const ask = doomLoopAsk(loop, call)
   try {

@@ -183,6 +183,44 @@ describe("approvals", () => {
   })
 })
 
+describe("approvals seen by other connections", () => {
+  it("a list read again reflects what another connection (another process) added or revoked", () => {
+    const dir = dirs.make()
+    const here = open(dir)
+    const there = open(dir)
+    expect(here.approvals.list("/p")).toEqual([])
+    const added = there.approvals.add({ projectID: "/p", permission: "bash", pattern: "make*" })
+    expect(here.approvals.list("/p")).toEqual([added])
+    expect(here.approvals.list("/p")).toEqual([added])
+    there.approvals.remove(added.id)
+    expect(here.approvals.list("/p")).toEqual([])
+    here.close()
+    there.close()
+  })
+
+  it("an approval added inside a transaction that rolls back is not listed afterwards", () => {
+    const store = open()
+    expect(() =>
+      store.db.transaction(() => {
+        store.approvals.add({ projectID: "/p", permission: "bash", pattern: "rm*" })
+        expect(store.approvals.list("/p")).toHaveLength(1)
+        throw new Error("undo")
+      }),
+    ).toThrow("undo")
+    expect(store.approvals.list("/p")).toEqual([])
+    store.close()
+  })
+
+  it("a caller changing a listed approval does not change the next list", () => {
+    const store = open()
+    store.approvals.add({ projectID: "/p", permission: "bash", pattern: "ls*" })
+    const listed = store.approvals.list("/p")
+    ;(listed[0] as { pattern: string }).pattern = "*"
+    expect(store.approvals.list("/p")[0]?.pattern).toBe("ls*")
+    store.close()
+  })
+})
+
 describe("readLedger", () => {
   it("records, replaces, gets and forgets per session", () => {
     const store = open()

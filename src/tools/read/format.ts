@@ -26,7 +26,11 @@ export interface FilePage {
  * one footer (capped by bytes / more lines / end of file), `</content>`.
  */
 export function formatFilePage(page: FilePage): string {
-  const body = page.lines.map((line, index) => `${page.offset + index}: ${line}`).join("\n")
+  // Concatenated, not mapped and joined: the page is flattened once, when it is serialised.
+  let body = ""
+  const { lines, offset } = page
+  for (let index = 0; index < lines.length; index++)
+    body += index === 0 ? `${offset}: ${lines[0]}` : `\n${offset + index}: ${lines[index]}`
   return [
     `<path>${page.path}</path>`,
     "<type>file</type>",

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
+import { statSync } from "node:fs"
 import { mkdir, open, symlink, truncate, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { crc32, deflateSync } from "node:zlib"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { agentRules } from "../../agent/agent.ts"
 import type { Events, EventType } from "../../bus/events.ts"
 import { canonicalPath } from "../../fs/canonical-path.ts"
@@ -17,6 +18,7 @@ import {
   errorOf,
   type Harness,
 } from "../file-edit/fixtures/harness.ts"
+import { pageKey, recentPages } from "./page-cache.ts"
 import { MAX_MEDIA_BYTES, ReadTool, WHOLE_FILE_BYTES } from "./read.ts"
 
 let h: Harness
@@ -216,6 +218,89 @@ describe("text files", () => {
     expect(again.output).toContain("299999: block 29 line 9999 ")
     expect(again.output).toContain("300000: block 29 line 10000 ")
     expect(again.metadata.totalLines).toBe(300_000)
+  })
+})
+
+describe("pages of unchanged files", () => {
+  // Files settle SETTLED_MS after their last change; the clock moves on instead of the test waiting.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10_000 })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it("serves a settled file's page again as it was read, stamping the read all the same", async () => {
+    const file = h.path("steady.ts")
+    await writeFile(file, lines(300))
+    const first = completed(await read({ filePath: file, offset: 10, limit: 5 }))
+    expect(recentPages.get(statSync(file), pageKey(file, 10, 5))).toBeDefined()
+    const again = completed(await read({ filePath: file, offset: 10, limit: 5 }, { sessionID: "ses_again" }))
+    expect([again.output, again.title, again.metadata]).toEqual([first.output, first.title, first.metadata])
+    // The second session has read it too: the ledger knows, so it may now edit the file.
+    expect(await h.ledger.get("ses_again", await canonicalPath(file))).toMatchObject({
+      hash: createHash("sha256").update(lines(300)).digest("hex"),
+    })
+  })
+
+  it("answers from the page kept for this version of the file, without reading it", async () => {
+    const file = h.path("kept.ts")
+    await writeFile(file, "on disk\n")
+    const page = {
+      output: "kept page",
+      preview: "kept",
+      truncated: false,
+      totalLines: 1,
+      hash: "h".repeat(64),
+    }
+    recentPages.set(statSync(file), page, pageKey(file, 1, 2000))
+    const result = completed(await read({ filePath: file }))
+    expect(result.output).toBe("kept page")
+    expect(h.ledger.get("ses_read", await canonicalPath(file))).toMatchObject({ hash: page.hash })
+  })
+
+  it("reads the file again once it changed, even to the same size", async () => {
+    const file = h.path("changing.ts")
+    await writeFile(file, "alpha\n")
+    completed(await read({ filePath: file }))
+    await writeFile(file, "omega\n")
+    expect(completed(await read({ filePath: file })).output).toContain("1: omega")
+  })
+
+  it("keeps pages apart by path, offset and limit", async () => {
+    const file = h.path("paged.ts")
+    await writeFile(file, lines(50))
+    expect(completed(await read({ filePath: file, offset: 1, limit: 2 })).output).toContain(
+      "1: line 1\n2: line 2\n",
+    )
+    expect(completed(await read({ filePath: file, offset: 3, limit: 2 })).output).toContain(
+      "3: line 3\n4: line 4\n",
+    )
+    expect(completed(await read({ filePath: file, offset: 1, limit: 3 })).output).toContain(
+      "3: line 3\n\n(Showing",
+    )
+    await symlink(file, h.path("alias.ts"))
+    expect(completed(await read({ filePath: h.path("alias.ts"), offset: 1, limit: 2 })).output).toContain(
+      `<path>${h.path("alias.ts")}</path>`,
+    )
+  })
+
+  it("still attaches instruction files a session has not seen to a page served again", async () => {
+    await mkdir(h.path("pkg"))
+    await writeFile(h.path("pkg", "AGENTS.md"), "pkg rules")
+    await writeFile(h.path("pkg", "code.ts"), "code\n")
+    expect(completed(await read({ filePath: "pkg/code.ts" })).metadata.loaded).toHaveLength(1)
+    const other = completed(await read({ filePath: "pkg/code.ts" }, { sessionID: "ses_fresh" }))
+    expect(other.metadata.loaded).toEqual([h.path("pkg", "AGENTS.md")])
+    expect(other.output).toContain("pkg rules")
+  })
+
+  it("does not keep a page of a file changed within the last SETTLED_MS", async () => {
+    vi.useRealTimers()
+    const file = h.path("fresh.ts")
+    await writeFile(file, "new\n")
+    completed(await read({ filePath: file }))
+    expect(recentPages.get(statSync(file), pageKey(file, 1, 2000))).toBeUndefined()
   })
 })
 

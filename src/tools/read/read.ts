@@ -21,6 +21,7 @@ import {
   similarNames,
 } from "./format.ts"
 import { findInstructions } from "./instructions.ts"
+import { pageKey, recentPages, type TextPage } from "./page-cache.ts"
 
 /** Files up to this size are read whole, in one read, rather than streamed. */
 export const WHOLE_FILE_BYTES = 256 * 1024
@@ -101,14 +102,25 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
           `Cannot read ${filepath}: it is not a regular file (a device, FIFO or socket). Give the path of a file or a directory.`,
         )
 
+      // A small file read before, unchanged since: its page as it was.
+      const small = stats.size <= WHOLE_FILE_BYTES
+      const known = small ? recentPages.get(stats, pageKey(filepath, offset, limit)) : undefined
+      if (known) {
+        await recordStamp(readLedger, ctx.sessionID, filepath, {
+          hash: known.hash,
+          mtime: stats.mtimeMs,
+          size: stats.size,
+        })
+        return withInstructions(known, title, filepath, directory, (key) => firstTime(ctx.sessionID, key))
+      }
+
       // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
       // through the thread pool); a larger one is streamed.
-      const small =
-        stats.size <= WHOLE_FILE_BYTES
-          ? await guarded(filepath, async () => readSmallFileSync(filepath, WHOLE_FILE_BYTES))
-          : undefined
-      const whole = small?.bytes
-      const head = whole ? whole.subarray(0, SNIFF_BYTES) : await guarded(filepath, () => readHead(filepath))
+      const whole = small
+        ? await guarded(filepath, async () => readSmallFileSync(filepath, WHOLE_FILE_BYTES))
+        : undefined
+      const bytes = whole?.bytes
+      const head = bytes ? bytes.subarray(0, SNIFF_BYTES) : await guarded(filepath, () => readHead(filepath))
       const media = sniffMedia(head)
       if (media) {
         const result = await readMedia({
@@ -116,7 +128,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
           title,
           media,
           size: stats.size,
-          bytes: whole,
+          bytes,
           signal: ctx.abort,
         })
         await recordStamp(readLedger, ctx.sessionID, filepath, result.stamp)
@@ -133,61 +145,77 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       const hash = stats.size <= LEDGER_HASH_MAX_BYTES
       // Large files' line indexes are kept in the data directory: the next process seeks straight to a page.
       const savedIndexes = dataDir ? new LineIndexFolder(join(dataDir, "line-index")) : undefined
-      const page = small
-        ? readLinesFromBytes(
-            small.bytes,
-            { ...versionOf(small.stats), size: small.bytes.length },
-            { offset, limit, hash: true },
-          )
-        : await guarded(filepath, () =>
-            readLines(filepath, {
-              offset,
-              limit,
-              hash,
-              signal: ctx.abort,
-              ...(savedIndexes ? { savedIndexes } : {}),
-            }),
-          )
+      const version = whole ? versionOf(whole.stats) : undefined
+      const page =
+        whole && version
+          ? readLinesFromBytes(
+              whole.bytes,
+              { ...version, size: whole.bytes.length },
+              { offset, limit, hash: true },
+            )
+          : await guarded(filepath, () =>
+              readLines(filepath, {
+                offset,
+                limit,
+                hash,
+                signal: ctx.abort,
+                ...(savedIndexes ? { savedIndexes } : {}),
+              }),
+            )
       const totalLines = page.totalLines ?? page.lastLine
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
         throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
+      const stamp = page.hash ?? identityFingerprint(page)
       await recordStamp(readLedger, ctx.sessionID, filepath, {
-        hash: page.hash ?? identityFingerprint(page),
+        hash: stamp,
         mtime: page.mtimeMs,
         size: page.size,
       })
 
-      const instructions = await findInstructions({
-        file: filepath,
-        root: resolve(directory),
-        firstTime: (key) => firstTime(ctx.sessionID, key),
-      })
-
       // 4. Shape the result: opencode's page, then the instructions once per session.
-      let output = formatFilePage({
-        path: filepath,
-        offset,
-        lines: page.lines,
-        lastLine: page.lastLine,
-        totalLines,
-        truncatedByBytes: page.truncatedByBytes,
-        maxBytes: DEFAULT_READ_LIMITS.maxBytes,
-      })
-      if (instructions.length > 0) output += `\n\n${formatInstructions(instructions)}`
-      return {
-        title,
-        output,
-        metadata: {
-          preview: page.lines.slice(0, PREVIEW_LINES).join("\n"),
-          truncated: page.more || page.truncatedByBytes,
-          loaded: instructions.map((item) => item.path),
+      const text: TextPage = {
+        output: formatFilePage({
+          path: filepath,
+          offset,
+          lines: page.lines,
+          lastLine: page.lastLine,
           totalLines,
-        },
+          truncatedByBytes: page.truncatedByBytes,
+          maxBytes: DEFAULT_READ_LIMITS.maxBytes,
+        }),
+        preview: page.lines.slice(0, PREVIEW_LINES).join("\n"),
+        truncated: page.more || page.truncatedByBytes,
+        totalLines,
+        hash: stamp,
       }
+      if (version && version.size === whole?.bytes.length)
+        recentPages.set(version, text, pageKey(filepath, offset, limit))
+      return withInstructions(text, title, filepath, directory, (key) => firstTime(ctx.sessionID, key))
     },
   },
   { annotations: { readOnly: true } },
 )
+
+/** The tool's result for a text page: the page, then the instruction files this session has not seen. */
+async function withInstructions(
+  page: TextPage,
+  title: string,
+  filepath: string,
+  directory: string,
+  firstTime: (key: string) => boolean,
+) {
+  const instructions = await findInstructions({ file: filepath, root: resolve(directory), firstTime })
+  return {
+    title,
+    output: instructions.length > 0 ? `${page.output}\n\n${formatInstructions(instructions)}` : page.output,
+    metadata: {
+      preview: page.preview,
+      truncated: page.truncated,
+      loaded: instructions.map((item) => item.path),
+      totalLines: page.totalLines,
+    },
+  }
+}
 
 /** Up to three names in the missing file's directory that look like it, as full paths. */
 async function siblingsLike(filepath: string): Promise<string[]> {

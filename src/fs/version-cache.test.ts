@@ -1,29 +1,29 @@
 import { describe, expect, it } from "vitest"
-import { HashCache, SETTLED_MS } from "./hash-cache.ts"
 import { readLinesFromBytes } from "./read-lines.ts"
 import { sha256 } from "./text.ts"
+import { SETTLED_MS, VersionCache } from "./version-cache.ts"
 
 const NOW = 1_800_000_000_000
 const settled = { dev: 1, ino: 42, size: 3, mtimeMs: NOW - 60_000, ctimeMs: NOW - 60_000 }
 
-describe("HashCache", () => {
-  it("remembers the hash of a file whose last change has settled", () => {
-    const cache = new HashCache()
-    cache.set(settled, "h1", NOW)
+describe("VersionCache", () => {
+  it("keeps a value for a file version whose last change has settled", () => {
+    const cache = new VersionCache<string>(8)
+    cache.set(settled, "h1", "", NOW)
     expect(cache.get(settled)).toBe("h1")
     expect(cache.get({ ...settled })).toBe("h1")
   })
 
-  it("does not remember a file changed less than SETTLED_MS ago (a same-tick write could look identical)", () => {
-    const cache = new HashCache()
-    cache.set({ ...settled, ctimeMs: NOW - SETTLED_MS + 1 }, "h1", NOW)
-    cache.set({ ...settled, ino: 43, mtimeMs: NOW - 10 }, "h2", NOW)
+  it("keeps nothing of a file changed less than SETTLED_MS ago (a same-tick write could look identical)", () => {
+    const cache = new VersionCache<string>(8)
+    cache.set({ ...settled, ctimeMs: NOW - SETTLED_MS + 1 }, "h1", "", NOW)
+    cache.set({ ...settled, ino: 43, mtimeMs: NOW - 10 }, "h2", "", NOW)
     expect(cache.size).toBe(0)
   })
 
-  it("misses once anything of the identity moved: size, times, inode or device", () => {
-    const cache = new HashCache()
-    cache.set(settled, "h1", NOW)
+  it("misses once anything of the version moved: size, times, inode or device; or another key", () => {
+    const cache = new VersionCache<string>(8)
+    cache.set(settled, "h1", "page 1", NOW)
     for (const changed of [
       { size: 4 },
       { mtimeMs: settled.mtimeMs + 1 },
@@ -31,28 +31,30 @@ describe("HashCache", () => {
       { ino: 7 },
       { dev: 2 },
     ])
-      expect(cache.get({ ...settled, ...changed })).toBeUndefined()
+      expect(cache.get({ ...settled, ...changed }, "page 1")).toBeUndefined()
+    expect(cache.get(settled, "page 2")).toBeUndefined()
+    expect(cache.get(settled, "page 1")).toBe("h1")
   })
 
   it("keeps the most recently used entries", () => {
-    const cache = new HashCache(2)
+    const cache = new VersionCache<string>(2)
     const a = { ...settled, ino: 1 }
     const b = { ...settled, ino: 2 }
     const c = { ...settled, ino: 3 }
-    cache.set(a, "a", NOW)
-    cache.set(b, "b", NOW)
+    cache.set(a, "a", "", NOW)
+    cache.set(b, "b", "", NOW)
     cache.get(a) // a is now newer than b
-    cache.set(c, "c", NOW)
+    cache.set(c, "c", "", NOW)
     expect([cache.get(a), cache.get(b), cache.get(c)]).toEqual(["a", undefined, "c"])
   })
 })
 
 describe("readLinesFromBytes hashing", () => {
-  it("hashes a settled file once: the same identity gives the remembered digest", () => {
+  it("hashes a settled file once: the same version gives the remembered digest", () => {
     const version = { dev: 99, ino: 12345, size: 4, mtimeMs: 1_000, ctimeMs: 1_000 }
     const first = readLinesFromBytes(Buffer.from("one\n"), version, { hash: true })
     expect(first.hash).toBe(sha256().update("one\n").digest("hex"))
-    // The identity says nothing changed, so the digest is not computed again from these bytes.
+    // The version says nothing changed, so the digest is not computed again from these bytes.
     expect(readLinesFromBytes(Buffer.from("two\n"), version, { hash: true }).hash).toBe(first.hash)
     // A new ctime is a new version: hashed afresh.
     const changed = { ...version, ctimeMs: 2_000 }

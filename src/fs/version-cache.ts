@@ -1,0 +1,59 @@
+import type { FileVersion } from "./read-ledger.ts"
+
+/**
+ * A file's last change must be at least this old before anything derived from its content is kept.
+ * File times come from a coarse clock (a few ms on Linux), so a write in the same tick as the version
+ * read can leave size and times unchanged; a change this old can no longer be followed by one that
+ * looks the same, because any later write moves ctime past it. (git's "racily clean" rule.)
+ */
+export const SETTLED_MS = 2000
+
+/**
+ * Values derived from a file's content (its hash, a formatted page), kept by the file's version:
+ * device, inode, size, mtime and ctime, plus a key of the caller's (what was derived, from which
+ * path). A file that still has that version still has that content, so the value is reused without
+ * reading the file. Versions changed within `SETTLED_MS` are never kept. The least recently used
+ * entries go first beyond `max`.
+ */
+export class VersionCache<T> {
+  readonly #entries = new Map<string, T>()
+  readonly #max: number
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  get(version: FileVersion, key = ""): T | undefined {
+    const id = idOf(version, key)
+    const value = this.#entries.get(id)
+    if (value !== undefined) {
+      // Most recently used last: the first entry is the one to drop.
+      this.#entries.delete(id)
+      this.#entries.set(id, value)
+    }
+    return value
+  }
+
+  /** Keeps `value` for `version`, unless the file changed too recently to be sure of it. */
+  set(version: FileVersion, value: T, key = "", now = Date.now()): void {
+    if (now - Math.max(version.mtimeMs, version.ctimeMs) < SETTLED_MS) return
+    const id = idOf(version, key)
+    this.#entries.delete(id)
+    this.#entries.set(id, value)
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!)
+  }
+}
+
+function idOf(version: FileVersion, key: string): string {
+  return `${version.dev}:${version.ino}:${version.size}:${version.mtimeMs}:${version.ctimeMs}:${key}`
+}
+
+/**
+ * SHA-256 digests of small files read whole, so that reading an unchanged file again does not hash it
+ * again (on a 40 KB file, a fifth of the read tool's work). About 150 bytes an entry.
+ */
+export const smallFileHashes = new VersionCache<string>(4096)
