@@ -31,6 +31,7 @@ export class GroupCommit {
   #deferred: ReturnType<typeof setTimeout> | undefined
   #closed = false
   #commits = 0
+  #batch = 0
 
   constructor(db: Database) {
     this.#db = db
@@ -64,6 +65,14 @@ export class GroupCommit {
     return this.#queue.length
   }
 
+  /**
+   * The batch being applied (or last applied): a number that changes with every batch, so a write can
+   * tell whether something it remembers was written in its own transaction.
+   */
+  get batch(): number {
+    return this.#batch
+  }
+
   /** How many batches have committed (a batch is one transaction). */
   get commits(): number {
     return this.#commits
@@ -85,6 +94,7 @@ export class GroupCommit {
     }
     const batch = this.#queue
     this.#queue = []
+    this.#batch++
     const outcomes: { ok: boolean; value: unknown }[] = []
     try {
       this.#db.transaction(() => {

@@ -308,3 +308,57 @@ describe("interrupt", () => {
     expect(() => interrupt({ ...base, state: completed() }, 9)).toThrow(IllegalTransitionError)
   })
 })
+
+describe("steps of one call in one batch", () => {
+  it("share one commit, and the part ends as the last step left it", async () => {
+    const store = open()
+    const before = store.journal.commits
+    const steps = [
+      store.journal.requested(part("call_b")),
+      store.journal.started(part("call_b", running(1))),
+      store.journal.progress(part("call_b", running(1, { title: "half" }))),
+      store.journal.finished(part("call_b", completed("out", 1, 2))),
+    ]
+    await Promise.all(steps)
+    expect(store.journal.commits - before).toBe(1)
+    expect(store.parts.get("ses_test", "call_b")?.state).toEqual(completed("out", 1, 2))
+    expect(store.journal.entries("ses_test", "call_b").map((entry) => entry.kind)).toEqual([
+      "requested",
+      "started",
+      "progress",
+      "finished",
+    ])
+  })
+
+  it("a later batch reads the row again: what another process did in between counts", async () => {
+    const dir = dirs.make()
+    const store = open(dir)
+    await Promise.all([
+      store.journal.requested(part("call_c")),
+      store.journal.started(part("call_c", running(1))),
+    ])
+    // Another process closes the call (its owner looked dead to it) between two of our batches.
+    const peer = open(dir)
+    peer.db.transaction(() => {
+      peer.db
+        .prepare("UPDATE part SET status = 'error', data = ? WHERE call_id = 'call_c'")
+        .run(JSON.stringify(interrupt(part("call_c", running(1)), 5)))
+    })
+    await expect(store.journal.finished(part("call_c", completed("late", 1, 6)))).rejects.toBeInstanceOf(
+      CallSettledError,
+    )
+  })
+
+  it("a step that fails within the batch leaves the next one to read the row", async () => {
+    const store = open()
+    await store.journal.requested(part("call_d"))
+    const [started, again] = await Promise.allSettled([
+      store.journal.started(part("call_d", running(1))),
+      store.journal.started(part("call_d", running(2))),
+    ])
+    expect(started.status).toBe("fulfilled")
+    expect(again).toMatchObject({ status: "rejected", reason: expect.any(IllegalTransitionError) })
+    await store.journal.finished(part("call_d", completed("done", 1, 3)))
+    expect(store.parts.get("ses_test", "call_d")?.state).toEqual(completed("done", 1, 3))
+  })
+})

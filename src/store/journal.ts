@@ -122,6 +122,12 @@ export class Journal {
   readonly #asksInSession: Statement
   readonly #entries: Statement
   readonly #entriesOfCall: Statement
+  /**
+   * The part each open call's last step wrote, and in which batch: the next step of the call in the same
+   * batch (a read-only call's three steps share one) takes it from here instead of reading and parsing
+   * the row again. Nothing else writes the row inside the batch's transaction; another batch reads it.
+   */
+  readonly #written = new Map<string, { batch: number; part: ToolPart }>()
 
   constructor(
     db: Database,
@@ -285,7 +291,14 @@ export class Journal {
     }
     return this.#group.run(() => {
       const now = this.#now()
-      const stored = this.#rows.read(part.sessionID, part.callID)?.part
+      const key = `${part.sessionID}\u0000${part.callID}`
+      const written = this.#written.get(key)
+      // Taken out now, so a step that fails leaves nothing behind; put back below when it succeeds.
+      this.#written.delete(key)
+      const stored =
+        written && written.batch === this.#group.batch
+          ? written.part
+          : this.#rows.read(part.sessionID, part.callID)?.part
       if (stored && isFinal(stored)) throw new CallSettledError(stored)
       // A call that is already running may have begun its side effect: starting it again could run
       // it twice. (After a crash, recover() closes it as interrupted instead.)
@@ -296,6 +309,7 @@ export class Journal {
       const next = stored ? advance(stored, part.state) : part
       this.#rows.write(next, stored, this.#owners.id, now)
       this.#append.run(next.sessionID, next.callID, kind, entryData(kind, next), now)
+      if (!isFinal(next)) this.#written.set(key, { batch: this.#group.batch, part: next })
       return next
     })
   }

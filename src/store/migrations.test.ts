@@ -108,3 +108,49 @@ describe("migrate", () => {
     db.close()
   })
 })
+
+describe("part output column (v3)", () => {
+  const part = (status: "running" | "completed", output = "") => ({
+    id: "prt_1",
+    sessionID: "ses_1",
+    messageID: "msg_1",
+    type: "tool" as const,
+    callID: "call_1",
+    tool: "read",
+    state:
+      status === "running"
+        ? { status, input: { filePath: "a" }, time: { start: 1 } }
+        : { status, input: { filePath: "a" }, output, title: "a", metadata: {}, time: { start: 1, end: 2 } },
+  })
+
+  it("keeps a completed part's output out of its JSON, and reads the part back whole", () => {
+    const store = openStore({ dataDir: dirs.make() })
+    const output = `line "one"\n${"x".repeat(50_000)}\n`
+    store.parts.upsert(part("running"))
+    store.parts.upsert(part("completed", output))
+    const row = store.db.prepare("SELECT data, output FROM part").get<{ data: string; output: string }>()
+    expect(row?.output).toBe(output)
+    expect(JSON.parse(row!.data).state.output).toBe("")
+    expect(store.parts.get("ses_1", "call_1")?.state).toMatchObject({ status: "completed", output })
+    expect(store.parts.list("ses_1")[0]?.state).toMatchObject({ output })
+    expect(store.journal.settled("ses_1", "call_1")?.state).toMatchObject({ output })
+    store.close()
+  })
+
+  it("reads a part stored before the column, its output still in the JSON", () => {
+    const path = join(dirs.make(), "toolbelt.db")
+    const old = openDatabase(path)
+    migrate(old, MIGRATIONS.slice(0, 2))
+    const stored = part("completed", "from version 2")
+    old
+      .prepare(
+        `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, time_created, time_updated)
+         VALUES ('prt_1', 'ses_1', 'msg_1', 'call_1', 'read', 'completed', ?, 1, 2)`,
+      )
+      .run(JSON.stringify(stored))
+    old.close()
+    const store = openStore({ path })
+    expect(store.parts.get("ses_1", "call_1")).toEqual(stored)
+    store.close()
+  })
+})

@@ -23,28 +23,28 @@ export class PartRows {
   readonly #openInSession: Statement
 
   constructor(db: Database) {
-    this.#read = db.prepare("SELECT data, owner FROM part WHERE session_id = ? AND call_id = ?")
+    this.#read = db.prepare("SELECT data, output, owner FROM part WHERE session_id = ? AND call_id = ?")
     this.#insert = db.prepare(
-      `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, owner, time_created, time_updated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, output, owner, time_created, time_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     // Two updates: one that leaves `status` alone, so progress does not touch the part_open index.
     this.#update = db.prepare(
-      "UPDATE part SET status = ?, data = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
+      "UPDATE part SET status = ?, data = ?, output = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
     )
     this.#updateData = db.prepare(
-      "UPDATE part SET data = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
+      "UPDATE part SET data = ?, output = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
     )
-    this.#list = db.prepare("SELECT data FROM part WHERE session_id = ? ORDER BY rowid")
-    this.#open = db.prepare(`SELECT data, owner FROM part WHERE ${OPEN} ORDER BY rowid`)
+    this.#list = db.prepare("SELECT data, output FROM part WHERE session_id = ? ORDER BY rowid")
+    this.#open = db.prepare(`SELECT data, output, owner FROM part WHERE ${OPEN} ORDER BY rowid`)
     this.#openInSession = db.prepare(
-      `SELECT data, owner FROM part WHERE ${OPEN} AND session_id = ? ORDER BY rowid`,
+      `SELECT data, output, owner FROM part WHERE ${OPEN} AND session_id = ? ORDER BY rowid`,
     )
   }
 
   read(sessionID: string, callID: string): PartRecord | undefined {
-    const row = this.#read.get<{ data: string; owner: string | null }>(sessionID, callID)
-    return row && { part: JSON.parse(row.data) as ToolPart, owner: row.owner }
+    const row = this.#read.get<PartRow>(sessionID, callID)
+    return row && { part: decode(row), owner: row.owner ?? null }
   }
 
   /**
@@ -52,7 +52,7 @@ export class PartRows {
    * identity columns keep their stored values, as `advance()` keeps them in the part.
    */
   write(part: ToolPart, stored: ToolPart | undefined, owner: string, now: number): void {
-    const data = JSON.stringify(part)
+    const { data, output } = encode(part)
     if (!stored) {
       this.#insert.run(
         part.id,
@@ -62,28 +62,50 @@ export class PartRows {
         part.tool,
         part.state.status,
         data,
+        output,
         owner,
         now,
         now,
       )
     } else if (stored.state.status === part.state.status) {
-      this.#updateData.run(data, owner, now, part.sessionID, part.callID)
+      this.#updateData.run(data, output, owner, now, part.sessionID, part.callID)
     } else {
-      this.#update.run(part.state.status, data, owner, now, part.sessionID, part.callID)
+      this.#update.run(part.state.status, data, output, owner, now, part.sessionID, part.callID)
     }
   }
 
   list(sessionID: string): ToolPart[] {
-    return this.#list.all<{ data: string }>(sessionID).map((row) => JSON.parse(row.data) as ToolPart)
+    return this.#list.all<PartRow>(sessionID).map(decode)
   }
 
   open(sessionID?: string): PartRecord[] {
     const rows =
-      sessionID === undefined
-        ? this.#open.all<{ data: string; owner: string | null }>()
-        : this.#openInSession.all<{ data: string; owner: string | null }>(sessionID)
-    return rows.map((row) => ({ part: JSON.parse(row.data) as ToolPart, owner: row.owner }))
+      sessionID === undefined ? this.#open.all<PartRow>() : this.#openInSession.all<PartRow>(sessionID)
+    return rows.map((row) => ({ part: decode(row), owner: row.owner ?? null }))
   }
+}
+
+interface PartRow {
+  data: string
+  output: string | null
+  owner?: string | null
+}
+
+/**
+ * A part as stored: its JSON, and a completed part's output apart (kept out of the JSON, where escaping
+ * a large output would cost more than the rest of the write). The JSON keeps `output: ""` in its place.
+ */
+function encode(part: ToolPart): { data: string; output: string | null } {
+  const state = part.state
+  if (state.status !== "completed") return { data: JSON.stringify(part), output: null }
+  return { data: JSON.stringify({ ...part, state: { ...state, output: "" } }), output: state.output }
+}
+
+function decode(row: PartRow): ToolPart {
+  const part = JSON.parse(row.data) as ToolPart
+  // NULL: a row from before the column, or a part that has no output (yet).
+  if (row.output === null || part.state.status !== "completed") return part
+  return { ...part, state: { ...part.state, output: row.output } }
 }
 
 /** Tool parts as stored: one row per (session, call), holding the whole part. */

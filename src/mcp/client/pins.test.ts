@@ -5,7 +5,7 @@ import { McpPins } from "../../store/mcp-pins.ts"
 describe("McpPins (the store's mcp_pin table)", () => {
   it("pins per project, server and tool; a new pin replaces the old; pins can be removed", () => {
     using store = openStore({ path: ":memory:" })
-    expect(MIGRATIONS.at(-1)).toMatchObject({ name: "mcp tool pins" })
+    expect(MIGRATIONS.map((migration) => migration.name)).toContain("mcp tool pins")
     const pins = new McpPins(store.db)
     expect(pins.get("/p", "gh", "search")).toBeUndefined()
 
