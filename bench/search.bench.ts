@@ -184,6 +184,9 @@ export function report(result: SearchBenchResult): void {
     `peak RSS (whole process, both backends share it): fallback ${result.fallbackPeakRssMb.toFixed(0)} MB, ripgrep backend ${result.ripgrepPeakRssMb.toFixed(0)} MB`,
   )
   console.log(`fallback's first search (starts its workers): ${result.fallbackColdMs.toFixed(0)} ms`)
+  console.log(
+    "glob lists with the fallback's walker unless ripgrep is forced (src/search/select.ts listingBackend): its column is glob's speed",
+  )
 }
 
 interface Sample {

@@ -16,10 +16,16 @@ if (!rg) console.warn("rg not found on PATH: the ripgrep backend tests are skipp
 const backends: SearchBackend[] = [
   new FallbackBackend(),
   new FallbackBackend({ threads: 0 }),
+  // No head start beyond the root directory: the workers walk the rest of every tree, however small.
+  new FallbackBackend({ headStartMs: 0 }),
   ...(rg ? [new RipgrepBackend(rg)] : []),
 ]
 const label = (backend: SearchBackend) =>
-  backend instanceof FallbackBackend && backend !== backends[0] ? "fallback (no workers)" : backend.name
+  backend === backends[1]
+    ? "fallback (no workers)"
+    : backend === backends[2]
+      ? "fallback (workers only)"
+      : backend.name
 
 const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("needle utf16\nplain\n", "utf16le")])
 const late = Buffer.concat([Buffer.from("needle early\n"), Buffer.alloc(100_000, "x"), Buffer.from("\n\0\n")])

@@ -26,6 +26,11 @@ import type { DirTask } from "./walk.ts"
 export interface FallbackOptions {
   /** Worker threads; 0 walks in the calling thread. Default: the CPU count (at most 8). */
   readonly threads?: number
+  /**
+   * How long a search walks in the calling thread before the workers join (the root directory is always
+   * walked here). Default 15 ms.
+   */
+  readonly headStartMs?: number
 }
 
 const log = logger("search")
@@ -35,12 +40,16 @@ class WorkerUnavailable extends Error {}
 
 /** How long workers get to stop after a timeout or abort before they are terminated. */
 const STOP_GRACE_MS = 500
+/** How long a search walks in the calling thread before it hands what is left to the workers. */
+const HEAD_START_MS = 15
 
 export class FallbackBackend implements SearchBackend {
   readonly name = "fallback" as const
   #threads: number
+  readonly #headStartMs: number
 
   constructor(options: FallbackOptions = {}) {
+    this.#headStartMs = options.headStartMs ?? HEAD_START_MS
     const fromEnv = Number(process.env.TOOLBELT_SEARCH_THREADS)
     this.#threads =
       options.threads ??
@@ -132,17 +141,26 @@ export class FallbackBackend implements SearchBackend {
     if (timeoutMs <= 0) return { top: [], files: 0, matches: 0, timedOut: true }
     let collected = new Collected(spec.limit ?? Infinity)
     let timedOut: boolean
-    if (this.#threads === 0) timedOut = await walkHere(spec, collected, signal, timeoutMs)
+    if (this.#threads === 0) timedOut = (await walkHere(spec, collected, signal, timeoutMs)).timedOut
     else {
       try {
-        timedOut = await walkWithWorkers(spec, this.#threads, collected, signal, timeoutMs)
+        // A head start in this thread: a small tree is walked before a worker could even start (a cold
+        // worker takes ~90 ms); a large one goes on with the workers from where this stopped.
+        const deadline = performance.now() + timeoutMs
+        const head = await walkHere(spec, collected, signal, timeoutMs, this.#headStartMs)
+        timedOut = head.timedOut
+        if (!timedOut && head.left.length > 0) {
+          const rest = Math.max(0, deadline - performance.now())
+          timedOut =
+            rest === 0 || (await walkWithWorkers(spec, this.#threads, collected, signal, rest, head.left))
+        }
       } catch (error) {
         if (!(error instanceof WorkerUnavailable)) throw error
         // Worker threads cannot start here: walk in this thread from now on.
         log.warn("search workers unavailable; searching in the calling thread", { error: error.message })
         this.#threads = 0
         collected = new Collected(spec.limit ?? Infinity)
-        timedOut = await walkHere(spec, collected, signal, timeoutMs)
+        timedOut = (await walkHere(spec, collected, signal, timeoutMs)).timedOut
       }
     }
     const prefix = root.endsWith("/") ? root : `${root}/`
@@ -202,17 +220,23 @@ class Collected {
   }
 }
 
-/** The walk in this thread, yielding to the event loop now and then so timeouts and aborts are seen. */
+/**
+ * The walk in this thread, yielding to the event loop now and then so timeouts and aborts are seen.
+ * With `budgetMs`, it stops after about that long and returns the directories left to walk (shallowest
+ * first) for the workers.
+ */
 async function walkHere(
   spec: TaskSpec,
   collected: Collected,
   signal: AbortSignal | undefined,
   timeoutMs: number,
-): Promise<boolean> {
+  budgetMs = Infinity,
+): Promise<{ timedOut: boolean; left: DirTask[] }> {
   const task = new SearchTask(spec)
   const stack: DirTask[] = [{ rel: "" }]
-  const deadline = performance.now() + timeoutMs
-  let slice = performance.now()
+  const started = performance.now()
+  const deadline = started + timeoutMs
+  let slice = started
   let timedOut = false
   while (stack.length > 0) {
     if (performance.now() - slice > 20) {
@@ -226,9 +250,11 @@ async function walkHere(
     }
     const subdirs = task.walk(stack.pop()!)
     for (let k = subdirs.length - 1; k >= 0; k--) stack.push(subdirs[k]!)
+    // At least the root is walked here, so a budget of 0 still exercises the hand-over.
+    if (performance.now() - started >= budgetMs) break
   }
   collected.add(task, task.take())
-  return timedOut
+  return { timedOut, left: timedOut ? [] : stack }
 }
 
 let nextSearch = 1
@@ -242,8 +268,9 @@ function mainKernel(): Kernel {
 
 /**
  * The walk on worker threads.
- * 1. Every worker gets the search; the first gets the root. A worker walks depth first; while others
- *    wait (shared HUNGRY word), it donates the shallowest half of its stack, which this thread hands out.
+ * 1. Every worker gets the search, and the directories the head start left are shared out. A worker
+ *    walks depth first; while others wait (shared HUNGRY word), it donates the shallowest half of its
+ *    stack, which this thread hands out.
  * 2. Found files stream back; all workers idle with nothing queued: done.
  * 3. Timeout: workers are told to stop and post what they have (then the result says `timedOut`).
  *    Abort: they are told to drop everything, and the promise rejects at once. A worker that does not
@@ -255,13 +282,14 @@ function walkWithWorkers(
   collected: Collected,
   signal: AbortSignal | undefined,
   timeoutMs: number,
+  start: DirTask[] = [{ rel: "" }],
 ): Promise<boolean> {
   const id = nextSearch++
   const shared = new SharedArrayBuffer(8)
   const state = new Int32Array(shared)
   const workers = pool.acquire(threads)
   const busy = new Set<PooledWorker>()
-  const queue: DirTask[] = [{ rel: "" }]
+  const queue: DirTask[] = [...start]
   let settled = false
   let timedOut = false
   let timer: NodeJS.Timeout | undefined

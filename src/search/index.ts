@@ -16,5 +16,5 @@ export {
 } from "./backend.ts"
 export { FallbackBackend, type FallbackOptions } from "./fallback.ts"
 export { RipgrepBackend } from "./ripgrep.ts"
-export { type BackendChoice, type BackendName, searchBackend, which } from "./select.ts"
+export { type BackendChoice, type BackendName, listingBackend, searchBackend, which } from "./select.ts"
 export { type SearchSettings, searchSettings } from "./settings.ts"

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { SearchError } from "./backend.ts"
 import { FallbackBackend } from "./fallback.ts"
 import { RipgrepBackend } from "./ripgrep.ts"
-import { searchBackend, which } from "./select.ts"
+import { listingBackend, searchBackend, which } from "./select.ts"
 import { searchSettings } from "./settings.ts"
 
 const bin = mkdtempSync(join(tmpdir(), "toolbelt-which-"))
@@ -14,6 +14,25 @@ writeFileSync(fakeRg, "#!/bin/sh\n")
 chmodSync(fakeRg, 0o755)
 writeFileSync(join(bin, "not-executable"), "")
 afterAll(() => rmSync(bin, { recursive: true, force: true }))
+
+describe("listingBackend (glob)", () => {
+  it("lists with the in-process walker, even with rg on PATH or configured", () => {
+    expect(listingBackend({}, { PATH: bin })).toBeInstanceOf(FallbackBackend)
+    expect(listingBackend({ ripgrepPath: fakeRg }, { PATH: bin })).toBeInstanceOf(FallbackBackend)
+    expect(listingBackend({}, { PATH: "/nowhere" })).toBeInstanceOf(FallbackBackend)
+  })
+
+  it("lists with rg --files when ripgrep is forced, and refuses what searchBackend refuses", () => {
+    expect(listingBackend({ backend: "ripgrep" }, { PATH: bin })).toBeInstanceOf(RipgrepBackend)
+    expect(listingBackend({}, { PATH: bin, TOOLBELT_SEARCH_BACKEND: "ripgrep" })).toBeInstanceOf(
+      RipgrepBackend,
+    )
+    expect(() => listingBackend({ backend: "ripgrep" }, { PATH: "/nowhere" })).toThrow(SearchError)
+    expect(() => listingBackend({}, { TOOLBELT_SEARCH_BACKEND: "grep" })).toThrow(
+      'Unknown search backend "grep"',
+    )
+  })
+})
 
 describe("searchBackend", () => {
   it("uses ripgrep when rg is on PATH, the fallback otherwise", () => {

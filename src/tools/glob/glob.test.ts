@@ -34,6 +34,18 @@ afterAll(() => {
   rmSync(outside, { recursive: true, force: true })
 })
 
+describe("glob's backend when none is forced", () => {
+  it("lists with the in-process walker, rg installed or not", async () => {
+    const tool = harness(GlobTool, () => project, "ripgrep")
+    try {
+      const result = await tool.run({ pattern: "src/**/*.ts" }, { extra: { searchBackend: undefined } })
+      expect(result).toMatchObject({ status: "completed", metadata: { total: 5, backend: "fallback" } })
+    } finally {
+      tool.close()
+    }
+  })
+})
+
 describe.each(backendNames())("glob on %s", (backend) => {
   let tool: Harness
   beforeAll(() => {

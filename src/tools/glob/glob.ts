@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
-import { SearchError, searchBackend, searchSettings } from "../../search/index.ts"
+import { listingBackend, SearchError, searchSettings } from "../../search/index.ts"
 import * as Tool from "../../tool/index.ts"
 import { loadText } from "../load-text.ts"
 
@@ -76,7 +76,7 @@ export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>("glob", {
     }
     const pattern = relativePattern(params.pattern, target)
     const settings = searchSettings(ctx.extra)
-    const backend = searchBackend(settings.choice)
+    const backend = listingBackend(settings.choice)
     let found: Awaited<ReturnType<typeof backend.files>>
     try {
       found = await backend.files(target, {
