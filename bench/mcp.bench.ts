@@ -39,7 +39,7 @@ const BIN = join(ROOT, "bin", "toolbelt.js")
 const REFERENCE = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 const LINES = 400
 const WARMUP = 100
-const ROUNDS = 5
+const ROUNDS = 8
 const CALLS = 200
 /** More files than the read tool keeps pages of (MAX_PAGES), so each read of the cycle misses. */
 const FILES = MAX_PAGES * 3

@@ -102,7 +102,7 @@ export class PermissionEngine implements PermissionService {
    */
   async ask(request: AskRequest, options: { signal?: AbortSignal } = {}): Promise<void> {
     const configured = this.#configured(request.agent, request.sessionID)
-    const saved = this.#options.approvals.list(this.#options.projectID)
+    const saved = this.#savedApprovals()
     let needsAsk = false
     for (const pattern of request.patterns) {
       const action = this.#decide(request.permission, pattern, configured, saved, request.sessionID)
@@ -172,8 +172,7 @@ export class PermissionEngine implements PermissionService {
 
   /** The action the rules and saved approvals give (no session: session approvals do not count). */
   evaluate(permission: string, pattern: string, agent: string): Action {
-    const saved = this.#options.approvals.list(this.#options.projectID)
-    return this.#decide(permission, pattern, [this.#options.rules(agent)], saved, undefined)
+    return this.#decide(permission, pattern, [this.#options.rules(agent)], this.#savedApprovals(), undefined)
   }
 
   /** The pending requests, oldest first; of one session when `sessionID` is given. */
@@ -217,7 +216,7 @@ export class PermissionEngine implements PermissionService {
     this.#settle(pending, input.reply)
     if (input.reply !== "always") return
 
-    const saved = this.#options.approvals.list(this.#options.projectID)
+    const saved = this.#savedApprovals()
     for (const other of this.#sessionPending(request.sessionID)) {
       const { agent, permission, patterns, sessionID } = other.request
       let configured: Ruleset[]
@@ -263,11 +262,20 @@ export class PermissionEngine implements PermissionService {
     return rules
   }
 
+  /** The project's saved approvals, read once and only when a decision needs them (most are settled by rules). */
+  #savedApprovals(): () => readonly SavedApproval[] {
+    let saved: readonly SavedApproval[] | undefined
+    return () => {
+      saved ??= this.#options.approvals.list(this.#options.projectID)
+      return saved
+    }
+  }
+
   #decide(
     permission: string,
     pattern: string,
     configured: readonly Ruleset[],
-    saved: readonly SavedApproval[],
+    saved: () => readonly SavedApproval[],
     sessionID: string | undefined,
   ): Action {
     const rule = lastMatch(permission, pattern, configured)
@@ -276,7 +284,7 @@ export class PermissionEngine implements PermissionService {
     const options = { paths: PATH_PERMISSIONS.has(permission) }
     const approved = (approval: { permission: string; pattern: string }) =>
       keyMatches(permission, approval.permission) && match(pattern, approval.pattern, options)
-    if (saved.some(approved)) return "allow"
+    if (saved().some(approved)) return "allow"
     if (sessionID !== undefined && this.#sessionApprovals.get(sessionID)?.some(approved)) return "allow"
     return "ask"
   }
