@@ -5,6 +5,7 @@ import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { ElicitResult, Progress, Tool } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openStore } from "../../src/store/store.ts"
 import {
   type Answer,
   bin,
@@ -356,6 +357,31 @@ describe("toolbelt mcp over stdio, a client that cannot show asks", () => {
     })
     expect(result.status).toBe(2)
     expect(result.stderr).toContain('Unknown agent "nobody"')
+  })
+
+  it("records a read the client got, even when the client leaves right after it", async () => {
+    const own = await makeProject()
+    try {
+      await writeFile(join(own.dir, "last.txt"), "last words\n")
+      const connected = await connectStdio(own)
+      const result = await connected.client.callTool({ name: "read", arguments: { filePath: "last.txt" } })
+      expect(textOf(result)).toContain("1: last words")
+      await connected.client.close()
+      // The server answered before committing the read's record; it still commits it before exiting.
+      const store = openStore({ dataDir: own.env.TOOLBELT_DATA_DIR! })
+      try {
+        const completed = () => store.db.prepare("SELECT 1 FROM part WHERE status = 'completed'").all()
+        await until(() => completed().length === 1, "the read's record")
+        const parts = store.db.prepare("SELECT tool, status FROM part").all()
+        expect(parts).toEqual([{ tool: "read", status: "completed" }])
+        const kinds = store.db.prepare("SELECT kind FROM journal ORDER BY seq").all<{ kind: string }>()
+        expect(kinds.map((row) => row.kind)).toEqual(["requested", "started", "finished"])
+      } finally {
+        store.close()
+      }
+    } finally {
+      await own.remove()
+    }
   })
 
   it("exits 0 when the client closes stdin", async () => {
