@@ -143,7 +143,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   // Captured now: registration changes from here on do not affect this call.
   const own = internals(tool)
   // Running a read-only call again is harmless, so its record need not be durable before it runs or
-  // before its result is returned: it trails the reply by a commit (see PartRecorder.trailing).
+  // before its result is returned: it trails the reply by a commit (see PartRecorder.trail).
   if (request.recordAfterReply === true && own.annotations.readOnly === true)
     recorder.trail((error) => deps.onDefect?.(error, recorder.part))
   const ids = { tool: name, sessionID: request.sessionID, callID: request.callID }
