@@ -572,7 +572,7 @@ describe("when the record is written", () => {
     const result = await settle(call("look", {}, { recordAfterReply: true }), {
       ...deps,
       parts: gated.sink,
-      onDefect: (error) => reported.push(error),
+      onRecordError: (error) => reported.push(error),
     })
     expect(result).toMatchObject({ status: "completed", output: "seen" })
     gated.fail(new Error("disk full"))

@@ -63,6 +63,8 @@ export interface SettleDeps {
   readonly abortGraceMs?: number
   /** Told about defects (with their stack) for logs. */
   readonly onDefect?: (error: unknown, part: ToolPart) => void
+  /** Told when a record nobody waited for (`recordAfterReply`) could not be written, for logs. */
+  readonly onRecordError?: (error: unknown, part: ToolPart) => void
   /** Plugin hooks: `tool.execute.before` (rewrite, deny, short-circuit) and `tool.execute.after`. */
   readonly hooks?: Hooks
   /** Detects repeated calls and short cycles across the session; a loop asks `doom_loop`. */
@@ -145,7 +147,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   // Running a read-only call again is harmless, so its record need not be durable before it runs or
   // before its result is returned: it trails the reply by a commit (see PartRecorder.trail).
   if (request.recordAfterReply === true && own.annotations.readOnly === true)
-    recorder.trail((error) => deps.onDefect?.(error, recorder.part))
+    recorder.trail((error) => deps.onRecordError?.(error, recorder.part))
   const ids = { tool: name, sessionID: request.sessionID, callID: request.callID }
 
   let args = request.input

@@ -254,6 +254,11 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
             registry.resolve("task") !== undefined && permission.evaluate("task", "*", name) !== "deny",
           onDefect: (error, part) =>
             log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
+          onRecordError: (error, part) =>
+            log.error(`could not record the ${part.tool} call it answered`, {
+              callID: part.callID,
+              error: String(error),
+            }),
         },
       )
     },
