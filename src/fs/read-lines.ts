@@ -6,6 +6,7 @@ import { CHUNK_BYTES, ChunkReader, giveCounter, takeCounter } from "./chunk-read
 import { type Checkpoint, type IndexBuilder, type LineIndex, lineIndexCache } from "./line-index.ts"
 import type { LineIndexFolder } from "./line-index-file.ts"
 import { PageCollector } from "./page-collector.ts"
+import type { FileVersion } from "./read-ledger.ts"
 import { detectBom, sha256 } from "./text.ts"
 import { smallFileHashes } from "./version-cache.ts"
 
@@ -245,14 +246,8 @@ function resolveOptions(options: ReadLinesOptions): ResolvedOptions {
   }
 }
 
-/** The facts of a file version a page reports (a `Stats` has them). */
-export interface PageFileVersion {
-  readonly size: number
-  readonly mtimeMs: number
-  readonly ctimeMs: number
-  readonly ino: number
-  readonly dev: number
-}
+/** The facts of a file version a page reports (a `Stats` has them): the read ledger's `FileVersion`. */
+export type PageFileVersion = FileVersion
 
 /**
  * `readLines` for a file already in memory (a small file read whole): the same page, total and hash,

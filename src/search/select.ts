@@ -66,8 +66,8 @@ export function listingBackend(
   env: NodeJS.ProcessEnv = process.env,
 ): SearchBackend {
   const forced = choice.backend ?? (env.TOOLBELT_SEARCH_BACKEND || undefined)
-  if (forced === "ripgrep" || (forced !== undefined && forced !== "fallback"))
-    return searchBackend(choice, env)
+  // Forced ripgrep (or an unknown name, which searchBackend refuses with its error).
+  if (forced !== undefined && forced !== "fallback") return searchBackend(choice, env)
   return fallbackBackend()
 }
 

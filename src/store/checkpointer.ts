@@ -54,11 +54,6 @@ export class Checkpointer {
     this.#intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS
   }
 
-  /** Whether a worker is checkpointing for this connection now. */
-  get running(): boolean {
-    return this.#worker !== undefined
-  }
-
   /** Called after each commit. */
   committed(): void {
     const state = this.#state
