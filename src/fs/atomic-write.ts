@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto"
 import { constants, type Stats } from "node:fs"
 import {
   access,
@@ -15,14 +14,21 @@ import {
   utimes,
 } from "node:fs/promises"
 import { basename, dirname, join, resolve } from "node:path"
-import { canonicalPath } from "./canonical-path.ts"
+import { canonicalPath, canonicalPathSync } from "./canonical-path.ts"
 import { describeWriteError, errorCode, writeRefusal } from "./errors.ts"
+import { beginTemp, endTemp, tempName } from "./temp-files.ts"
 
 export interface WriteOptions {
   /** Permission bits of the result. Default: the existing file's, or 0o644 (minus the umask) for a new file. */
   mode?: number
   /** Aborts the write before the rename; the target is then untouched. */
   signal?: AbortSignal
+  /**
+   * The canonical path a permission decision was made on (`checkExternalDirectory`'s `resolved`): the
+   * write is refused, and nothing is written, when `path` no longer resolves to it (a symlink planted
+   * since the check would redirect it).
+   */
+  expected?: string
 }
 
 /** Mode of a new file when none is given; the process umask still applies. */
@@ -35,9 +41,15 @@ const NEW_FILE_MODE = 0o644
  * 1. Resolve where the bytes go: through symlinks to their target (the link itself is kept), creating
  *    missing parent directories. A directory, a device, FIFO or socket, or an existing file this user may
  *    not write (e.g. `chmod a-w`) is refused.
- * 2. Create a temp file `.<name>.<random>.tmp` in the same directory, give it the final owner (when
- *    running as root) and mode before any byte is written, write `data`, fsync it.
- * 3. Rename it over the target, then fsync the directory (best effort) so the rename itself is durable.
+ * 2. Create a temp file `.<name>.<pid>-<start>-<random>.tmp` in the same directory (named after its
+ *    writer, and listed in the process's in-flight list first, so the next start removes it if this
+ *    process is killed: `temp-files.ts`), give it the final owner (when running as root) and mode before
+ *    any byte is written, write `data`, fsync it.
+ * 3. Just before the rename, resolve `path` again: when it no longer lands on the target (or on
+ *    `expected`), a symlink was planted meanwhile, and the write is refused. The rename itself never
+ *    follows a symlink at the target (it replaces it), and the temp file is created with O_EXCL and
+ *    O_NOFOLLOW, so a link planted at either name cannot redirect the bytes.
+ * 4. Rename it over the target, then fsync the directory (best effort) so the rename itself is durable.
  * On failure the temp file is removed and a `FileSystemError` says what failed and what to do; an abort
  * rethrows the signal's reason. `data` is written as is: a string as UTF-8, with whatever BOM and line
  * endings it has. Serialising writers is the caller's job (`withFileLock`). A file with several hard
@@ -56,16 +68,22 @@ export async function writeFileAtomic(
   let temp: string | undefined
   let handle: FileHandle | undefined
   try {
+    assertLandsOn(path, target, options.expected)
     const existing = await statIfExists(target)
     if (existing?.isDirectory())
       throw writeRefusal(path, "it is a directory, not a file. Give the path of a file.", "EISDIR")
     if (existing && !existing.isFile())
       throw writeRefusal(path, "it is not a regular file (a device, FIFO or socket), so it is not replaced.")
     if (existing) await assertWritable(target, path)
-    if (!existing) await mkdir(dir, { recursive: true })
+    if (!existing) {
+      await mkdir(dir, { recursive: true })
+      // mkdir follows a link planted in place of a directory it creates: check before any byte is written.
+      assertLandsOn(path, target, options.expected)
+    }
     const mode = options.mode ?? (existing ? existing.mode & 0o7777 : undefined)
     temp = join(dir, tempName(target))
-    handle = await open(temp, "wx", mode === undefined ? NEW_FILE_MODE : 0o600)
+    await beginTemp(temp)
+    handle = await open(temp, CREATE_NEW, mode === undefined ? NEW_FILE_MODE : 0o600)
     if (existing && isRoot()) await handle.chown(existing.uid, existing.gid)
     if (mode !== undefined) await handle.chmod(mode)
     await handle.writeFile(data, signal ? { signal } : {})
@@ -73,14 +91,38 @@ export async function writeFileAtomic(
     await handle.close()
     handle = undefined
     signal?.throwIfAborted()
+    assertLandsOn(path, target, options.expected)
     await rename(temp, target)
     temp = undefined
+    endTemp()
   } catch (error) {
     await handle?.close().catch(() => {})
     if (temp) await rm(temp, { force: true }).catch(() => {})
+    if (temp) endTemp()
     throw describeWriteError(error, path, dir)
   }
   await syncDirectory(dir)
+}
+
+/** A new file only: never an existing one, and never through a symlink at the last component. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
+
+/**
+ * Refuses a write whose path no longer resolves where it did (`target`, computed at the start of the
+ * write) or where the caller's permission check said it would (`expected`): a symlink was planted or
+ * changed in the path meanwhile, and following it could put the bytes anywhere.
+ */
+function assertLandsOn(path: string, target: string, expected: string | undefined): void {
+  const now = canonicalPathSync(path)
+  if (now === target && (expected === undefined || now === expected)) return
+  const checked = expected ?? target
+  throw writeRefusal(
+    path,
+    `it now resolves to ${now}, not to ${checked} where it resolved when the write was checked: a symlink ` +
+      "in the path was created or changed meanwhile. Nothing was written. Check the path (ls -l) and retry " +
+      "if the link is intended.",
+    "ELOOP",
+  )
 }
 
 export interface RenameOptions {
@@ -144,6 +186,7 @@ async function copyAcrossDevices(
   }
   const temp = join(dir, tempName(target))
   let handle: FileHandle | undefined
+  await beginTemp(temp)
   try {
     signal?.throwIfAborted()
     await copyFile(source, temp, constants.COPYFILE_EXCL)
@@ -160,6 +203,8 @@ async function copyAcrossDevices(
     await handle?.close().catch(() => {})
     await rm(temp, { force: true }).catch(() => {})
     throw describeMoveError(error, from, to, dir)
+  } finally {
+    endTemp()
   }
   await syncDirectory(dir)
   try {
@@ -175,12 +220,6 @@ function describeMoveError(error: unknown, from: string, to: string, dir: string
   return describeWriteError(error, `${to} (moving ${from})`, dir)
 }
 
-/** A unique hidden name beside the target; long names are shortened so the temp name stays valid. */
-function tempName(target: string): string {
-  const name = basename(target)
-  const short = Buffer.byteLength(name) > 128 ? name.slice(0, 32) : name
-  return `.${short}.${randomBytes(6).toString("hex")}.tmp`
-}
 
 async function statIfExists(path: string): Promise<Stats | undefined> {
   try {

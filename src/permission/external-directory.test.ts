@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import type { AskInput, Context } from "../tool/context.ts"
 import { PermissionRejectedError } from "./errors.ts"
-import { assertExternalDirectory, contains, realPath } from "./external-directory.ts"
+import { canonicalPath } from "../fs/canonical-path.ts"
+import { assertExternalDirectory, checkExternalDirectory, contains } from "./external-directory.ts"
 
 let root: string
 let project: string
@@ -148,7 +149,72 @@ describe("assertExternalDirectory", () => {
   })
 })
 
-describe("contains and realPath", () => {
+describe("dangling symlinks: the decision is made on where a write lands", () => {
+  const asksFor = async (target: string) => {
+    const { ctx, asks } = context()
+    const decision = await checkExternalDirectory(ctx, target)
+    return { decision, asks }
+  }
+
+  it("a dangling link to a file outside is outside", async () => {
+    await symlink(join(outside, "authorized_keys"), join(project, "keys"))
+    const { decision, asks } = await asksFor("keys")
+    expect(decision).toEqual({ asked: true, resolved: join(outside, "authorized_keys") })
+    expect(asks[0]!.patterns).toEqual([join(outside, "*")])
+  })
+
+  it("a relative dangling link is resolved against the link's directory", async () => {
+    await symlink("../../outside/new.txt", join(project, "src", "rel"))
+    const { decision } = await asksFor("src/rel")
+    expect(decision).toEqual({ asked: true, resolved: join(outside, "new.txt") })
+  })
+
+  it("a dangling link to a missing directory outside, with a new file (and directories) under it", async () => {
+    await symlink(join(outside, "not", "yet"), join(project, "dir"))
+    const { decision } = await asksFor("dir/a/b/file.ts")
+    expect(decision.resolved).toBe(join(outside, "not", "yet", "a", "b", "file.ts"))
+    expect(decision.asked).toBe(true)
+  })
+
+  it("a chain of links, the last one dangling outside", async () => {
+    await symlink(join(outside, "end.txt"), join(project, "src", "third"))
+    await symlink("src/third", join(project, "second"))
+    await symlink(join(project, "second"), join(project, "first"))
+    const { decision } = await asksFor("first")
+    expect(decision).toEqual({ asked: true, resolved: join(outside, "end.txt") })
+  })
+
+  it("`..` after a link is taken from the link's target, as the kernel does", async () => {
+    await mkdir(join(outside, "a", "b"), { recursive: true })
+    await symlink(join(outside, "a", "b"), join(project, "src", "deep"))
+    // src/deep/../x is outside/a/x for the kernel, not src/x.
+    await symlink("deep/../x.txt", join(project, "src", "tricky"))
+    const { decision } = await asksFor("src/tricky")
+    expect(decision).toEqual({ asked: true, resolved: join(outside, "a", "x.txt") })
+  })
+
+  it("a dangling link that stays inside the project is inside", async () => {
+    await symlink("future.ts", join(project, "src", "alias.ts"))
+    const { decision, asks } = await asksFor("src/alias.ts")
+    expect(decision).toEqual({ asked: false, resolved: join(project, "src", "future.ts") })
+    expect(asks).toEqual([])
+  })
+
+  it("a link loop is not an escape", async () => {
+    await symlink("loop-b", join(project, "loop-a"))
+    await symlink("loop-a", join(project, "loop-b"))
+    const { decision } = await asksFor("loop-a/x")
+    expect(decision.asked).toBe(false)
+  })
+
+  it("nothing is created while deciding", async () => {
+    await symlink(join(outside, "nope", "deeper"), join(project, "dir"))
+    await asksFor("dir/x.txt")
+    expect(await readdir(outside)).toEqual(["deep", "secret.txt"])
+  })
+})
+
+describe("contains and canonicalPath", () => {
   it("contains", () => {
     expect(contains("/a/b", "/a/b")).toBe(true)
     expect(contains("/a/b", "/a/b/c")).toBe(true)
@@ -158,10 +224,12 @@ describe("contains and realPath", () => {
     expect(contains("/", "/x")).toBe(true)
   })
 
-  it("realPath resolves the nearest existing ancestor", async () => {
+  it("canonicalPath resolves the nearest existing ancestor, and links below it", async () => {
     await symlink(outside, join(project, "link"))
-    expect(await realPath(join(project, "link", "x", "y"))).toBe(join(outside, "x", "y"))
-    expect(await realPath(join(project, "src", "a.ts"))).toBe(join(project, "src", "a.ts"))
-    expect(await realPath("/definitely/not/here")).toBe("/definitely/not/here")
+    expect(await canonicalPath(join(project, "link", "x", "y"))).toBe(join(outside, "x", "y"))
+    expect(await canonicalPath(join(project, "src", "a.ts"))).toBe(join(project, "src", "a.ts"))
+    expect(await canonicalPath("/definitely/not/here")).toBe("/definitely/not/here")
+    await symlink(join(outside, "gone"), join(project, "dangling"))
+    expect(await canonicalPath(join(project, "dangling", "x"))).toBe(join(outside, "gone", "x"))
   })
 })

@@ -1,5 +1,5 @@
-import { realpathSync } from "node:fs"
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { canonicalPath } from "../fs/canonical-path.ts"
 import type { Context } from "../tool/context.ts"
 
 export interface ExternalDirectoryOptions {
@@ -9,34 +9,48 @@ export interface ExternalDirectoryOptions {
   readonly bypass?: boolean
 }
 
+/** What the guard decided on. */
+export interface ExternalDirectoryDecision {
+  /** Whether `external_directory` was asked (and granted: a refusal throws). */
+  readonly asked: boolean
+  /**
+   * The canonical path the decision was made on (`canonicalPath`: where a write to the target lands),
+   * or undefined when there was no target or the check was bypassed. A writer that passes it on to
+   * `writeFileAtomic` (`expected`) refuses to write when a symlink planted since redirects the path.
+   */
+  readonly resolved: string | undefined
+}
+
 /**
  * Asks `external_directory` before a tool touches a path outside the project.
  * 1. No target, or `bypass`: nothing to do.
- * 2. Resolve the target against the project (`ctx.extra.directory`) and follow symlinks: of the target,
- *    or of its nearest existing ancestor when it does not exist yet. A symlink inside the project that
- *    points outside is outside; a path that reaches the project through a symlink is inside.
+ * 2. Resolve the target against the project (`ctx.extra.directory`) to its canonical path: the path a
+ *    write to it lands on, with every symlink followed, also dangling ones, chains of them, and links in
+ *    parent directories the write would create (`canonicalPath`, the writer's own resolution). A symlink
+ *    inside the project that points outside is outside; a path that reaches the project through a
+ *    symlink is inside.
  * 3. Inside the project, or inside `ctx.extra.worktree` (unless that is `/`): no ask.
  * 4. Otherwise ask with pattern and always `<dir>/*`, where `dir` is the target for `kind: "directory"`
  *    and its parent for files; metadata `{filepath, parentDir}`.
- * Returns whether it asked.
+ * Returns whether it asked, and the canonical path it decided on.
  */
-export async function assertExternalDirectory(
+export async function checkExternalDirectory(
   ctx: Context,
   target: string | undefined,
   options: ExternalDirectoryOptions = {},
-): Promise<boolean> {
-  if (!target || options.bypass) return false
+): Promise<ExternalDirectoryDecision> {
+  if (!target || options.bypass) return { asked: false, resolved: undefined }
   const directory = ctx.extra.directory
   if (typeof directory !== "string" || directory === "") {
     throw new Error("assertExternalDirectory needs ctx.extra.directory (the project directory).")
   }
-  const filepath = await realPath(resolve(directory, target))
-  const roots = [await realPath(resolve(directory))]
+  const filepath = await canonicalPath(resolve(directory, target))
+  const roots = [await canonicalPath(resolve(directory))]
   const worktree = ctx.extra.worktree
   if (typeof worktree === "string" && worktree !== "" && resolve(worktree) !== resolve("/")) {
-    roots.push(await realPath(resolve(worktree)))
+    roots.push(await canonicalPath(resolve(worktree)))
   }
-  if (roots.some((root) => contains(root, filepath))) return false
+  if (roots.some((root) => contains(root, filepath))) return { asked: false, resolved: filepath }
 
   const parentDir = options.kind === "directory" ? filepath : dirname(filepath)
   const pattern = toPattern(join(parentDir, "*"))
@@ -46,36 +60,22 @@ export async function assertExternalDirectory(
     always: [pattern],
     metadata: { filepath, parentDir },
   })
-  return true
+  return { asked: true, resolved: filepath }
+}
+
+/** `checkExternalDirectory`, returning only whether it asked. */
+export async function assertExternalDirectory(
+  ctx: Context,
+  target: string | undefined,
+  options: ExternalDirectoryOptions = {},
+): Promise<boolean> {
+  return (await checkExternalDirectory(ctx, target, options)).asked
 }
 
 /** Whether `path` is `root` or inside it (both absolute and real). */
 export function contains(root: string, path: string): boolean {
   const rel = relative(root, path)
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel))
-}
-
-/**
- * The real path of an absolute `path`: symlinks resolved; when it does not exist, its nearest existing
- * ancestor's real path joined with the rest.
- */
-export async function realPath(path: string): Promise<string> {
-  const rest: string[] = []
-  let current = path
-  for (;;) {
-    try {
-      // Synchronous: realpath(3) of a local path takes microseconds, a trip through the thread pool tens
-      // of them, and every tool call runs this guard for the target and the project roots.
-      const real = realpathSync.native(current)
-      return rest.length ? join(real, ...rest.reverse()) : real
-    } catch {
-      // Missing (or unreadable): the nearest ancestor that resolves decides where the path really is.
-      const parent = dirname(current)
-      if (parent === current) return path
-      rest.push(basename(current))
-      current = parent
-    }
-  }
 }
 
 function toPattern(path: string): string {
