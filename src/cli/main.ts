@@ -1,4 +1,4 @@
-import { EXIT, type IO, processIO } from "./io.ts"
+import { EXIT, type IO, processIO, writeJson } from "./io.ts"
 
 const HELP = `toolbelt: the tool runtime of a coding agent
 
@@ -65,13 +65,14 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
   try {
     return await entry.run(rest, io)
   } catch (error) {
+    const message = (error as Error).message ?? String(error)
     const code = (error as NodeJS.ErrnoException).code
-    if (code?.startsWith("ERR_PARSE_ARGS") || (error as Error).name === "UsageError") {
-      io.stderr.write(`toolbelt ${command}: ${(error as Error).message}\n\n${entry.help}`)
-      return EXIT.usage
-    }
-    io.stderr.write(`toolbelt ${command}: ${(error as Error).message}\n`)
-    return EXIT.failed
+    const usage = code?.startsWith("ERR_PARSE_ARGS") || (error as Error).name === "UsageError"
+    // `--json` promises one JSON object on stdout whatever happens, a failure before the command
+    // could print its own included.
+    if (rest.includes("--json")) writeJson(io.stdout, { status: "error", error: message })
+    io.stderr.write(`toolbelt ${command}: ${message}\n${usage ? `\n${entry.help}` : ""}`)
+    return usage ? EXIT.usage : EXIT.failed
   }
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util"
 import type { Settlement } from "../../settle/settle.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
@@ -60,7 +61,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   const decide = commandDecide(io, "call", values.yes)
 
   const toolbelt = await createToolbelt({
-    directory: values.cwd ?? io.cwd,
+    directory: projectDirectory(values.cwd, io.cwd),
     decide,
     sweep: false,
   })

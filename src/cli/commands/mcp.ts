@@ -4,6 +4,7 @@ import { mcpSettings } from "../../mcp/server/settings.ts"
 import { serveMcpStdio } from "../../mcp/server/stdio.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
 
 export const MCP_HELP = `Usage: toolbelt mcp [options]
 
@@ -57,9 +58,11 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   }
   const token = values.token ?? (io.env.TOOLBELT_MCP_TOKEN || undefined)
 
+  const directory = projectDirectory(values.cwd, io.cwd)
+
   // Over stdio, stdout is the protocol: a plugin's console.log must not corrupt it.
   const restoreConsole = port === undefined ? consoleToStderr() : () => {}
-  const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, env: io.env })
+  const toolbelt = await createToolbelt({ directory, env: io.env })
   const agent = values.agent ?? "build"
   try {
     try {

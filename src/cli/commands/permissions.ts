@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
 
 export const PERMISSIONS_HELP = `Usage: toolbelt permissions <list|revoke> [options]
 
@@ -34,7 +35,11 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     throw new UsageError("revoke needs the id of an approval (see toolbelt permissions list).")
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`)
 
-  const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, sweep: false, builtins: false })
+  const toolbelt = await createToolbelt({
+    directory: projectDirectory(values.cwd, io.cwd),
+    sweep: false,
+    builtins: false,
+  })
   try {
     const approvals = toolbelt.permission.approvals()
     if (action === "list") {

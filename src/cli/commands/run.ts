@@ -5,6 +5,7 @@ import type { Subscription } from "../../bus/bus.ts"
 import type { ToolPart } from "../../session/part.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, readAll } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
@@ -77,7 +78,11 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
 
   const decide = commandDecide(io, "run", values.yes)
 
-  const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, decide, sweep: false })
+  const toolbelt = await createToolbelt({
+    directory: projectDirectory(values.cwd, io.cwd),
+    decide,
+    sweep: false,
+  })
   const abort = new AbortController()
   const onSignal = () => abort.abort()
   process.once("SIGINT", onSignal)

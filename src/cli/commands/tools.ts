@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, writeJson } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME]
 
@@ -29,7 +30,7 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
     io.stdout.write(TOOLS_HELP)
     return EXIT.ok
   }
-  const toolbelt = await createToolbelt({ directory: values.cwd ?? io.cwd, sweep: false })
+  const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
   try {
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
