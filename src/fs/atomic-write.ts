@@ -220,7 +220,6 @@ function describeMoveError(error: unknown, from: string, to: string, dir: string
   return describeWriteError(error, `${to} (moving ${from})`, dir)
 }
 
-
 async function statIfExists(path: string): Promise<Stats | undefined> {
   try {
     return await stat(path)
@@ -257,7 +256,7 @@ async function assertWritable(target: string, path: string): Promise<void> {
 }
 
 /** fsync a directory so a rename in it survives a power cut; some platforms cannot, which is fine. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined
   try {
     handle = await open(dir, "r")

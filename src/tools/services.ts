@@ -1,5 +1,6 @@
 import type { Publish } from "../bus/events.ts"
 import { MemoryReadLedger, type ReadLedger } from "../fs/read-ledger.ts"
+import type { RecoveryLog } from "../fs/recovery-log.ts"
 import type { Hooks } from "../hooks/hooks.ts"
 import type { Context } from "../tool/context.ts"
 
@@ -22,6 +23,8 @@ export interface ToolServices {
   readonly firstTime: (sessionID: string, key: string) => boolean
   /** toolbelt's data directory, when the runtime has one (caches that outlive a process go there). */
   readonly dataDir: string | undefined
+  /** Where a change spanning several files records its originals first, so a crash midway is rolled back at the next start. */
+  readonly recovery: RecoveryLog | undefined
 }
 
 /** The keys of `ctx.extra` the services are read from. */
@@ -33,6 +36,7 @@ export interface ServiceExtra {
   readonly publish?: Publish
   readonly firstTime?: (sessionID: string, key: string) => boolean
   readonly dataDir?: string
+  readonly recovery?: RecoveryLog
   /** Plugin hooks (the shell asks them for `shell.env`). */
   readonly hooks?: Hooks
 }
@@ -62,5 +66,6 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     publish: extra.publish ?? (() => {}),
     firstTime: extra.firstTime ?? firstTimeInMemory,
     dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
+    recovery: extra.recovery,
   }
 }

@@ -62,7 +62,8 @@ export interface ApplyPatchMetadata extends Record<string, unknown> {
  *       entry per file;
  *    d. write in patch order, each write atomic (adds create parent directories, a move writes the
  *       new path then removes the old one); if one fails, every file already written is restored and
- *       every file created is removed (`commit`), and the failure says so;
+ *       every file created is removed (`commit`), and the failure says so; a patch over several files
+ *       records every original first, so a crash midway is rolled back at the next start;
  *    e. record the ledger stamp of every written file, forget deleted ones, publish `file.edited`.
  * 4. Shape the result: `Success. Updated the following files:` and one `A`/`M`/`D` line per file, then
  *    any tolerance the planner used (looser matching, re-indentation).
@@ -146,7 +147,7 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
 
         // d. Write, restoring everything if one write fails.
         const operations = toOperations(planned.changes, paths, bomOf)
-        const committed = await commit(operations)
+        const committed = await commit(operations, { recovery: tools.recovery, label: "apply_patch" })
         if (!committed.ok) throw new Tool.ToolFailure(describeFailure(committed, tools.worktree))
 
         // e. Ledger and events.
