@@ -1,3 +1,4 @@
+import type { RolledBackChange } from "../fs/recovery-log.ts"
 import type { ToolPart } from "../session/part.ts"
 
 /** A pending permission request, as shown to the person deciding. */
@@ -43,6 +44,8 @@ export interface Events {
   }
   "todo.updated": { readonly sessionID: string; readonly todos: readonly Todo[] }
   "file.edited": { readonly file: string; readonly sessionID?: string }
+  /** A multi-file change that a crash interrupted was rolled back at start-up (published once, just after). */
+  "file.recovered": { readonly directory: string; readonly change: RolledBackChange }
   "tool.output.delta": {
     readonly sessionID: string
     readonly partID: string

@@ -7,7 +7,7 @@
 // before creating it; the next start (`sweepDeadTemps`) removes what dead writers listed and left.
 
 import { randomBytes } from "node:crypto"
-import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs"
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from "node:fs"
 import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises"
 import { basename, join } from "node:path"
 import { errorCode } from "./errors.ts"
@@ -63,7 +63,13 @@ export async function beginTemp(temp: string): Promise<void> {
   try {
     if (list.fd === undefined) {
       await mkdir(list.dir, { recursive: true })
-      list.fd ??= openSync(list.path, "a", 0o600)
+      if (list.fd === undefined) {
+        list.fd = openSync(list.path, "a", 0o600)
+        // A normal exit leaves no temp file behind (each write removes its own), so no list either.
+        process.once("exit", () => {
+          if (tracking === list && list.inFlight === 0) rmSync(list.path, { force: true })
+        })
+      }
     }
     const line = Buffer.from(`${temp}\n`)
     writeSync(list.fd, line)

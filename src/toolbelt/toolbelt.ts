@@ -4,6 +4,7 @@ import { agentRules, DEFAULT_AGENT } from "../agent/agent.ts"
 import { Bus } from "../bus/bus.ts"
 import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
+import { type CrashRecovery, recoverCrashedWrites } from "../fs/crash-recovery.ts"
 import { Hooks } from "../hooks/hooks.ts"
 import type { McpServers } from "../mcp/client/index.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
@@ -75,6 +76,8 @@ export interface Toolbelt {
   readonly limits: Limits
   /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
   readonly recovered: Recovery
+  /** Multi-file changes a crash interrupted, rolled back at start (each also a `file.recovered` event), and temp files of killed writes removed. */
+  readonly crashRecovery: CrashRecovery
   /** Plugins and custom tool files that failed to load (which one, why); the rest loaded. */
   readonly pluginErrors: readonly PluginLoadError[]
   /** The MCP servers from config and their state (connected, failed, disabled). */
@@ -90,7 +93,8 @@ export interface Toolbelt {
 /**
  * Puts the runtime together for one project.
  * 1. Config (files or given), the worktree, the data dir and the store; start-up recovery closes
- *    calls a crashed process left open.
+ *    calls a crashed process left open, rolls back multi-file changes a crash cut short and removes
+ *    the temp files of killed writes.
  * 2. The bus, the hooks, the permission engine (agent rules from config, approvals saved in the store),
  *    the doom-loop guard.
  * 3. The registry: built-ins, then plugins (their tools and hooks).
@@ -105,9 +109,14 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const store =
     options.store === "memory" ? openStore({ path: ":memory:" }) : (options.store ?? openStore({ dataDir }))
   const recovered = store.journal.recover()
+  const crash = await recoverCrashedWrites({ dataDir, project: directory })
   const output = new OutputStore({ dir: outputDir(dataDir) })
   const limits = resolveLimits(config.tool_output)
   const bus = new Bus()
+  // Published after start-up returns, so a subscriber attached right after `createToolbelt` sees them.
+  setImmediate(() =>
+    crash.report.rolledBack.map((change) => bus.publish("file.recovered", { directory, change })),
+  )
   const hooks = new Hooks()
 
   const policy = options.config
@@ -162,6 +171,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     requireRead: (config.file as { require_read?: boolean } | undefined)?.require_read ?? true,
     publish: bus.publish,
     hooks,
+    recovery: crash.log,
   }
   // What the shell tool reads: its config section, the output limits, where to spool output.
   const shellExtra = { shell: config.shell, limits, outputDir: output.dir, dataDir }
@@ -198,6 +208,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     output,
     limits,
     recovered,
+    crashRecovery: crash.report,
     mcp,
     pluginErrors: [
       ...custom.errors.map((failure) => ({ spec: failure.file, error: failure.error })),

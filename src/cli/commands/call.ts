@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util"
 import type { Settlement } from "../../settle/settle.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { warnCrashRecovery } from "../crash-warnings.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
@@ -72,6 +73,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   try {
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    warnCrashRecovery(toolbelt, io)
     const agent = values.agent ?? "build"
     try {
       toolbelt.permission.evaluate("*", "*", agent)

@@ -3,6 +3,7 @@ import { HttpServeError, serveMcpHttp } from "../../mcp/server/http.ts"
 import { mcpSettings } from "../../mcp/server/settings.ts"
 import { serveMcpStdio } from "../../mcp/server/stdio.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { warnCrashRecovery } from "../crash-warnings.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 
@@ -73,6 +74,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     }
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    warnCrashRecovery(toolbelt, io)
 
     const stopped = Promise.withResolvers<void>()
     const onSignal = () => stopped.resolve()

@@ -4,6 +4,7 @@ import { ModelSpecError, PROVIDERS, resolveModel } from "../../ai/provider.ts"
 import type { Subscription } from "../../bus/bus.ts"
 import type { ToolPart } from "../../session/part.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { warnCrashRecovery } from "../crash-warnings.ts"
 import { EXIT, type IO, readAll } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
@@ -93,6 +94,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   try {
     for (const failure of toolbelt.pluginErrors)
       io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    warnCrashRecovery(toolbelt, io)
     const agent = values.agent ?? "build"
     try {
       toolbelt.permission.evaluate("*", "*", agent)
