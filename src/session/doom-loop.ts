@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import type { AskInput } from "../tool/context.ts"
+import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "./input-bounds.ts"
 
 /** One tool call as doom-loop detection sees it. */
 export interface Call {
@@ -61,7 +62,7 @@ export function callKey(call: Call): string {
 
 /** JSON with object keys sorted at every depth; values JSON cannot hold are written as JSON would. */
 export function canonicalJson(value: unknown): string {
-  return write(value, new Set()) ?? "null"
+  return write(value, new Set(), 0) ?? "null"
 }
 
 export interface DoomLoopGuardOptions extends DoomLoopOptions {
@@ -233,7 +234,8 @@ function detect(
   return undefined
 }
 
-function write(value: unknown, seen: Set<object>): string | undefined {
+/** Recursive, so bounded: past `MAX_INPUT_DEPTH` a value is written as a marker, never walked. */
+function write(value: unknown, seen: Set<object>, depth: number): string | undefined {
   if (value === null) return "null"
   switch (typeof value) {
     case "string":
@@ -248,15 +250,17 @@ function write(value: unknown, seen: Set<object>): string | undefined {
     case "symbol":
       return undefined
   }
+  if (depth > MAX_INPUT_DEPTH) return JSON.stringify(TOO_DEEP_MARKER)
   const object = value as object & { toJSON?: () => unknown }
-  if (typeof object.toJSON === "function") return write(object.toJSON(), seen)
+  if (typeof object.toJSON === "function") return write(object.toJSON(), seen, depth)
   if (seen.has(object)) return JSON.stringify("[Circular]")
   seen.add(object)
   try {
-    if (Array.isArray(object)) return `[${object.map((item) => write(item, seen) ?? "null").join(",")}]`
+    if (Array.isArray(object))
+      return `[${object.map((item) => write(item, seen, depth + 1) ?? "null").join(",")}]`
     const entries: string[] = []
     for (const key of Object.keys(object).sort()) {
-      const item = write((object as Record<string, unknown>)[key], seen)
+      const item = write((object as Record<string, unknown>)[key], seen, depth + 1)
       if (item !== undefined) entries.push(`${JSON.stringify(key)}:${item}`)
     }
     return `{${entries.join(",")}}`

@@ -51,3 +51,14 @@ export function defectMessage(tool: string, error: unknown): string {
   const message = raw.length > 1000 ? `${raw.slice(0, 1000)}…` : raw
   return message ? message : `The ${tool} tool failed unexpectedly.`
 }
+
+/** Input nested past the bound: refused before validation, since every schema walks it recursively. */
+export function inputTooDeep(tool: string, depth: number, max: number): string {
+  return `The ${tool} tool was called with arguments nested more than ${max} levels deep (found at least ${depth}), so the call was not run. Send the arguments as a flat JSON object, as the tool's schema describes.`
+}
+
+/** A NUL byte where the OS takes none (a path, a command): refused before anything was opened or run. */
+export function nulByte(tool: string, value: string | undefined): string {
+  const what = value === undefined ? "a value" : `the value ${JSON.stringify(value)}`
+  return `The ${tool} tool was given ${what}, which contains a NUL byte (\\u0000). File paths, commands and their arguments cannot contain one, so nothing was opened or run. Send it again without the NUL byte.`
+}

@@ -655,3 +655,80 @@ describe("bounding", () => {
     expect(await readdir(dir)).toEqual([])
   })
 })
+
+describe("odd input", () => {
+  const echo = () => {
+    let ran = false
+    registry.register({
+      echo: Tool.make({
+        description: "echo",
+        input: z.object({ x: z.unknown() }),
+        execute: () => {
+          ran = true
+          return "ran"
+        },
+      }),
+    })
+    return () => ran
+  }
+
+  it("refuses input nested 200,000 levels deep with a validation error, and records it bounded", async () => {
+    const ran = echo()
+    const input = JSON.parse(`{"x":${"[".repeat(200_000)}${"]".repeat(200_000)}}`)
+    const result = await settle(call("echo", input), deps)
+    expect(ran()).toBe(false)
+    expect(result.status).toBe("error")
+    if (result.status !== "error") return
+    expect(result.kind).toBe("invalid")
+    expect(result.error).toMatch(/nested more than 512 levels deep/)
+    expect(statuses()).toEqual(["pending", "error"])
+    // The recorded part can be serialised: what is too deep is stored as a marker.
+    expect(JSON.stringify(parts.at(-1)).length).toBeLessThan(20_000)
+  })
+
+  it("reports a NUL byte in a path as invalid input, not a defect", async () => {
+    const defects: unknown[] = []
+    registry.register({
+      open: Tool.make({
+        description: "open",
+        input: z.object({ filePath: z.string() }),
+        execute: async ({ filePath }) => {
+          await readFile(join(dir, filePath))
+          return "read"
+        },
+      }),
+    })
+    const result = await settle(call("open", { filePath: "a\u0000b" }), {
+      ...deps,
+      onDefect: (error) => defects.push(error),
+    })
+    expect(result.status).toBe("error")
+    if (result.status !== "error") return
+    expect(result.kind).toBe("invalid")
+    expect(result.metadata.defect).toBeUndefined()
+    expect(result.error).toContain(JSON.stringify(join(dir, "a\u0000b")))
+    expect(result.error).toMatch(/contains a NUL byte/)
+    expect(defects).toEqual([])
+  })
+
+  it("records a large input bounded while the tool receives it whole", async () => {
+    let received = ""
+    registry.register({
+      put: Tool.make({
+        description: "put",
+        input: z.object({ content: z.string() }),
+        execute: ({ content }) => {
+          received = content
+          return "ok"
+        },
+      }),
+    })
+    const content = "z".repeat(10_000_000)
+    const result = await settle(call("put", { content }), deps)
+    expect(result.status).toBe("completed")
+    expect(received).toBe(content)
+    for (const part of parts) expect(JSON.stringify(part).length).toBeLessThan(10_000)
+    const pending = parts[0]!.state
+    expect(pending.status === "pending" && pending.raw.length).toBeLessThan(10_000)
+  })
+})

@@ -7,6 +7,7 @@ import { isPermissionError, PermissionDeniedError, PermissionRejectedError } fro
 import type { PermissionService } from "../permission/service.ts"
 import type { Registry, Turn } from "../registry/registry.ts"
 import { type DoomLoopGuard, describeDoomLoop, doomLoopAsk } from "../session/doom-loop.ts"
+import { depthBeyond, MAX_INPUT_DEPTH, storedInput, storedString } from "../session/input-bounds.ts"
 import { advance, asInput, type ToolPart, type ToolState } from "../session/part.ts"
 import type { FilePart, ModelContent } from "../tool/content.ts"
 import type { AskInput, Context, ConversationMessage, MetadataUpdate } from "../tool/context.ts"
@@ -130,6 +131,10 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   const recorder = new PartRecorder(request, deps.parts)
   await recorder.pending()
   const signal = request.abort ?? new AbortController().signal
+  // Before anything walks the input recursively (hooks, the doom-loop key, the schema).
+  const depth = depthBeyond(request.input)
+  if (depth !== undefined)
+    return recorder.fail(Message.inputTooDeep(request.tool, depth, MAX_INPUT_DEPTH), "invalid")
 
   // 1. Resolve.
   const resolved = resolve(request, deps.registry)
@@ -188,6 +193,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     } catch (error) {
       if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
       if (isToolFailure(error)) return recorder.fail(error.message, "failure", error.metadata)
+      const nul = nulByteOf(error)
+      if (nul) return recorder.fail(Message.nulByte(name, nul.value), "invalid")
       if (isPermissionError(error)) {
         return recorder.fail(error.message, "permission", undefined, error instanceof PermissionRejectedError)
       }
@@ -434,6 +441,19 @@ function flatten(projection: Projection): { text: string; attachments: FilePart[
   }
 }
 
+/**
+ * Node's refusal of a path or a spawn argument holding a NUL byte (every fs and child_process call
+ * checks this before it touches the system): the input's fault, not the tool's, so it goes back to the
+ * model as invalid input rather than being logged as a defect.
+ */
+function nulByteOf(error: unknown): { value: string | undefined } | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (code !== "ERR_INVALID_ARG_VALUE" && code !== "ERR_INVALID_ARG_TYPE") return undefined
+  if (typeof message !== "string" || !message.includes("without null bytes")) return undefined
+  const received = /Received '([\s\S]*)'$/.exec(message)?.[1]
+  return { value: received?.replace(/\\x00/g, "\u0000") }
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
@@ -450,7 +470,13 @@ class PartRecorder {
 
   constructor(request: CallRequest, sink: PartSink | undefined) {
     this.#sink = sink
-    const input = asInput(request.input)
+    // The part carries the input as the journal keeps it (bounded); the tool gets the whole input.
+    const whole = asInput(request.input)
+    const input = storedInput(whole)
+    const raw =
+      typeof request.input === "string"
+        ? storedString(request.input)
+        : safeJson(input === whole ? request.input : input)
     this.#part = {
       id: request.partID ?? ascending("prt"),
       sessionID: request.sessionID,
@@ -458,7 +484,7 @@ class PartRecorder {
       type: "tool",
       callID: request.callID,
       tool: request.tool,
-      state: { status: "pending", input, raw: safeJson(request.input) },
+      state: { status: "pending", input, raw },
     }
   }
 

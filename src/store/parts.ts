@@ -1,3 +1,4 @@
+import { storedInput, storedString } from "../session/input-bounds.ts"
 import { advance, type ToolPart } from "../session/part.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
@@ -95,10 +96,23 @@ interface PartRow {
  * A part as stored: its JSON, and a completed part's output apart (kept out of the JSON, where escaping
  * a large output would cost more than the rest of the write). The JSON keeps `output: ""` in its place.
  */
-function encode(part: ToolPart): { data: string; output: string | null } {
+function encode(whole: ToolPart): { data: string; output: string | null } {
+  const part = bounded(whole)
   const state = part.state
   if (state.status !== "completed") return { data: JSON.stringify(part), output: null }
   return { data: JSON.stringify({ ...part, state: { ...state, output: "" } }), output: state.output }
+}
+
+/**
+ * The part with its input as the journal keeps it (`storedInput`: large values by digest), whoever
+ * wrote it; settlement already hands over bounded parts, so this is usually the same object.
+ */
+function bounded(part: ToolPart): ToolPart {
+  const state = part.state
+  const input = storedInput(state.input)
+  const raw = state.status === "pending" ? storedString(state.raw) : undefined
+  if (input === state.input && (state.status !== "pending" || raw === state.raw)) return part
+  return { ...part, state: { ...state, input, ...(raw === undefined ? {} : { raw }) } } as ToolPart
 }
 
 function decode(row: PartRow): ToolPart {
