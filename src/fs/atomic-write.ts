@@ -110,9 +110,10 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
 /**
  * Refuses a write whose path no longer resolves where it did (`target`, computed at the start of the
  * write) or where the caller's permission check said it would (`expected`): a symlink was planted or
- * changed in the path meanwhile, and following it could put the bytes anywhere.
+ * changed in the path meanwhile, and following it could put the bytes anywhere. Throws a
+ * `FileSystemError` that says so.
  */
-function assertLandsOn(path: string, target: string, expected: string | undefined): void {
+export function assertLandsOn(path: string, target: string, expected?: string): void {
   const now = canonicalPathSync(path)
   if (now === target && (expected === undefined || now === expected)) return
   const checked = expected ?? target

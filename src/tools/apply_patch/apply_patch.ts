@@ -1,12 +1,13 @@
 import { dirname } from "node:path"
 import { z } from "zod"
+import { assertLandsOn } from "../../fs/atomic-write.ts"
 import { canonicalPath } from "../../fs/canonical-path.ts"
 import { FileSystemError } from "../../fs/errors.ts"
 import { withFileLocks } from "../../fs/lock.ts"
-import { withBom } from "../../fs/text.ts"
-import { assertExternalDirectory, contains } from "../../permission/external-directory.ts"
+import { checkExternalDirectory, contains } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { fileDiff } from "../file-edit/diff.ts"
+import { encodeEdit } from "../file-edit/encode-edit.ts"
 import { recordWritten, staleness } from "../file-edit/ledger.ts"
 import { type Existing, readExisting } from "../file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../file-edit/transaction.ts"
@@ -84,11 +85,16 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         ? { ...hunk, path: paths.key(hunk.path), movePath: paths.key(hunk.movePath) }
         : { ...hunk, path: paths.key(hunk.path) },
     )
-    const guarded = new Set<string>()
+    // Decided on where each write lands (symlinks followed, dangling ones too), once per directory there.
+    const resolved = new Map<string, string>()
+    const decided = new Set<string>()
     for (const absolute of paths.absolutes()) {
-      if (guarded.has(dirname(absolute))) continue
-      guarded.add(dirname(absolute))
-      await assertExternalDirectory(ctx, absolute, { kind: "file" })
+      const target = await canonicalPath(absolute)
+      resolved.set(absolute, target)
+      if (decided.has(dirname(target))) continue
+      const decision = await checkExternalDirectory(ctx, absolute, { kind: "file" })
+      resolved.set(absolute, decision.resolved ?? target)
+      decided.add(dirname(decision.resolved ?? target))
     }
     ctx.abort.throwIfAborted()
 
@@ -99,7 +105,7 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         ctx.abort.throwIfAborted()
         // a. Read.
         const existing = new Map<string, Existing>()
-        for (const key of paths.keys()) existing.set(key, await readExisting(paths.absolute(key)))
+        for (const key of paths.keys()) existing.set(key, await readExisting(paths.absolute(key), ctx.abort))
         if (tools.requireRead) {
           for (const [key, state] of existing) {
             if (state.kind !== "file") continue
@@ -118,16 +124,17 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         const planned = planPatch(hunks, (key) => {
           const state = existing.get(key)
           if (state?.kind === "directory") throw new Error("it is a directory, not a file")
+          // A binary (or undecodable) file may be deleted whole, never changed as text.
+          if (state?.kind === "refused") {
+            if (onlyDeleted(hunks, key)) return ""
+            throw new Error(state.reason)
+          }
           return state?.kind === "file" ? state.text : undefined
         })
         if (!planned.ok) {
           throw new Tool.ToolFailure(
             `apply_patch verification failed; no file was changed.\n\n${planned.message}`,
           )
-        }
-        const bomOf = (key: string) => {
-          const state = existing.get(key)
-          return state?.kind === "file" && state.bom
         }
         const files = planned.changes.map((change) => describeChange(change, paths, tools.worktree))
         ctx.abort.throwIfAborted()
@@ -146,7 +153,15 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         ctx.abort.throwIfAborted()
 
         // d. Write, restoring everything if one write fails.
-        const operations = toOperations(planned.changes, paths, bomOf)
+        const operations = toOperations(planned.changes, paths, existing)
+        // The ask may have waited for a person: a symlink planted meanwhile must not redirect a write.
+        try {
+          for (const { path } of operations) assertLandsOn(path, resolved.get(path) ?? path)
+        } catch (error) {
+          if (error instanceof FileSystemError)
+            throw new Tool.ToolFailure(`${error.message}\n\nNo file was changed.`)
+          throw error
+        }
         const committed = await commit(operations, { recovery: tools.recovery, label: "apply_patch" })
         if (!committed.ok) throw new Tool.ToolFailure(describeFailure(committed, tools.worktree))
 
@@ -240,11 +255,14 @@ function relativesOf(file: PatchedFile, worktree: string): string[] {
   return file.movePath ? [source, file.relativePath] : [source]
 }
 
-/** The writes and removals of the plan, in patch order; a file keeps its BOM, also when it moves. */
+/**
+ * The writes and removals of the plan, in patch order. An updated file keeps its encoding and BOM, also
+ * when it moves, and no byte outside what its hunks changed (`encodeEdit`); an added file is UTF-8.
+ */
 function toOperations(
   changes: readonly PlannedChange[],
   paths: PathKeys,
-  bomOf: (key: string) => boolean,
+  existing: ReadonlyMap<string, Existing>,
 ): FileOperation[] {
   const operations: FileOperation[] = []
   for (const change of changes) {
@@ -252,7 +270,9 @@ function toOperations(
     if (change.type === "add") operations.push({ path, content: change.newContent })
     else if (change.type === "delete") operations.push({ path, content: null })
     else {
-      const content = withBom(change.newContent, bomOf(change.path))
+      const state = existing.get(change.path)
+      const source = state?.kind === "file" ? state : ({ kind: "missing" } as const)
+      const content = encodeEdit({ existing: source, text: change.newContent, shown: path })
       if (change.movePath === undefined) operations.push({ path, content })
       else operations.push({ path: paths.absolute(change.movePath), content }, { path, content: null })
     }
@@ -287,4 +307,12 @@ function describeFailure(result: Extract<CommitResult, { ok: false }>, worktree:
   }
   lines.push("Fix the cause, then send the whole patch again.")
   return lines.join("\n")
+}
+
+/** Whether every hunk of the patch that names `key` deletes it. */
+function onlyDeleted(hunks: readonly FileHunk[], key: string): boolean {
+  const naming = hunks.filter(
+    (hunk) => hunk.path === key || (hunk.type === "update" && hunk.movePath === key),
+  )
+  return naming.length > 0 && naming.every((hunk) => hunk.type === "delete")
 }

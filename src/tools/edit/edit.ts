@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
@@ -54,12 +54,13 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
     const { directory, worktree } = services(ctx)
     const filepath = resolvePath(directory, params.filePath)
     const relative = relativePath(worktree, filepath)
-    await assertExternalDirectory(ctx, filepath, { kind: "file" })
+    const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
     ctx.abort.throwIfAborted()
 
     const result = await editFile({
       ctx,
       filepath,
+      resolved,
       relative,
       change: async (current) => {
         if (!current.exists) {

@@ -4,11 +4,11 @@
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 import { FileSystemError } from "../../fs/errors.ts"
 import { withFileLock } from "../../fs/lock.ts"
-import { BOM, withBom } from "../../fs/text.ts"
 import type { Context } from "../../tool/context.ts"
 import { ToolFailure } from "../../tool/failure.ts"
 import { services } from "../services.ts"
 import { type FileDiff, fileDiff } from "./diff.ts"
+import { encodeEdit } from "./encode-edit.ts"
 import { recordWritten, staleness } from "./ledger.ts"
 import { readExisting } from "./target.ts"
 
@@ -19,6 +19,11 @@ export interface EditFileInput<T> {
   readonly ctx: Context
   /** The absolute path (resolved and through the external-directory guard). */
   readonly filepath: string
+  /**
+   * Where the external-directory guard saw the path land (`checkExternalDirectory`'s `resolved`): the
+   * write is refused if a symlink planted since redirects it.
+   */
+  readonly resolved?: string | undefined
   /** The path relative to the worktree: the permission pattern. */
   readonly relative: string
   /**
@@ -38,13 +43,15 @@ export interface EditFileResult<T> extends FileDiff {
  * Changes one file, serialised with every other writer of it.
  *
  * 1. Take the file's lock (`withFileLock`, shared by every writer); an abort while waiting stops here.
- * 2. Read it: a directory is an error; the BOM is split off.
+ * 2. Read it without blocking (`readExisting`): a directory, a FIFO or other special file, a binary file
+ *    and bytes with no single encoding are errors; text is decoded in the file's own encoding.
  * 3. When the session has a ledger stamp for the file (and read-before-write is on), the file must be
  *    unchanged since; otherwise the model is told to read it again.
  * 4. `change` computes the new text; the diff (common indentation trimmed) and counts follow.
  * 5. Ask `edit` for the path relative to the worktree (always `*`), with `{filepath, diff}`.
- * 6. Write atomically (BOM kept if the file or the new text had one), record the written content's stamp
- *    in the ledger, publish `file.edited`.
+ * 6. Encode the new text in the file's encoding (BOM kept if the file or the new text had one), refusing
+ *    when a byte outside the edited region would change (`encodeEdit`); write atomically to where the
+ *    guard saw the path land; record the written content's stamp in the ledger, publish `file.edited`.
  */
 export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResult<T>> {
   const { ctx, filepath, relative } = input
@@ -53,8 +60,9 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
     filepath,
     async (canonical) => {
       ctx.abort.throwIfAborted()
-      const existing = await readExisting(canonical)
+      const existing = await readExisting(canonical, ctx.abort)
       if (existing.kind === "directory") throw new ToolFailure(`Path is a directory, not a file: ${filepath}`)
+      if (existing.kind === "refused") throw new ToolFailure(`Cannot edit ${filepath}: ${existing.reason}`)
       if (existing.kind === "file" && tools.requireRead) {
         const stale = await staleness({
           ledger: tools.readLedger,
@@ -81,9 +89,8 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
       })
       ctx.abort.throwIfAborted()
 
-      const bom = (existing.kind === "file" && existing.bom) || text.startsWith(BOM)
-      const content = withBom(text, bom)
-      await writeOrFail(filepath, content, ctx.abort)
+      const content = encodeEdit({ existing, text, shown: filepath })
+      await writeOrFail(filepath, content, ctx.abort, input.resolved)
       await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
       tools.publish("file.edited", { file: filepath, sessionID: ctx.sessionID })
       return { ...diff, info, created: existing.kind === "missing" }
@@ -117,9 +124,14 @@ export function diffMetadata(filepath: string, change: FileDiff): DiffMetadata {
 }
 
 /** `writeFileAtomic`, with a failure the model can act on (disk full, read-only, ...) as a ToolFailure. */
-export async function writeOrFail(path: string, content: string, signal: AbortSignal): Promise<void> {
+export async function writeOrFail(
+  path: string,
+  content: string | Uint8Array,
+  signal: AbortSignal,
+  expected?: string,
+): Promise<void> {
   try {
-    await writeFileAtomic(path, content, { signal })
+    await writeFileAtomic(path, content, { signal, ...(expected === undefined ? {} : { expected }) })
   } catch (error) {
     if (error instanceof FileSystemError) throw new ToolFailure(error.message, { cause: error })
     throw error

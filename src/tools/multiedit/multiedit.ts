@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "../edit/matchers.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
@@ -72,12 +72,13 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
     const { directory, worktree } = services(ctx)
     const filepath = resolvePath(directory, params.filePath)
     const relative = relativePath(worktree, filepath)
-    await assertExternalDirectory(ctx, filepath, { kind: "file" })
+    const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
     ctx.abort.throwIfAborted()
 
     const result = await editFile({
       ctx,
       filepath,
+      resolved,
       relative,
       change: async (current) => {
         const results: EditResult[] = []

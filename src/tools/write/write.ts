@@ -7,7 +7,7 @@ import { withFileLock } from "../../fs/lock.ts"
 import { checkFresh, recordStamp } from "../../fs/read-ledger.ts"
 import { countLines as countFileLines } from "../../fs/read-lines.ts"
 import { detectBom, hashContent, isProbablyBinary, SNIFF_BYTES, splitBom, withBom } from "../../fs/text.ts"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../file-edit/diff.ts"
 import { loadText } from "../load-text.ts"
@@ -61,7 +61,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
       // 1. Resolve the path (relative to the project) and guard paths outside the project.
       const filepath = resolvePath(directory, params.filePath)
       const title = relativePath(worktree, filepath)
-      await assertExternalDirectory(ctx, filepath, { kind: "file" })
+      const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
 
       // 2. Under the file's lock (shared with every writer): check freshness, diff, ask `edit`, write.
       const written = await withFileLock(
@@ -106,7 +106,11 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
             throw new Tool.ToolFailure(
               `The file ${filepath} changed while the write waited for permission. Read it again before writing.`,
             )
-          await writeFileAtomic(filepath, content, { signal: ctx.abort })
+          // Lands where the guard decided, or not at all (a symlink planted meanwhile is refused).
+          await writeFileAtomic(filepath, content, {
+            signal: ctx.abort,
+            ...(resolved ? { expected: resolved } : {}),
+          })
           const after = await stat(filepath)
           await recordStamp(readLedger, ctx.sessionID, filepath, {
             hash: hashContent(content),
