@@ -207,8 +207,8 @@ export function describeRolledBack(change: RolledBackChange): string {
     change.removed.length > 0 ? `${change.removed.length} created file(s) removed` : "",
   ].filter(Boolean)
   let text =
-    `a ${change.label} change started ${new Date(change.time).toISOString()} by process ${change.pid} ` +
-    `was interrupted before it finished; it was rolled back (${parts.join(", ") || "no file had changed yet"}).`
+    `an interrupted ${change.label} change (process ${change.pid}, started ${new Date(change.time).toISOString()}) ` +
+    `was rolled back: ${parts.join(", ") || "no file had changed yet"}.`
   if (change.kept.length > 0) {
     text += ` Left as they are, check them: ${change.kept.map((entry) => `${entry.path} (${entry.reason})`).join("; ")}.`
   }
