@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises"
 import type { AskRequest } from "../permission/service.ts"
 import type { Decide, Reply } from "../permission/simple.ts"
+import { unansweredNote } from "../permission/unchecked.ts"
 import type { IO } from "./io.ts"
 
 /**
@@ -41,6 +42,10 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined)
     io.stderr.write(
       `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
     )
-    return "reject"
+    // An ask the rules could not check: the model reads why and how to write the call so they can.
+    const note = unansweredNote(request.metadata)
+    return note
+      ? { reject: `No one was asked: stdin is not a terminal and --yes was not given. ${note}` }
+      : "reject"
   }
 }

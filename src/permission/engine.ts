@@ -12,6 +12,7 @@ import {
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import { lastMatch, PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
 import type { AskRequest, PermissionService } from "./service.ts"
+import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
 /** A pending permission request: what the person deciding sees (and the `permission.asked` payload). */
@@ -80,7 +81,8 @@ interface Pending {
  * Precedence for one pattern:
  * 1. the configured rules (agent, then session; the last matching rule wins) deny → denied, always:
  *    a configured deny beats any saved approval;
- * 2. they allow → allowed;
+ * 2. they allow → allowed; except a pattern the ask marks unchecked (`unchecked.ts`), which the
+ *    catch-all `*` allows only when no rule for the permission denies or asks;
  * 3. a saved approval of the project, or an approval for this session, matches → allowed;
  * 4. otherwise the person is asked.
  */
@@ -103,9 +105,11 @@ export class PermissionEngine implements PermissionService {
   async ask(request: AskRequest, options: { signal?: AbortSignal } = {}): Promise<void> {
     const configured = this.#configured(request.agent, request.sessionID)
     const saved = this.#savedApprovals()
+    const unchecked = uncheckedOf(request.metadata)?.patterns
     let needsAsk = false
     for (const pattern of request.patterns) {
-      const action = this.#decide(request.permission, pattern, configured, saved, request.sessionID)
+      const blind = unchecked?.includes(pattern) ?? false
+      const action = this.#decide(request.permission, pattern, configured, saved, request.sessionID, blind)
       if (action === "deny") {
         throw new PermissionDeniedError(relevantRules(request.permission, ...configured))
       }
@@ -225,8 +229,11 @@ export class PermissionEngine implements PermissionService {
       } catch {
         continue
       }
+      const unchecked = uncheckedOf(other.request.metadata)?.patterns
       const allowed = patterns.every(
-        (pattern) => this.#decide(permission, pattern, configured, saved, sessionID) === "allow",
+        (pattern) =>
+          this.#decide(permission, pattern, configured, saved, sessionID, unchecked?.includes(pattern)) ===
+          "allow",
       )
       if (allowed) this.#settle(other, "always")
     }
@@ -277,10 +284,13 @@ export class PermissionEngine implements PermissionService {
     configured: readonly Ruleset[],
     saved: () => readonly SavedApproval[],
     sessionID: string | undefined,
+    unchecked = false,
   ): Action {
     const rule = lastMatch(permission, pattern, configured)
     if (rule?.action === "deny") return "deny"
-    if (rule?.action === "allow") return "allow"
+    // A pattern the rules cannot check (see unchecked.ts): the catch-all does not vouch for it when
+    // anything for this permission denies or asks.
+    if (rule?.action === "allow" && (!unchecked || vouches(rule, permission, configured))) return "allow"
     const options = { paths: PATH_PERMISSIONS.has(permission) }
     const approved = (approval: { permission: string; pattern: string }) =>
       keyMatches(permission, approval.permission) && match(pattern, approval.pattern, options)

@@ -1,6 +1,7 @@
 import { PermissionCorrectedError, PermissionDeniedError, PermissionRejectedError } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import type { AskRequest, PermissionService } from "./service.ts"
+import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
 export type Reply = "once" | "always" | "reject" | { readonly reject: string }
@@ -30,9 +31,16 @@ export class RulePermissions implements PermissionService {
   }
 
   async ask(request: AskRequest, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const unchecked = uncheckedOf(request.metadata)?.patterns
     let needsAsk = false
     for (const pattern of request.patterns) {
-      const action = this.evaluate(request.permission, pattern)
+      let action = this.evaluate(request.permission, pattern)
+      // A pattern the rules cannot check: the catch-all does not vouch for it (see unchecked.ts).
+      if (action === "allow" && unchecked?.includes(pattern)) {
+        const rule = lastMatch(this.#rules, request.permission, pattern)
+        const approved = lastMatch(this.#approved, request.permission, pattern)
+        if (!approved && rule && !vouches(rule, request.permission, [this.#rules])) action = "ask"
+      }
       if (action === "deny") {
         throw new PermissionDeniedError(
           this.#rules.filter((rule) => match(request.permission, rule.permission)),

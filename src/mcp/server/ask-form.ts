@@ -2,6 +2,7 @@
 // error a client that cannot show asks gets instead. Pure: no I/O, no SDK state.
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { PermissionAsked, PermissionReply } from "../../bus/events.ts"
+import { unansweredNote } from "../../permission/unchecked.ts"
 
 /** The key of the permission ask in an `input_required` result (and of its answer on the retry). */
 export const ASK_KEY = "permission"
@@ -82,8 +83,10 @@ export function answerOf(response: unknown): AskAnswer {
 export function fallbackRejection(ask: PermissionAsked, directory: string): string {
   const rules = Object.fromEntries(ask.always.map((pattern) => [pattern, "allow"]))
   const config = JSON.stringify({ permission: { [ask.permission]: rules } })
+  const note = unansweredNote(ask.metadata)
   return (
     `Permission "${ask.permission}" for ${ask.patterns.join(", ")} needs approval, and this MCP client cannot ask the user (it does not support elicitation), so toolbelt rejected the call ("mcp.ask" is "reject"). ` +
+    (note ? `${note} ` : "") +
     `To allow it, add ${config} to toolbelt.json in ${directory}, or set {"mcp":{"ask":"allow"}} there to approve every ask.`
   )
 }

@@ -40,8 +40,8 @@ function prefixTexts(
 }
 
 /**
- * The command with its name (basename, quotes and escapes removed) and subcommands spelled plainly, when
- * that differs from how it is written. Only plain words are unquoted, and never into wildcard characters,
+ * The command with its name (basename, quotes and escapes removed) and subcommands spelled plainly and its
+ * prefix assignments dropped, when that differs from how it is written. Only plain words are unquoted, and never into wildcard characters,
  * which would make a pattern that means something else.
  */
 export function plainSpelling(
@@ -60,11 +60,12 @@ export function plainSpelling(
       .slice(1, count)
       .map((word, i) => (SIMPLE_WORD.test(word) ? word : command.tokens[i + 1]!.source)),
   ]
-  if ([...values, ...command.assignments].some((value) => /[*?]/.test(value))) return undefined
+  if (values.some((value) => /[*?]/.test(value))) return undefined
   const lead = [...command.assignments, ...command.tokens.slice(0, count).map((token) => token.source)].join(
     " ",
   )
-  const plainLead = [...command.assignments, ...values].join(" ")
+  // Prefix assignments go: `FOO=1 rm x` runs `rm`, and a rule about `rm` must see it as `rm x`.
+  const plainLead = values.join(" ")
   if (plainLead === lead || !command.text.startsWith(lead)) return undefined
   const text = plainLead + command.text.slice(lead.length)
   return { text, always: always.startsWith(`${lead} `) ? plainLead + always.slice(lead.length) : text }

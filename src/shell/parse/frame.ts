@@ -11,6 +11,8 @@ export interface State {
   oldpwd: string | undefined
   stack: (string | undefined)[]
   vars: Map<string, readonly string[] | undefined>
+  /** Aliases (and `hash -p` names) defined so far: their text, or undefined when it is not known. */
+  aliases: Map<string, string | undefined>
 }
 
 export interface Frame {
@@ -21,6 +23,8 @@ export interface Frame {
   readonly redirects: readonly string[]
   readonly depth: number
   readonly via: string | undefined
+  /** Aliases being expanded: bash does not expand an alias again inside its own text. */
+  readonly aliasing?: ReadonlySet<string>
 }
 
 /** A word of a command: its source text and possible values. */
@@ -45,6 +49,8 @@ export interface CommandView {
   readonly redirects: readonly string[]
   readonly input: Input | undefined
   readonly via: string | undefined
+  /** The wrapper that appends arguments from its input to this command (`xargs`), if any. */
+  readonly feeds?: string
 }
 
 /** The same frame with a copy of its state, for code that keeps its changes to itself (subshells…). */
@@ -52,7 +58,13 @@ export function fork(frame: Frame): Frame {
   const state = frame.state
   return {
     ...frame,
-    state: { cwd: state.cwd, oldpwd: state.oldpwd, stack: [...state.stack], vars: new Map(state.vars) },
+    state: {
+      cwd: state.cwd,
+      oldpwd: state.oldpwd,
+      stack: [...state.stack],
+      vars: new Map(state.vars),
+      aliases: new Map(state.aliases),
+    },
   }
 }
 

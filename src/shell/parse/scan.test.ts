@@ -165,10 +165,15 @@ describe("patterns and always: every command, however nested", () => {
     // Prefix assignments stay in the pattern and the always prefix.
     [
       "PYTHONPATH=. uv run pytest tests",
-      ["PYTHONPATH=. uv run pytest tests", "pytest tests"],
-      ["PYTHONPATH=. uv run pytest *", "pytest *"],
+      ["PYTHONPATH=. uv run pytest tests", "uv run pytest tests", "pytest tests"],
+      ["PYTHONPATH=. uv run pytest *", "uv run pytest *", "pytest *"],
     ],
-    ["FOO=1 npm run dev -- --port 3000", ["FOO=1 npm run dev -- --port 3000"], ["FOO=1 npm run dev *"]],
+    // Prefix assignments stay in the pattern, and the command without them is a pattern too.
+    [
+      "FOO=1 npm run dev -- --port 3000",
+      ["FOO=1 npm run dev -- --port 3000", "npm run dev -- --port 3000"],
+      ["FOO=1 npm run dev *", "npm run dev *"],
+    ],
     // Assignments that change what later commands run.
     [
       "PATH=/tmp/evil:$PATH; git status",
@@ -293,8 +298,8 @@ describe("plain spelling: rules apply however a command is written", () => {
     ],
     [
       "FOO=1 /usr/bin/make test",
-      ["FOO=1 /usr/bin/make test", "FOO=1 make test"],
-      ["FOO=1 /usr/bin/make test *", "FOO=1 make test *"],
+      ["FOO=1 /usr/bin/make test", "make test"],
+      ["FOO=1 /usr/bin/make test *", "make test *"],
     ],
     // Already plain, or not safely plain: nothing added.
     ["rm x", ["rm x"], ["rm *"]],

@@ -97,7 +97,10 @@ import { resolve } from "node:path"
 import type { State } from "./frame.ts"
 import { externalDirectory, realRoot } from "./locate.ts"
 import { loadBashParser } from "./parser.ts"
+import type { ScannedCommand } from "./scanned-command.ts"
 import { Scanner } from "./walk.ts"
+
+export type { ScannedCommand }
 
 export interface ScanOptions {
   /** The directory the command runs in (relative paths resolve against `directory`). */
@@ -108,30 +111,6 @@ export interface ScanOptions {
   readonly worktree?: string
   /** The home directory for `~` and `$HOME` (default: the process's). */
   readonly home?: string
-}
-
-/** One command found in the command line. */
-export interface ScannedCommand {
-  /** The `bash` pattern: source text with redirections, whitespace between tokens normalised. */
-  readonly text: string
-  /** The command name as known (quotes removed), or its source text when it is an expansion. */
-  readonly name: string
-  /** The words (name first): known values, or source text for those the scan cannot know. */
-  readonly argv: readonly string[]
-  /** The "always" pattern; undefined when the command asks nothing (`cd`). */
-  readonly always: string | undefined
-  /** Whether it is a `bash` pattern (false for `cd`, `pushd`, `popd`, `chdir`). */
-  readonly asks: boolean
-  /** How it was reached when not written at the top level: `sudo`, `bash -c`, `eval`, `find -exec`… */
-  readonly via?: string
-  /** The directory it runs in, when known. */
-  readonly cwd?: string
-  /**
-   * The same command with its name and subcommands spelled plainly, when written otherwise
-   * (`/bin/rm -rf x`, `\rm x`, `"git" push`): `rm -rf x` with always `rm *`. It is a pattern too, so a
-   * rule about `rm` applies however `rm` is spelled.
-   */
-  readonly plain?: { readonly text: string; readonly always: string }
 }
 
 export interface Scan {
@@ -146,6 +125,19 @@ export interface Scan {
   readonly externalDirectories: readonly string[]
   /** What the scan could not see through (present only when there is something to say). */
   readonly reasons?: readonly string[]
+  /**
+   * Patterns whose commands the rules cannot check, with why (present only when there are some): a
+   * command word computed at run time, shell code built at run time, commands read from a file or input,
+   * and the whole command when it could not be parsed. A rule about a program can never match them; the
+   * caller treats them as the strictest outcome the rules could give.
+   */
+  readonly unchecked?: readonly UncheckedPattern[]
+}
+
+/** A pattern the rules cannot check, and why (a phrase: "its command word $CMD is expanded when …"). */
+export interface UncheckedPattern {
+  readonly pattern: string
+  readonly reason: string
 }
 
 /** The `external_directory` pattern for a directory: `<dir>/*` (`/*` for the root). */
@@ -164,6 +156,7 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
   try {
     scanner = new Scanner(await loadBashParser(), home)
   } catch (error) {
+    const reason = `the shell parser could not be loaded: ${error instanceof Error ? error.message : String(error)}`
     const externalDirectories: string[] = []
     const outside = externalDirectory(cwd, "dir", roots)
     if (outside !== undefined) externalDirectories.push(outside)
@@ -173,12 +166,11 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
       patterns: whole === "" ? [] : [whole],
       always: whole === "" ? [] : [whole],
       externalDirectories,
-      reasons: [
-        `the shell parser could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
-      ],
+      reasons: [reason],
+      ...(whole === "" ? {} : { unchecked: [{ pattern: whole, reason }] }),
     }
   }
-  const state: State = { cwd, oldpwd: undefined, stack: [], vars: new Map() }
+  const state: State = { cwd, oldpwd: undefined, stack: [], vars: new Map(), aliases: new Map() }
   scanner.paths.check(cwd, "dir")
   scanner.script(command, { source: command, state, redirects: [], depth: 0, via: undefined }, undefined)
   const externalDirectories = scanner.paths.externals(roots)
@@ -196,6 +188,7 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
     )
   }
   const reasons = unique(scanner.findings.reasons)
+  const unchecked = uncheckedPatterns(asking, scanner.findings.failed ? whole : undefined, reasons)
   return {
     parsed: !scanner.findings.failed,
     commands,
@@ -203,7 +196,29 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
     always,
     externalDirectories,
     ...(reasons.length > 0 ? { reasons } : {}),
+    ...(unchecked.length > 0 ? { unchecked } : {}),
   }
+}
+
+/** The unchecked commands' patterns, and the whole command when it could not be parsed. */
+function uncheckedPatterns(
+  commands: readonly ScannedCommand[],
+  unparsed: string | undefined,
+  reasons: readonly string[],
+): UncheckedPattern[] {
+  const found: UncheckedPattern[] = []
+  if (unparsed) {
+    const why = reasons[0] ?? "a syntax error"
+    found.push({
+      pattern: unparsed,
+      reason: `the command could not be parsed (${why}), so its commands are not known`,
+    })
+  }
+  for (const command of commands) {
+    if (command.unchecked !== undefined && !found.some((entry) => entry.pattern === command.text))
+      found.push({ pattern: command.text, reason: command.unchecked })
+  }
+  return found
 }
 
 function projectRoots(directory: string, worktree: string | undefined): string[] {

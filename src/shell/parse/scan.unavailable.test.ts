@@ -17,6 +17,7 @@ describe("scanCommand without a parser", () => {
       always: ["rm -rf build"],
       externalDirectories: [],
       reasons: ["the shell parser could not be loaded: wasm missing"],
+      unchecked: [{ pattern: "rm -rf build", reason: "the shell parser could not be loaded: wasm missing" }],
     })
   })
 

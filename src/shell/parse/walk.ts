@@ -3,8 +3,9 @@
  * wherever it sits, records each with its patterns, and follows wrappers, nested scripts, `cd` and
  * assignments as it goes. See `scan.ts` for the rules.
  */
-import { basename } from "node:path"
+import { ALIAS_COMMANDS, defineAliases } from "./aliases.ts"
 import { alwaysOf, plainSpelling } from "./always.ts"
+import { commandWord, withPlaceholder } from "./command-word.ts"
 import { removeContinuations } from "./continuations.ts"
 import { PathChecks } from "./external-paths.ts"
 import { type CommandView, expansions, type Frame, fork, tokenOf } from "./frame.ts"
@@ -18,10 +19,19 @@ import {
   readRedirections,
   withRedirections,
 } from "./redirections.ts"
-import type { ScannedCommand } from "./scan.ts"
+import type { ScannedCommand } from "./scanned-command.ts"
+import { uncheckedReason, unknownAlias } from "./unchecked.ts"
 import { knownValue, wordValues } from "./words.ts"
 import { CD_FAMILY, changeDirectory, directoryOf } from "./working-directory.ts"
-import { unwrap } from "./wrappers.ts"
+import { type Inner, unwrap } from "./wrappers.ts"
+
+/**
+ * Reserved words the grammar can leave as command words after a wrapper it does not know takes a
+ * compound command (`time { …; }`, `coproc while …; do …; done`): an opener is followed by a command,
+ * a closer ends one.
+ */
+const OPENERS: ReadonlySet<string> = new Set(["{", "!", "do", "then", "else", "elif", "if", "while", "until"])
+const CLOSERS: ReadonlySet<string> = new Set(["}", "done", "fi", "esac"])
 
 /** Deepest nesting of shell code in strings (`bash -c "eval '…'"`) the scan follows. */
 const MAX_DEPTH = 8
@@ -284,90 +294,134 @@ export class Scanner {
     this.trailing(own.trailing, frame)
   }
 
+  /**
+   * One simple command, wherever it was found (the command line, a nested script, inside a wrapper):
+   * 1. Read its command word (`command-word.ts`): one normalisation for every command.
+   * 2. Reserved words the grammar leaves as words after a wrapper (`time { rm x; }`,
+   *    `coproc while …; do rm x; done`): the command after the opener is walked; closers run nothing.
+   * 3. `cd` and friends move the working directory; `alias`, `unalias` and `hash -p` define names.
+   * 4. An alias is recorded as written and its text is walked as the command it stands for.
+   * 5. Record the pattern, its "always" pattern and plain spelling, and, when the rules cannot check
+   *    what it runs (`unchecked.ts`), why.
+   * 6. Check its path operands, then walk what it wraps (`wrappers.ts`): commands, scripts, input.
+   */
   private process(command: CommandView, frame: Frame): void {
     const { tokens } = command
     const words = tokens.map((token) => knownValue(token.values) ?? token.source)
-    const name = tokens[0] ? knownValue(tokens[0].values) : undefined
-    const base = name === undefined ? undefined : basename(name)
     const cwd = frame.state.cwd
     const entry = { text: command.text, name: words[0] ?? "", argv: words, via: command.via, cwd }
     if (tokens.length === 0) {
       this.record({ ...entry, always: command.text, asks: true })
       return
     }
-    // Reserved words the grammar leaves as words after a wrapper (`time { rm x; }`): `{` opens a group
-    // whose first command follows it, `}` closes it.
-    if (name === "{" || name === "}") {
-      if (name === "{" && tokens.length > 1) {
-        const rest = tokens.slice(1)
-        const text = command.text.startsWith("{ ") ? command.text.slice(2) : command.text
-        this.process({ ...command, tokens: rest, assignments: [], text }, frame)
+    const word = commandWord(tokens[0]!)
+    // Reserved words and aliases are recognised only when written unquoted: `"{"` and `'r'` are commands.
+    const literal = knownValue(tokens[0]!.values)
+    const bare = literal !== undefined && tokens[0]!.source === literal ? literal : undefined
+    if (bare !== undefined && (OPENERS.has(bare) || CLOSERS.has(bare))) {
+      if (OPENERS.has(bare) && tokens.length > 1) {
+        const text = command.text.startsWith(`${bare} `) ? command.text.slice(bare.length + 1) : command.text
+        this.process({ ...command, tokens: tokens.slice(1), assignments: [], text }, frame)
       }
       return
     }
+    const base = word.kind === "literal" ? word.base : undefined
     if (base !== undefined && CD_FAMILY.has(base)) {
       this.record({ ...entry, always: undefined, asks: false })
       changeDirectory(base, tokens, frame.state, this.context)
       return
     }
+    if (base !== undefined && ALIAS_COMMANDS.has(base)) defineAliases(base, tokens, frame.state)
+    if (bare !== undefined && frame.state.aliases.has(bare) && !frame.aliasing?.has(bare)) {
+      this.alias(bare, command, frame)
+      return
+    }
     const inners = unwrap(words)
+    const unchecked = uncheckedReason({ command, word, words, inners })
     const always = alwaysOf(command, words, inners)
     const plain = plainSpelling(command, words, base, always)
-    this.record({ ...entry, always, asks: true, plain })
-    if (name === undefined)
+    this.record({ ...entry, always, asks: true, plain, ...(unchecked !== undefined ? { unchecked } : {}) })
+    if (word.kind === "computed")
       this.findings.note(`the command name is not known before it runs: ${tokens[0]!.source}`)
     for (const operand of pathOperands(words)) {
       const token = tokens[operand.index]
       if (token) this.paths.checkToken(token, operand.offset, operand.kind, frame.state)
     }
-    for (const inner of inners) {
-      if (inner.kind === "exec") {
-        const wrapped = tokens.slice(inner.start, inner.end)
-        let state = frame.state
-        if (inner.chdir !== undefined) {
-          const target = tokens[inner.chdir]
-          state = fork(frame).state
-          if (target) {
-            this.paths.checkToken(target, 0, "dir", frame.state)
-            state.cwd = directoryOf(target, frame.state, this.findings)
-          }
+    for (const inner of inners) this.inner(inner, command, words, frame)
+  }
+
+  /** What a command wraps (`wrappers.ts`): a command, shell code in its words, or shell code on its input. */
+  private inner(inner: Inner, command: CommandView, words: readonly string[], frame: Frame): void {
+    const { tokens } = command
+    if (inner.kind === "exec") {
+      const wrapped = tokens
+        .slice(inner.start, inner.end)
+        .map((token) => withPlaceholder(token, inner.placeholder))
+      let state = frame.state
+      if (inner.chdir !== undefined) {
+        const target = tokens[inner.chdir]
+        state = fork(frame).state
+        if (target) {
+          this.paths.checkToken(target, 0, "dir", frame.state)
+          state.cwd = directoryOf(target, frame.state, this.findings)
         }
-        if (inner.input && isFileCommand(words[inner.start]!)) {
-          this.findings.note(
-            `${inner.via} gives ${words[inner.start]} arguments from its input, which the scan cannot see`,
-          )
-        }
-        this.process(
-          {
-            tokens: wrapped,
-            assignments: [],
-            text: [...wrapped.map((token) => token.source), ...command.redirects].join(" "),
-            redirects: command.redirects,
-            input: command.input,
-            via: inner.via,
-          },
-          { ...frame, state },
-        )
-      } else if (inner.kind === "script") {
-        const parts = tokens.slice(inner.from, inner.to)
-        const dynamic = parts.some((token) => knownValue(token.values) === undefined)
-        if (dynamic) this.findings.note(`${inner.via} runs shell code built from expansions: ${command.text}`)
-        const source = parts.map((token) => token.values[0]?.text ?? token.source).join(" ")
-        const nested = inner.via === "eval" ? frame : fork(frame)
-        this.script(
-          source,
-          { ...nested, redirects: command.redirects, depth: frame.depth + 1, via: inner.via },
-          inner.via,
-        )
-      } else if (command.input) {
-        if (command.input.dynamic)
-          this.findings.note(`${inner.via} runs shell code built from expansions: ${command.text}`)
-        const nested = fork(frame)
-        this.script(command.input.text, { ...nested, depth: frame.depth + 1, via: inner.via }, inner.via)
-      } else {
-        this.findings.note(`${inner.via} reads commands from its standard input, which the scan cannot see`)
       }
+      if (inner.input && isFileCommand(words[inner.start]!)) {
+        this.findings.note(
+          `${inner.via} gives ${words[inner.start]} arguments from its input, which the scan cannot see`,
+        )
+      }
+      this.process(
+        {
+          tokens: wrapped,
+          assignments: [],
+          text: [...wrapped.map((token) => token.source), ...command.redirects].join(" "),
+          redirects: command.redirects,
+          input: command.input,
+          via: inner.via,
+          ...(inner.input ? { feeds: inner.via } : {}),
+        },
+        { ...frame, state },
+      )
+    } else if (inner.kind === "script") {
+      const parts = tokens.slice(inner.from, inner.to)
+      const dynamic = parts.some((token) => knownValue(token.values) === undefined)
+      if (dynamic) this.findings.note(`${inner.via} runs shell code built from expansions: ${command.text}`)
+      const texts = parts.map((token) => token.values[0]?.text ?? token.source)
+      if (inner.prefix !== undefined && texts.length > 0) texts[0] = texts[0]!.slice(inner.prefix)
+      const nested = inner.via === "eval" ? frame : fork(frame)
+      this.script(
+        texts.join(" "),
+        { ...nested, redirects: command.redirects, depth: frame.depth + 1, via: inner.via },
+        inner.via,
+      )
+    } else if (command.input) {
+      if (command.input.dynamic)
+        this.findings.note(`${inner.via} runs shell code built from expansions: ${command.text}`)
+      const nested = fork(frame)
+      this.script(command.input.text, { ...nested, depth: frame.depth + 1, via: inner.via }, inner.via)
+    } else {
+      this.findings.note(`${inner.via} reads commands from its standard input, which the scan cannot see`)
     }
+  }
+
+  /**
+   * A command whose name is an alias: recorded as written (a rule about `r` still applies), then its
+   * text followed by the command's other words is walked as shell code in this shell, where the alias
+   * is not expanded again. An alias whose text is unknown cannot be checked.
+   */
+  private alias(name: string, command: CommandView, frame: Frame): void {
+    const text = frame.state.aliases.get(name)
+    const entry = { text: command.text, name, argv: [name], via: command.via, cwd: frame.state.cwd }
+    if (text === undefined) {
+      this.record({ ...entry, always: command.text, asks: true, unchecked: unknownAlias(name) })
+      return
+    }
+    this.record({ ...entry, always: command.text, asks: true })
+    const rest = command.tokens.slice(1).map((token) => token.source)
+    const source = [...command.assignments, text, ...rest, ...command.redirects].join(" ")
+    const aliasing = new Set([...(frame.aliasing ?? []), name])
+    this.script(source, { ...frame, depth: frame.depth + 1, via: `alias ${name}`, aliasing }, `alias ${name}`)
   }
 
   private declaration(node: Node, frame: Frame, outer: Redirections | undefined): void {
@@ -446,6 +500,7 @@ export class Scanner {
     via: string | undefined
     cwd?: string | undefined
     plain?: ScannedCommand["plain"]
+    unchecked?: string
   }): void {
     this.commands.push({
       text: command.text,
@@ -456,6 +511,7 @@ export class Scanner {
       ...(command.via !== undefined ? { via: command.via } : {}),
       ...(command.cwd !== undefined ? { cwd: command.cwd } : {}),
       ...(command.plain !== undefined ? { plain: command.plain } : {}),
+      ...(command.unchecked !== undefined ? { unchecked: command.unchecked } : {}),
     })
   }
 }

@@ -20,8 +20,17 @@ export type Inner =
       readonly chdir?: number
       /** The wrapped command also gets arguments from input (`xargs`). */
       readonly input?: boolean
+      /** Text the wrapper replaces with input at run time (`xargs -I X`): words holding it are not known. */
+      readonly placeholder?: string
     }
-  | { readonly kind: "script"; readonly from: number; readonly to: number; readonly via: string }
+  | {
+      readonly kind: "script"
+      readonly from: number
+      readonly to: number
+      readonly via: string
+      /** The script starts this many characters into its first token (`env --split-string=…`). */
+      readonly prefix?: number
+    }
   | { readonly kind: "stdin"; readonly via: string }
 
 interface OptionSpec {
@@ -41,6 +50,8 @@ interface OptionSpec {
   readonly scriptOnly?: boolean
   /** The wrapped command gets arguments from input. */
   readonly input?: boolean
+  /** Flags whose value the wrapper replaces with input in the command (`xargs -I X`). */
+  readonly placeholder?: readonly string[]
 }
 
 const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
@@ -101,7 +112,103 @@ const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
       ...["-s", "--max-chars", "--process-slot-var"],
     ],
     input: true,
+    placeholder: ["-I"],
   },
+  // Run a command in another root, scheduling class, lock, namespace, identity or environment.
+  chroot: { value: ["--userspec", "--groups"], positional: 1 },
+  chrt: {
+    value: ["-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"],
+    positional: 1,
+    stop: ["-p", "--pid", "-m", "--max"],
+  },
+  flock: {
+    value: ["-w", "--timeout", "-E", "--conflict-exit-code"],
+    positional: 1,
+    script: ["-c", "--command"],
+  },
+  prlimit: { stop: ["-p", "--pid"] },
+  numactl: { value: ["-C", "-N", "-m", "-i", "-p", "-P"], stop: ["-s", "--show", "-H", "--hardware"] },
+  unshare: {
+    value: ["-S", "--setuid", "-G", "--setgroups", "--map-user", "--map-group", "-R", "--root", "-w", "--wd"],
+    chdir: ["-w", "--wd"],
+  },
+  nsenter: { value: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"] },
+  runuser: {
+    value: ["-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell"],
+    script: ["-c", "--command"],
+  },
+  pkexec: { value: ["--user"] },
+  sg: { positional: 1, script: ["-c"] },
+  "systemd-run": {
+    value: [
+      "-p",
+      "--property",
+      "-u",
+      "--unit",
+      "-E",
+      "--setenv",
+      "--uid",
+      "--gid",
+      "--nice",
+      "-D",
+      "--working-directory",
+      "--slice",
+      "--description",
+      "-M",
+      "--machine",
+      "-H",
+      "--host",
+    ],
+    chdir: ["-D", "--working-directory"],
+  },
+  firejail: {},
+  faketime: { value: ["-m", "-p"], positional: 1 },
+  fakeroot: { value: ["-l", "--lib", "--faked", "-s", "-i"] },
+  eatmydata: {},
+  nocache: {},
+  torsocks: { value: ["-u", "-p", "-a", "-P"] },
+  proxychains: { value: ["-f"] },
+  proxychains4: { value: ["-f"] },
+  "xvfb-run": {
+    value: [
+      "-n",
+      "--server-num",
+      "-s",
+      "--server-args",
+      "-e",
+      "--error-file",
+      "-f",
+      "--auth-file",
+      "-p",
+      "--xauth-protocol",
+    ],
+  },
+  "dbus-run-session": { value: ["--config-file", "--dbus-daemon"] },
+  valgrind: {},
+  ltrace: { value: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-l"] },
+  catchsegv: {},
+  cpulimit: { value: ["-l", "--limit", "-p", "--pid", "-e", "--exe", "-P", "--path"] },
+  script: {
+    value: [
+      "-t",
+      "--timing",
+      "-I",
+      "--log-in",
+      "-O",
+      "--log-out",
+      "-B",
+      "--log-io",
+      "-T",
+      "--log-timing",
+      "-m",
+      "--logging-format",
+      "-E",
+      "--echo",
+    ],
+    script: ["-c", "--command"],
+    scriptOnly: true,
+  },
+  coproc: {},
   "uv run": {
     value: [
       ...["--with", "--with-editable", "--with-requirements", "--python", "-p", "--package", "--project"],
@@ -123,6 +230,23 @@ const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
 
 const SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"])
 
+/** Multi-call binaries: the next word is the program they run (`busybox rm x` is `rm x`). */
+const MULTICALL: ReadonlySet<string> = new Set(["busybox", "toybox"])
+
+/** Reserved words that open a compound command: `coproc NAME` takes a name only before one of these. */
+const COMPOUND_OPENERS: ReadonlySet<string> = new Set([
+  "{",
+  "(",
+  "((",
+  "[[",
+  "if",
+  "for",
+  "while",
+  "until",
+  "case",
+  "select",
+])
+
 /**
  * What `words` (a command's name and arguments: known values, or source text for unknown ones) runs
  * besides itself. Empty when it wraps nothing.
@@ -131,6 +255,10 @@ export function unwrap(words: readonly string[]): Inner[] {
   if (words.length === 0) return []
   const name = toolName(words[0]!)
   if (SHELLS.has(name)) return shell(words, name)
+  if (MULTICALL.has(name))
+    return words.length > 1 ? [{ kind: "exec", start: 1, end: words.length, via: name }] : []
+  if (name === "coproc") return coproc(words)
+  if (name === "parallel") return parallel(words)
   if (name === "eval")
     return words.length > 1 ? [{ kind: "script", from: 1, to: words.length, via: "eval" }] : []
   if (name === "trap") return trap(words)
@@ -145,6 +273,7 @@ export function unwrap(words: readonly string[]): Inner[] {
 
 function options(words: readonly string[], from: number, spec: OptionSpec, via: string): Inner[] {
   let chdir: number | undefined
+  let placeholder: string | undefined
   let positional = spec.positional ?? 0
   let i = from
   while (i < words.length) {
@@ -155,6 +284,7 @@ function options(words: readonly string[], from: number, spec: OptionSpec, via: 
     }
     if (word.length > 1 && word.startsWith("-")) {
       if (spec.stop?.includes(word)) return []
+      if (spec.placeholder) placeholder = impliedPlaceholder(word) ?? placeholder
       const flag = optionTaking(word, [...(spec.value ?? []), ...(spec.script ?? [])])
       if (flag === undefined) {
         i++
@@ -164,13 +294,16 @@ function options(words: readonly string[], from: number, spec: OptionSpec, via: 
       const inline = flag.inline
       const valueIndex = inline ? i : i + 1
       if (spec.script?.includes(flag.name)) {
-        if (inline) return []
+        if (inline)
+          return [{ kind: "script", from: i, to: i + 1, via, prefix: inlinePrefix(word, flag.name) }]
         if (valueIndex >= words.length) return []
         return [
           { kind: "script", from: valueIndex, to: spec.scriptOnly ? valueIndex + 1 : words.length, via },
         ]
       }
       if (spec.chdir?.includes(flag.name) && !inline) chdir = valueIndex
+      if (spec.placeholder?.includes(flag.name))
+        placeholder = inline ? word.slice(inlinePrefix(word, flag.name)) : words[valueIndex]
       i = valueIndex + 1
       continue
     }
@@ -195,8 +328,78 @@ function options(words: readonly string[], from: number, spec: OptionSpec, via: 
       via,
       ...(chdir !== undefined ? { chdir } : {}),
       ...(spec.input ? { input: true } : {}),
+      ...(placeholder ? { placeholder } : {}),
     },
   ]
+}
+
+/** How many characters of an inline option (`--opt=value`, `-ovalue`) come before its value. */
+function inlinePrefix(word: string, name: string): number {
+  return word.startsWith("--") ? name.length + 1 : word.indexOf(name[1]!) + 1
+}
+
+/** `xargs -i`, `-iR`, `--replace`, `--replace=R`: replace `{}` (or R) in the command with each input line. */
+function impliedPlaceholder(word: string): string | undefined {
+  if (word === "-i" || word === "--replace") return "{}"
+  if (word.startsWith("--replace=")) return word.slice("--replace=".length) || "{}"
+  if (/^-i./.test(word)) return word.slice(2)
+  return undefined
+}
+
+/**
+ * Whether `words` run a command that is not written in them, so whatever gives them more arguments
+ * (`xargs sh -c`, `xargs sudo`, `xargs env`, `xargs timeout`) chooses the command at run time.
+ */
+export function awaitsCommand(words: readonly string[]): boolean {
+  // Probe with two more words: if one of them would be the command (or script) run, the command is not written.
+  const probed = [...words, PROBE, PROBE]
+  return unwrap(probed).some((inner) =>
+    inner.kind === "exec"
+      ? inner.start >= words.length
+      : inner.kind === "script" && inner.from >= words.length,
+  )
+}
+
+/** A word no option table recognises (not a flag, an assignment or a number). */
+const PROBE = "\u0000probe"
+
+/**
+ * `coproc [NAME] command`: bash takes a NAME only before a compound command (`coproc W { …; }`); before a
+ * simple command the first word is the command (`coproc rm x` runs `rm x`).
+ */
+function coproc(words: readonly string[]): Inner[] {
+  const named =
+    words.length > 2 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(words[1]!) && COMPOUND_OPENERS.has(words[2]!)
+  const start = named ? 2 : 1
+  return start < words.length ? [{ kind: "exec", start, end: words.length, via: "coproc" }] : []
+}
+
+/** GNU parallel's options that take a value. */
+const PARALLEL_VALUES = [
+  ...["-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter"],
+  ...["-I", "-n", "--max-args", "-N", "-L", "--max-lines", "--joblog", "--results", "--timeout", "--delay"],
+  ...["--colsep", "-C", "--tmpdir", "--workdir", "--wd", "-E", "--memfree", "--load", "--retries"],
+]
+
+/**
+ * `parallel [options] command ::: args`: the command words, joined, are shell code (parallel runs them
+ * with a shell, its `{}` filled in). With no command, the arguments or the input lines are the commands.
+ */
+function parallel(words: readonly string[]): Inner[] {
+  let i = 1
+  while (
+    i < words.length &&
+    words[i]!.length > 1 &&
+    words[i]!.startsWith("-") &&
+    !words[i]!.startsWith(":::")
+  ) {
+    const word = words[i]!
+    i += PARALLEL_VALUES.includes(word) ? 2 : 1
+  }
+  let end = i
+  while (end < words.length && !/^::::?\+?$/.test(words[end]!)) end++
+  if (end > i) return [{ kind: "script", from: i, to: end, via: "parallel" }]
+  return [{ kind: "stdin", via: "parallel" }]
 }
 
 /** The flag of `word` that takes a value, if any: `-u`, `--user`, `--user=x` (inline), `-ubob` (inline). */

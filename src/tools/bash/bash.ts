@@ -4,8 +4,9 @@ import { homedir, platform, release, tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { z } from "zod"
 import { assertExternalDirectory } from "../../permission/external-directory.ts"
+import type { Unchecked } from "../../permission/unchecked.ts"
 import { type Job, JobError, jobs, type ReadyOutcome, waitForReady } from "../../shell/jobs/index.ts"
-import { directoryPattern, type Scan, scanCommand } from "../../shell/parse/scan.ts"
+import { directoryPattern, type Scan, scanCommand, type UncheckedPattern } from "../../shell/parse/scan.ts"
 import {
   chooseShell,
   commandEnv,
@@ -401,6 +402,7 @@ async function askPermission(
     always.unshift(command)
   }
   if (patterns.length === 0) return
+  const unchecked = scan?.unchecked?.length ? uncheckedAsk(scan.unchecked) : undefined
   await ctx.ask({
     permission: "bash",
     patterns,
@@ -409,6 +411,7 @@ async function askPermission(
       command,
       ...(description ? { description } : {}),
       patterns,
+      ...(unchecked ? { unchecked } : {}),
       ...(scan === undefined ? { reasons: ["the command could not be scanned"] } : {}),
       ...(scan && !scan.parsed
         ? { reasons: ["the command could not be parsed", ...(scan.reasons ?? [])] }
@@ -416,6 +419,23 @@ async function askPermission(
       ...(scan?.parsed && scan.reasons?.length ? { reasons: scan.reasons } : {}),
     },
   })
+}
+
+/**
+ * The ask's `unchecked` metadata (see permission/unchecked.ts): the patterns whose commands the rules
+ * cannot check, why, and what to do, which is what a refusal says when no one can be asked.
+ */
+function uncheckedAsk(entries: readonly UncheckedPattern[]): Unchecked {
+  return {
+    patterns: entries.map((entry) => entry.pattern),
+    reason: entries
+      .map((entry) => `The rules cannot check \`${clip(entry.pattern, 200)}\`: ${entry.reason}.`)
+      .join(" "),
+    advice:
+      "Write each command literally, with the program it runs as its first word (`rm x`, not `$(echo rm) x`, `$CMD x`, " +
+      '`eval "$x"` or `sh -c "$x"`), and run the commands of a script or a download directly rather than through ' +
+      "`source` or a pipe into a shell, so the rules can check them.",
+  }
 }
 
 /** What happened, for the `<shell_metadata>` block. */
