@@ -1,9 +1,43 @@
 import { AsyncLocalStorage } from "node:async_hooks"
 import { canonicalPath } from "./canonical-path.ts"
+import { acquireProcessLock, DEFAULT_LOCK_WAIT_MS, type ProcessLock } from "./process-lock.ts"
 
 export interface LockOptions {
   /** Cancels the wait for the lock (never a holder that already runs): the call rejects with its reason. */
   signal?: AbortSignal
+  /** How long (ms) to wait for another process's lock; default `fileLockSettings().waitMs`. */
+  waitMs?: number
+}
+
+/** How file locks reach other processes; process-wide (the composition root sets it from config). */
+export interface FileLockSettings {
+  /** Take the cross-process lock too (off only to measure its cost, or where no other process can write). */
+  readonly crossProcess: boolean
+  /** How long (ms) a writer waits for another process's lock before failing with a retry message. */
+  readonly waitMs: number
+  /** The lock directory; default `lockDirectory()` (`TOOLBELT_LOCK_DIR`, or a per-user temp directory). */
+  readonly dir?: string | undefined
+}
+
+let settings: FileLockSettings = { crossProcess: true, waitMs: waitFromEnvironment() }
+
+/** Changes the process-wide lock settings; returns the previous ones (so a test can put them back). */
+export function configureFileLocks(changes: Partial<FileLockSettings>): FileLockSettings {
+  const previous = settings
+  settings = { ...settings, ...changes }
+  return previous
+}
+
+export function fileLockSettings(): FileLockSettings {
+  return settings
+}
+
+/** `TOOLBELT_LOCK_WAIT_MS`, for command-line users and scripts; else `DEFAULT_LOCK_WAIT_MS`. */
+function waitFromEnvironment(): number {
+  const value = Number(process.env.TOOLBELT_LOCK_WAIT_MS)
+  return Number.isFinite(value) && value >= 0 && process.env.TOOLBELT_LOCK_WAIT_MS !== ""
+    ? value
+    : DEFAULT_LOCK_WAIT_MS
 }
 
 interface Waiter {
@@ -34,10 +68,16 @@ let resolving: Promise<unknown> = Promise.resolve()
  *    all share one lock, also for a file that does not exist yet. `fn` receives that path.
  * 2. Wait for the lock: waiters are served first come, first served. Aborting `signal` while waiting
  *    leaves the queue and rejects; it does not touch the holder.
- * 3. Run `fn`; release the lock when it returns or throws.
+ * 3. Then take the file's cross-process lock (`acquireProcessLock`), so writers in other toolbelt
+ *    processes are excluded too. It comes second so that waiters of this process queue in memory and only
+ *    one of them at a time polls the lock file. It waits at most `waitMs` (then `FileLockTimeoutError`,
+ *    naming the holder), and takes over the lock of a holder that died.
+ * 4. Run `fn`; release both locks when it returns or throws.
  *
  * Not re-entrant: asking again for a lock the same call chain already holds throws instead of waiting
- * forever. Locks are per process; other processes are not excluded (writes stay atomic regardless).
+ * forever. Everything `fn` does to the file between reading it and replacing it is one step for every
+ * toolbelt process; programs that do not take the lock (an editor, git) are not excluded, which is why the
+ * tools still compare the file's version under the lock.
  */
 export async function withFileLock<T>(
   path: string,
@@ -45,13 +85,14 @@ export async function withFileLock<T>(
   options: LockOptions = {},
 ): Promise<T> {
   const [key] = await resolveKeys([path])
-  return runLocked([key!], () => fn(key!), options.signal)
+  return runLocked([key!], () => fn(key!), options)
 }
 
 /**
  * Runs `fn` while holding the locks of several files (duplicates and aliases merged). The locks are
  * taken one at a time in sorted order of their canonical paths, so two writers that lock overlapping sets
- * can never deadlock. `fn` receives the canonical paths in sorted order. An abort while waiting releases
+ * can never deadlock; the cross-process locks follow, in the same order, once every in-process lock is
+ * held. `fn` receives the canonical paths in sorted order. An abort or a timeout while waiting releases
  * the locks already taken.
  */
 export async function withFileLocks<T>(
@@ -60,7 +101,7 @@ export async function withFileLocks<T>(
   options: LockOptions = {},
 ): Promise<T> {
   const keys = [...new Set(await resolveKeys(paths))].sort(compare)
-  return runLocked(keys, () => fn([...keys]), options.signal)
+  return runLocked(keys, () => fn([...keys]), options)
 }
 
 function resolveKeys(paths: readonly string[]): Promise<string[]> {
@@ -72,8 +113,9 @@ function resolveKeys(paths: readonly string[]): Promise<string[]> {
 async function runLocked<T>(
   keys: readonly string[],
   fn: () => T | Promise<T>,
-  signal?: AbortSignal,
+  options: LockOptions,
 ): Promise<T> {
+  const { signal } = options
   const outer = held.getStore() ?? []
   for (const key of keys) {
     if (outer.some((holding) => holding.active && holding.key === key))
@@ -83,13 +125,20 @@ async function runLocked<T>(
       )
   }
   const holdings: Holding[] = []
+  const shared: ProcessLock[] = []
   try {
     for (const key of keys) {
       await acquire(key, signal)
       holdings.push({ key, active: true })
     }
+    const { crossProcess, waitMs, dir } = settings
+    if (crossProcess) {
+      for (const key of keys)
+        shared.push(await acquireProcessLock(key, { waitMs: options.waitMs ?? waitMs, signal, dir }))
+    }
     return await held.run([...outer, ...holdings], fn)
   } finally {
+    for (const lock of shared.reverse()) lock.release()
     for (const holding of holdings.reverse()) {
       holding.active = false
       release(holding.key)
