@@ -13,6 +13,7 @@
 
 import { createHash, randomBytes } from "node:crypto"
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from "node:fs/promises"
+import { hostname } from "node:os"
 import { join } from "node:path"
 import { syncDirectory, writeFileAtomic } from "./atomic-write.ts"
 import { errorCode } from "./errors.ts"
@@ -66,6 +67,8 @@ interface HeaderEntry {
 
 interface Header {
   readonly writer: ProcessIdentity
+  /** A data dir shared between machines: only the writer's machine can tell whether it still runs. */
+  readonly host: string
   readonly label: string
   readonly time: number
   readonly project: string
@@ -99,6 +102,7 @@ export class RecoveryLog {
     let offset = 0
     const header: Header = {
       writer,
+      host: hostname(),
       label,
       time: Date.now(),
       project: this.project,
@@ -181,7 +185,7 @@ export class RecoveryLog {
       if (id === undefined) continue
       if (claim && processAlive({ pid: Number(claim[2]), start: claim[3]! })) continue
       const header = await readHeader(path).catch(() => undefined)
-      if (!header) continue
+      if (!header || header.host !== hostname()) continue
       if (!claim && processAlive(header.writer)) continue
       const claimed = join(this.dir, `${id}.${me.pid}-${me.start}.claim`)
       try {

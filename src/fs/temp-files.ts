@@ -3,12 +3,13 @@
 // A temp file is named `.<name>.<pid>-<start>-<random>.tmp`: the writer's identity is in the name, so
 // anyone can tell a temp file of a dead writer from one still being written. When tracking is on (the
 // runtime turns it on, `trackTempFiles`), each process also appends the path of every temp file it is
-// about to create to its own in-flight list in the data dir, `<data>/temp-files/<pid>-<start>.list`,
+// about to create to its own in-flight list in the data dir, `<data>/temp-files/<host>/<pid>-<start>.list`,
 // before creating it; the next start (`sweepDeadTemps`) removes what dead writers listed and left.
 
 import { randomBytes } from "node:crypto"
 import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from "node:fs"
 import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises"
+import { hostname } from "node:os"
 import { basename, join } from "node:path"
 import { errorCode } from "./errors.ts"
 import { currentProcess, processAlive } from "./process-identity.ts"
@@ -47,7 +48,7 @@ export function tempWriter(path: string): { pid: number; start: string } | undef
 export function trackTempFiles(dataDir: string): void {
   if (tracking) return
   const { pid, start } = currentProcess()
-  const dir = join(dataDir, "temp-files")
+  const dir = listDir(dataDir)
   tracking = { dir, path: join(dir, `${pid}-${start}.list`), fd: undefined, inFlight: 0, bytes: 0 }
 }
 
@@ -95,14 +96,15 @@ export function endTemp(): void {
 
 /**
  * Removes the temp files of writers that are gone.
- * 1. Each `<pid>-<start>.list` in `<dataDir>/temp-files/` whose writer still runs is left alone.
+ * 1. Each `<pid>-<start>.list` of this machine (`<dataDir>/temp-files/<host>/`) whose writer still runs
+ *    is left alone.
  * 2. Every path in the list of a dead writer that still exists, is a regular file, and carries that
  *    writer's identity in its name is removed (so a list can never make us remove anything else).
  * 3. The list is removed.
  * Returns the temp files removed.
  */
 export async function sweepDeadTemps(dataDir: string): Promise<string[]> {
-  const dir = join(dataDir, "temp-files")
+  const dir = listDir(dataDir)
   let names: string[]
   try {
     names = await readdir(dir)
@@ -132,6 +134,11 @@ export async function sweepDeadTemps(dataDir: string): Promise<string[]> {
     await rm(list, { force: true })
   }
   return removed
+}
+
+/** Lists are per machine: whether a writer still runs can only be told on its own machine. */
+function listDir(dataDir: string): string {
+  return join(dataDir, "temp-files", hostname())
 }
 
 /** For tests: stops tracking and closes this process's list. */

@@ -1,7 +1,9 @@
+import { existsSync, readdirSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { RecoveryLog } from "../../fs/recovery-log.ts"
 import { commit } from "./transaction.ts"
 
 let dir: string
@@ -85,5 +87,66 @@ describe("commit", () => {
     ])
     expect(await exists("keep/other")).toBe(true)
     expect(await exists("keep/sub")).toBe(false)
+  })
+})
+
+describe("commit with a recovery log", () => {
+  const records = (log: RecoveryLog) => (existsSync(log.dir) ? readdirSync(log.dir) : [])
+
+  it("records a change over several paths before the first rename and removes the record once it is complete", async () => {
+    await writeFile(at("a"), "a")
+    const log = new RecoveryLog({ dataDir: at("data"), project: dir })
+    const result = await commit(
+      [
+        { path: at("a"), content: "A" },
+        { path: at("b/c"), content: "C" },
+      ],
+      { recovery: log, label: "test" },
+    )
+    expect(result).toEqual({ ok: true })
+    expect(await readFile(at("a"), "utf8")).toBe("A")
+    expect(records(log)).toEqual([])
+    // Nothing is left to roll back.
+    expect(await log.recover()).toEqual([])
+    expect(await readFile(at("a"), "utf8")).toBe("A")
+  })
+
+  it("removes the record after undoing a failed change too", async () => {
+    await writeFile(at("a"), "a")
+    await writeFile(at("file"), "not a directory")
+    const log = new RecoveryLog({ dataDir: at("data"), project: dir })
+    const result = await commit(
+      [
+        { path: at("a"), content: "A" },
+        { path: at("file/child"), content: "fails" },
+      ],
+      { recovery: log },
+    )
+    expect(result.ok).toBe(false)
+    expect(await readFile(at("a"), "utf8")).toBe("a")
+    expect(records(log)).toEqual([])
+  })
+
+  it("fails before changing any file when the record cannot be written", async () => {
+    await writeFile(at("a"), "a")
+    await writeFile(at("data"), "a file where the data dir should be")
+    const result = await commit(
+      [
+        { path: at("a"), content: "A" },
+        { path: at("b"), content: "B" },
+      ],
+      { recovery: new RecoveryLog({ dataDir: at("data"), project: dir }) },
+    )
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.restored).toEqual([])
+    expect(await readFile(at("a"), "utf8")).toBe("a")
+    expect(await exists("b")).toBe(false)
+  })
+
+  it("writes no record for a change of one path (its atomic write is enough)", async () => {
+    const log = new RecoveryLog({ dataDir: at("data"), project: dir })
+    expect(await commit([{ path: at("a"), content: "A" }], { recovery: log })).toEqual({ ok: true })
+    expect(await exists("data")).toBe(false)
   })
 })
