@@ -1,0 +1,107 @@
+// Through `toolbelt call` as a black-box user drives it: a dangling symlink inside the project cannot
+// carry a write outside (without --yes the external_directory ask is rejected), and an edit of a FIFO
+// returns with a clear error and the process exits on its own.
+
+import { execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process"
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const bin = join(root, "bin", "toolbelt.js")
+let base: string
+let project: string
+let outside: string
+let home: string
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-cli-hostile-")))
+  project = join(base, "project")
+  outside = join(base, "outside")
+  home = join(base, "home")
+  await mkdir(project)
+  await mkdir(outside)
+  await mkdir(home)
+  await mkdir(join(base, "tmp"))
+  await symlink(join(outside, "authorized_keys"), join(project, "keys"))
+  await symlink("../outside/not/yet", join(project, "dir"))
+  execFileSync("mkfifo", [join(project, "pipe")])
+  await writeFile(join(project, "source.txt"), "s\n")
+})
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true })
+})
+
+function call(tool: string, input: unknown): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [bin, "call", tool, JSON.stringify(input), "--cwd", project, "--json"], {
+    cwd: project,
+    input: "",
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      TOOLBELT_DATA_DIR: join(home, "data"),
+      // The temp dir is allowed by default: the project and `outside` must not be under it.
+      TMPDIR: join(base, "tmp"),
+    },
+    // Only a safety net for a regression: a hang is a failure, not a wait.
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+  })
+}
+
+const patch = (body: string) => ({ patchText: `*** Begin Patch\n${body}\n*** End Patch` })
+
+describe("toolbelt call: dangling symlinks do not carry writes outside", () => {
+  const cases: [string, string, unknown][] = [
+    ["write through a dangling file link", "write", { filePath: "keys", content: "ssh-ed25519 AAAA" }],
+    [
+      "edit creating through a dangling file link",
+      "edit",
+      { filePath: "keys", oldString: "", newString: "x" },
+    ],
+    [
+      "multiedit creating under a dangling directory link",
+      "multiedit",
+      { filePath: "dir/a/b.txt", edits: [{ oldString: "", newString: "x" }] },
+    ],
+    [
+      "apply_patch adding under a dangling directory link",
+      "apply_patch",
+      patch("*** Add File: dir/new.txt\n+x"),
+    ],
+    [
+      "apply_patch moving onto a dangling file link",
+      "apply_patch",
+      patch("*** Update File: source.txt\n*** Move to: keys"),
+    ],
+  ]
+  for (const [name, tool, input] of cases) {
+    it(name, async () => {
+      const result = call(tool, input)
+      expect(result.status).toBe(1)
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: "error" })
+      expect(result.stderr).toContain(`permission external_directory (${outside}/`)
+      expect(await readdir(outside)).toEqual([])
+    })
+  }
+})
+
+describe("toolbelt call: FIFOs are refused, and the process exits on its own", () => {
+  const cases: [string, unknown][] = [
+    ["edit", { filePath: "pipe", oldString: "a", newString: "b" }],
+    ["multiedit", { filePath: "pipe", edits: [{ oldString: "a", newString: "b" }] }],
+    ["apply_patch", patch("*** Update File: pipe\n@@\n-a\n+b")],
+  ]
+  for (const [tool, input] of cases) {
+    it(tool, () => {
+      const result = call(tool, input)
+      expect(result.signal).toBeNull()
+      expect(result.status).toBe(1)
+      expect(JSON.parse(result.stdout).error).toMatch(/named pipe \(FIFO\), not a regular file/)
+    })
+  }
+})
