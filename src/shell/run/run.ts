@@ -4,6 +4,7 @@ import type { Limits } from "../../output/limits.ts"
 import { Capture, type Captured } from "./capture.ts"
 import { trackLive } from "./cleanup.ts"
 import { detectPrompt } from "./prompt.ts"
+import { containment, parseStatus, reaperArgv } from "./reaper.ts"
 import type { ShellInfo } from "./shell.ts"
 import { HAS_PROC, type KillReport, killTree, killTreeNow, type ProcessInfo, ProcessTree } from "./tree.ts"
 
@@ -32,6 +33,11 @@ export interface RunOptions {
   readonly wrap?: (argv: readonly string[]) => string[]
   /** Background job: all output logged to the store from the start; the process does not keep Node alive. */
   readonly background?: boolean
+  /**
+   * Run the shell under the child subreaper when this machine has one (default true; see reaper.ts).
+   * A wrapped command (the sandbox) is contained by its PID namespace instead.
+   */
+  readonly reaper?: boolean
 }
 
 /** Why the command ended. */
@@ -64,6 +70,8 @@ const SCAN_MS = 200
 const LOG_FLUSH_MS = 250
 /** How long processes still alive when the shell exits may take to exit on their own. */
 const EXITING_GRACE_MS = 60
+/** The reaper exits as soon as its last child is gone; past this, it is told to kill whatever it still holds. */
+const REAPER_EXIT_MS = 1000
 /** After the tree is gone, output still in the pipe arrives at once; a pipe that stays silent this long is
  *  held by something outside the tree, and is not waited for. */
 const DRAIN_IDLE_MS = 300
@@ -72,7 +80,9 @@ const DRAIN_IDLE_MS = 300
  * A running command and its whole process tree.
  *
  * 1. Spawn the shell in its own session and process group, stdin closed, stderr joined to stdout by
- *    the shell itself (`exec 2>&1`) so both arrive in the order they were written.
+ *    the shell itself (`exec 2>&1`) so both arrive in the order they were written. On Linux the shell
+ *    runs under the child subreaper (reaper.ts), so no descendant can leave the tree, whatever it does
+ *    to its session, group or environment; the reaper reports the shell's end on fd 3.
  * 2. Feed the output to a bounded capture, pausing the pipe when the spool is behind.
  * 3. Watch: the timeout, the abort signal, silence after a prompt, and a periodic scan that records
  *    descendants while their parents still link them to the tree.
@@ -87,6 +97,7 @@ export class RunningCommand {
   readonly done: Promise<RunResult>
   readonly #child: ChildProcess
   readonly #tree: ProcessTree
+  readonly #reaper: boolean
   readonly #options: RunOptions
   readonly #started = Date.now()
   #stopping: Promise<KillReport> | undefined
@@ -107,14 +118,21 @@ export class RunningCommand {
       log: options.background ?? false,
     })
     const argv = [options.shell.path, "-c", `exec 2>&1; ${options.command}`]
-    const [file, ...args] = options.wrap ? options.wrap(argv) : argv
+    const contained = options.wrap || options.reaper === false ? undefined : containment()
+    this.#reaper = contained?.kind === "subreaper"
+    const launch = options.wrap
+      ? options.wrap(argv)
+      : contained?.kind === "subreaper"
+        ? reaperArgv(contained.perl, argv)
+        : argv
+    const [file, ...args] = launch
     let child: ChildProcess
     try {
       child = spawn(file!, args, {
         cwd: options.cwd,
         env: options.env,
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: this.#reaper ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       })
     } catch (error) {
       throw new SpawnError(`Could not start ${file}: ${(error as Error).message}`, { cause: error })
@@ -131,7 +149,7 @@ export class RunningCommand {
       return
     }
     this.pid = child.pid
-    this.#tree = new ProcessTree({ root: child.pid, marker: options.marker })
+    this.#tree = new ProcessTree({ root: child.pid, marker: options.marker, reaper: this.#reaper })
     const untrack = trackLive(this)
     this.done = this.#run()
     this.done.then(untrack, untrack)
@@ -160,11 +178,27 @@ export class RunningCommand {
     const options = this.#options
     const child = this.#child
     const streams = [child.stdout!, child.stderr!]
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once("exit", (code, signal) => {
-        this.#exited = true
-        resolve({ code, signal })
-      })
+    type Exit = { code: number | null; signal: NodeJS.Signals | null }
+    const rootExited = new Promise<Exit>((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    })
+    // The shell's end: the reaper's status line, or the root's own exit (no reaper, or it failed).
+    const exited = new Promise<Exit>((resolve) => {
+      const status = child.stdio[3] as Readable | undefined | null
+      if (status) {
+        let line = ""
+        status.on("data", (chunk: Buffer) => {
+          line += chunk.toString("latin1")
+          const parsed = line.includes("\n") ? parseStatus(line.slice(0, line.indexOf("\n"))) : undefined
+          if (parsed) resolve(parsed)
+        })
+        status.on("error", () => {})
+        if (options.background) (status as Readable & { unref?: () => void }).unref?.()
+      }
+      void rootExited.then(resolve)
+    }).then((exit) => {
+      this.#exited = true
+      return exit
     })
     const resume = () => {
       this.#paused = false
@@ -196,10 +230,12 @@ export class RunningCommand {
       }
     }
     const report = this.#stopping ? await this.#stopping : { killed: [], survivors: [] }
+    if (this.#reaper) await this.#reaperGone(rootExited)
     this.#clearTimers()
     if (this.#onAbort) options.signal?.removeEventListener("abort", this.#onAbort)
     await drain(streams, { bytes: () => this.capture.bytes, paused: () => this.#paused })
     for (const stream of streams) stream.destroy()
+    ;(child.stdio[3] as Readable | null | undefined)?.destroy()
     const output = await this.capture.finish()
     return {
       pid: this.pid,
@@ -227,6 +263,25 @@ export class RunningCommand {
       if (alive.length === 0 || Date.now() >= until) return alive
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
+  }
+
+  /**
+   * Waits for the reaper to exit, which it does once its last child is gone. A process forked after the
+   * last scan keeps it alive: then it is told to kill everything it holds (SIGUSR1), and waited for again.
+   */
+  async #reaperGone(exited: Promise<unknown>): Promise<void> {
+    const within = (ms: number) =>
+      Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(resolve, ms, false)),
+      ])
+    if (await within(REAPER_EXIT_MS)) return
+    try {
+      process.kill(this.pid, "SIGUSR1")
+    } catch {
+      return
+    }
+    await within(REAPER_EXIT_MS)
   }
 
   #watch(): void {

@@ -41,15 +41,21 @@ export const HAS_PROC = process.platform === "linux" && existsSync("/proc/self/s
  */
 export class ProcessTree {
   readonly root: number
+  /** The root is the child subreaper (see reaper.ts): never SIGKILLed, told to kill everything instead. */
+  readonly reaper: boolean
   readonly #marker: string
   readonly #rootStart: string | undefined
   readonly #tracked = new Map<number, Tracked>()
   /** Processes known not to be ours (pid:start), so their environment is read once. */
   readonly #foreign = new Set<string>()
 
-  /** `marker`: the value of RUN_MARKER in the command's environment. */
-  constructor(options: { root: number; marker: string }) {
+  /**
+   * `marker`: the value of RUN_MARKER in the command's environment. `reaper`: the root is the child
+   * subreaper, to which every orphan of the tree is re-parented, so the parent chain finds them all.
+   */
+  constructor(options: { root: number; marker: string; reaper?: boolean }) {
     this.root = options.root
+    this.reaper = options.reaper ?? false
     this.#marker = `\0${RUN_MARKER}=${options.marker}\0`
     const stat = HAS_PROC ? readStat(options.root) : undefined
     this.#rootStart = stat?.start
@@ -85,7 +91,10 @@ export class ProcessTree {
     }
   }
 
-  /** The members still running (zombies count as gone: they have exited and hold nothing). */
+  /**
+   * The members still running (zombies count as gone: they have exited and hold nothing). A reaper
+   * root is not listed: it is toolbelt's own, and exits by itself once the rest is gone.
+   */
   alive(): ProcessInfo[] {
     if (!HAS_PROC || this.#rootStart === undefined) {
       return groupExists(this.root) ? [{ pid: this.root, command: "" }] : []
@@ -97,6 +106,7 @@ export class ProcessTree {
         this.#tracked.delete(pid)
         continue
       }
+      if (this.reaper && pid === this.root) continue
       // A fork shows its parent's command line until it execs: refresh when the name changed.
       const current = stat.comm === tracked.comm ? tracked : this.#track(pid, stat)
       current.command ??= commandLine(pid) || stat.comm
@@ -105,11 +115,17 @@ export class ProcessTree {
     return out
   }
 
-  /** Sends `signal` to the group and to every member found (the ones outside the group included). */
+  /**
+   * Sends `signal` to the group and to every member found (the ones outside the group included). A
+   * reaper root gets SIGUSR1 for SIGKILL: it must outlive the others to catch the orphans they leave,
+   * and on SIGUSR1 it SIGKILLs every descendant until none is left, then exits.
+   */
   signal(signal: NodeJS.Signals, only?: ReadonlySet<number>): void {
-    if (!only) sendSignal(-this.root, signal)
+    const spareRoot = this.reaper && signal === "SIGKILL"
+    if (!only && !spareRoot) sendSignal(-this.root, signal)
     for (const pid of HAS_PROC ? this.#tracked.keys() : [this.root]) {
-      if (!only || only.has(pid)) sendSignal(pid, signal)
+      if (only && !only.has(pid)) continue
+      sendSignal(pid, spareRoot && pid === this.root ? "SIGUSR1" : signal)
     }
   }
 
