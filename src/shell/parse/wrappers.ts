@@ -317,6 +317,11 @@ function options(words: readonly string[], from: number, spec: OptionSpec, via: 
       i++
       continue
     }
+    // Only a script flag runs anything (`su root -c '…'`): operands before it are skipped.
+    if (spec.scriptOnly) {
+      i++
+      continue
+    }
     break
   }
   if (i >= words.length || spec.scriptOnly) return []
