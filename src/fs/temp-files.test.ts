@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { hostname, tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { createToolbelt } from "../toolbelt/toolbelt.ts"
+import { bareToolbelt } from "../toolbelt/fixtures/bare-toolbelt.ts"
 import { currentProcess } from "./process-identity.ts"
 import { sweepDeadTemps, tempName, tempWriter } from "./temp-files.ts"
 
@@ -47,15 +47,7 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 async function start(project: string, dataDir: string) {
-  const toolbelt = await createToolbelt({
-    directory: project,
-    dataDir,
-    store: "memory",
-    config: {},
-    customTools: false,
-    mcp: false,
-    sweep: false,
-  })
+  const toolbelt = await bareToolbelt(project, dataDir)
   await toolbelt.close()
   return toolbelt.crashRecovery
 }

@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Event } from "../bus/events.ts"
-import { createToolbelt } from "./toolbelt.ts"
+import { bareToolbelt } from "./fixtures/bare-toolbelt.ts"
 
 const crasher = join(import.meta.dirname, "fixtures", "patch-crasher.ts")
 const bin = join(import.meta.dirname, "..", "..", "bin", "toolbelt.js")
@@ -131,15 +131,7 @@ async function killWhen(run: Run, moment: () => boolean): Promise<void> {
 
 /** A new start on the project: what it reports, and the `file.recovered` events it publishes. */
 async function restart(project: string, dataDir: string) {
-  const toolbelt = await createToolbelt({
-    directory: project,
-    dataDir,
-    store: "memory",
-    config: {},
-    customTools: false,
-    mcp: false,
-    sweep: false,
-  })
+  const toolbelt = await bareToolbelt(project, dataDir)
   const events: Event<"file.recovered">[] = []
   toolbelt.bus.subscribe("file.recovered", (event) => {
     events.push(event)
