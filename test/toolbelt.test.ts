@@ -6,6 +6,7 @@ import { createToolbelt, Tool } from "toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import type { ToolPart } from "../src/session/part.ts"
+import { PROCESS_GONE } from "../src/store/journal.ts"
 import { openStore } from "../src/store/store.ts"
 
 const root = resolve(import.meta.dirname, "..")
@@ -293,7 +294,7 @@ describe("journal and events", () => {
     expect(interrupted).toHaveLength(1)
     expect(interrupted[0]).toMatchObject({
       tool: "slow",
-      state: { status: "error", error: "Tool execution aborted", metadata: { interrupted: true } },
+      state: { status: "error", error: PROCESS_GONE, metadata: { interrupted: true } },
     })
     expect(toolbelt.store.parts.open("ses_crash")).toEqual([])
     expect(toolbelt.store.db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" })

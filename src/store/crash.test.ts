@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempDirs } from "./fixtures/helpers.ts"
-import { ABORTED } from "./journal.ts"
+import { PROCESS_GONE } from "./journal.ts"
 import { openStore } from "./store.ts"
 
 const dirs = tempDirs()
@@ -96,7 +96,11 @@ describe("crash safety", () => {
         expect(recovery.interrupted.some((p) => p.callID === callID)).toBe(true)
       }
       for (const part of recovery.interrupted) {
-        expect(part.state).toMatchObject({ status: "error", error: ABORTED, metadata: { interrupted: true } })
+        expect(part.state).toMatchObject({
+          status: "error",
+          error: PROCESS_GONE,
+          metadata: { interrupted: true },
+        })
         if (reported.running.has(part.callID)) {
           expect(part.state.status === "error" && part.state.metadata?.output).toMatch(/^line 1 of/)
         }

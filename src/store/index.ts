@@ -7,6 +7,7 @@ export {
   Journal,
   type JournalEntry,
   type JournalKind,
+  PROCESS_GONE,
   type Recovery,
 } from "./journal.ts"
 export { type McpPin, McpPins } from "./mcp-pins.ts"

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { afterEach, describe, expect, it } from "vitest"
 import type { PermissionAsked } from "../bus/events.ts"
 import { IllegalTransitionError, type ToolPart } from "../session/part.ts"
 import { completed, part, running, tempDirs } from "./fixtures/helpers.ts"
-import { ABORTED, CallSettledError, interrupt } from "./journal.ts"
+import { ABORTED, CallSettledError, interrupt, PROCESS_GONE } from "./journal.ts"
 import { openStore, type Store } from "./store.ts"
 
 const dirs = tempDirs()
@@ -212,14 +213,15 @@ describe("recover", () => {
     expect(recovery.interrupted[0]?.state).toEqual({
       status: "error",
       input: {},
-      error: ABORTED,
+      error: PROCESS_GONE,
       metadata: { interrupted: true },
       time: { start: 2000, end: 2000 },
     })
+    expect(PROCESS_GONE.startsWith(ABORTED)).toBe(true)
     expect(recovery.interrupted[1]?.state).toEqual({
       status: "error",
       input: { command: "ls" },
-      error: "Tool execution aborted",
+      error: PROCESS_GONE,
       metadata: { output: "PASS a", interrupted: true },
       time: { start: 500, end: 2000 },
     })
@@ -238,6 +240,11 @@ describe("recover", () => {
     // a second recovery finds nothing new; the adopted ask stays pending until decided
     expect(store.journal.recover()).toEqual({ interrupted: [], pendingAsks: [] })
     expect(store.journal.pendingAsks()).toEqual([ask("per_1", "running")])
+
+    // the session is told once: whoever takes its interrupted calls first gets them
+    expect(store.journal.takeInterrupted("ses_other")).toEqual([])
+    expect(store.journal.takeInterrupted("ses_test")).toEqual(recovery.interrupted)
+    expect(store.journal.takeInterrupted("ses_test")).toEqual([])
   })
 
   it("leaves alone the calls and asks of an owner that is still open", async () => {
@@ -273,6 +280,22 @@ describe("recover", () => {
     expect(owners.map((o) => o.id)).not.toContain("own_dead")
     expect(owners.map((o) => o.id)).toContain("own_remote")
   })
+
+  it.skipIf(!existsSync("/proc/self/stat"))(
+    "treats an owner whose pid now names another process (reused pid) as dead",
+    async () => {
+      const dir = dirs.make()
+      const store = open(dir)
+      const host = (await import("node:os")).hostname()
+      // A live pid (this very process) recorded with another start time: the pid was reused.
+      store.db
+        .prepare("INSERT INTO owner (id, pid, host, start, time_started) VALUES (?, ?, ?, ?, 0)")
+        .run("own_reused", process.ppid, host, "1")
+      await store.journal.started(part("reused", running()))
+      store.db.prepare("UPDATE part SET owner = ? WHERE call_id = ?").run("own_reused", "reused")
+      expect(store.journal.recover().interrupted.map((p) => p.callID)).toEqual(["reused"])
+    },
+  )
 })
 
 describe("interrupt", () => {

@@ -8,6 +8,15 @@ import type { Database, Statement } from "./sqlite.ts"
 /** The error an interrupted call ends with (opencode's wording, so replay logic matches). */
 export const ABORTED = "Tool execution aborted"
 
+/**
+ * The error of a call whose process died under it (start-up recovery): it starts like `ABORTED`, and
+ * tells the model that the work may be half done and what to look at before going on.
+ */
+export const PROCESS_GONE =
+  `${ABORTED}: the process running this call was killed or crashed before the call finished, so its ` +
+  "result is unknown and it may have done part of its work. Before relying on it or running it again, " +
+  "check what it touched: read the files it was writing or editing, look for processes it started."
+
 export type JournalKind =
   | "requested"
   | "asked"
@@ -54,14 +63,14 @@ export class CallSettledError extends Error {
  * The part closed as interrupted: `error` with `ABORTED`, `metadata.interrupted: true` on top of the
  * metadata it had (partial output stays), `time.end` = now. Throws for a part already final.
  */
-export function interrupt(part: ToolPart, now: number): ToolPart {
+export function interrupt(part: ToolPart, now: number, error = ABORTED): ToolPart {
   const state = part.state
   const metadata = state.status === "running" ? state.metadata : undefined
   const start = state.status === "pending" ? now : state.time.start
   return advance(part, {
     status: "error",
     input: state.input,
-    error: ABORTED,
+    error,
     metadata: { ...metadata, interrupted: true },
     time: { start, end: now },
   })
@@ -122,6 +131,9 @@ export class Journal {
   readonly #asksInSession: Statement
   readonly #entries: Statement
   readonly #entriesOfCall: Statement
+  readonly #noteInterrupted: Statement
+  readonly #interruptedIn: Statement
+  readonly #forgetInterrupted: Statement
   /**
    * The part each open call's last step wrote, and in which batch: the next step of the call in the same
    * batch (a read-only call's three steps share one) takes it from here instead of reading and parsing
@@ -156,6 +168,13 @@ export class Journal {
     this.#entriesOfCall = db.prepare(
       "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
     )
+    this.#noteInterrupted = db.prepare(
+      "INSERT OR IGNORE INTO interrupted_call (session_id, call_id, time) VALUES (?, ?, ?)",
+    )
+    this.#interruptedIn = db.prepare(
+      "SELECT call_id FROM interrupted_call WHERE session_id = ? ORDER BY time",
+    )
+    this.#forgetInterrupted = db.prepare("DELETE FROM interrupted_call WHERE session_id = ?")
   }
 
   /** How many group commits the store has made (each is one transaction; for tests and benchmarks). */
@@ -241,9 +260,9 @@ export class Journal {
   /**
    * Start-up recovery after a crash, in one transaction.
    * 1. Every part left `pending`/`running` by an owner that is gone (its process died, or its store
-   *    closed) becomes `error` "Tool execution aborted" with `metadata.interrupted: true`; calls of
-   *    live owners (another process using the same store) are left alone. `all: true` closes every
-   *    open part, for a host that knows no one else uses the store.
+   *    closed) becomes `error` `PROCESS_GONE` with `metadata.interrupted: true`, and is noted for its
+   *    session (`takeInterrupted`); calls of live owners (another process using the same store) are
+   *    left alone. `all: true` closes every open part, for a host that knows no one else uses it.
    * 2. Pending asks of owners that are gone are adopted by this store and returned, so a surface can
    *    show them again; they stay pending until `decided`.
    * 3. The dead owners' rows are forgotten.
@@ -265,9 +284,10 @@ export class Journal {
       const interrupted: ToolPart[] = []
       for (const { part, owner } of this.#rows.open()) {
         if (!gone(owner)) continue
-        const next = interrupt(part, now)
+        const next = interrupt(part, now, PROCESS_GONE)
         this.#rows.write(next, part, this.#owners.id, now)
         this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
+        this.#noteInterrupted.run(next.sessionID, next.callID, now)
         interrupted.push(next)
       }
       const pendingAsks: PermissionAsked[] = []
@@ -281,6 +301,24 @@ export class Journal {
         .map(([owner]) => owner!)
       this.#owners.forget(dead)
       return { interrupted, pendingAsks }
+    })
+  }
+
+  /**
+   * The calls of a session that recovery closed as interrupted and that nobody has reported yet, oldest
+   * first; taking them marks them reported, so each is reported once. Cheap when there are none (one
+   * indexed read, no write): the runtime asks on every call.
+   */
+  takeInterrupted(sessionID: string): ToolPart[] {
+    const rows = this.#interruptedIn.all<{ call_id: string }>(sessionID)
+    if (rows.length === 0) return []
+    this.#group.flush()
+    return this.#db.transaction(() => {
+      const parts = this.#interruptedIn
+        .all<{ call_id: string }>(sessionID)
+        .flatMap((row) => this.#rows.read(sessionID, row.call_id)?.part ?? [])
+      this.#forgetInterrupted.run(sessionID)
+      return parts
     })
   }
 

@@ -9,6 +9,7 @@ const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
 
 const TABLES = [
+  "interrupted_call",
   "journal",
   "mcp_pin",
   "message",

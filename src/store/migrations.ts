@@ -146,11 +146,29 @@ const V3 = `
 ALTER TABLE part ADD COLUMN output TEXT;
 `
 
+/**
+ * Crash recovery that can tell a dead owner from a reused pid, and that tells each session once:
+ * - `owner.start`: the process's start time (clock ticks since boot, "0" when unknown), so an owner
+ *   whose pid now names another process counts as dead;
+ * - `interrupted_call`: calls recovery closed as interrupted that their session has not been told
+ *   about yet (the next call of that session reports them and deletes the rows).
+ */
+const V4 = `
+ALTER TABLE owner ADD COLUMN start TEXT NOT NULL DEFAULT '0';
+CREATE TABLE interrupted_call (
+  session_id TEXT NOT NULL,
+  call_id TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  PRIMARY KEY (session_id, call_id)
+) STRICT, WITHOUT ROWID;
+`
+
 /** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial schema", up: V1 },
   { version: 2, name: "mcp tool pins", up: V2 },
   { version: 3, name: "part output column", up: V3 },
+  { version: 4, name: "owner start time, interrupted calls to report", up: V4 },
 ]
 
 /** The schema version recorded in the database (0 for a new one). */

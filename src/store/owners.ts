@@ -1,4 +1,5 @@
 import { hostname } from "node:os"
+import { currentProcess, processAlive } from "../fs/process-identity.ts"
 import { ascending } from "../util/id.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
@@ -9,6 +10,7 @@ interface OwnerRow {
   readonly id: string
   readonly pid: number
   readonly host: string
+  readonly start: string
 }
 
 /**
@@ -26,12 +28,13 @@ export class Owners {
   constructor(db: Database, now = Date.now()) {
     this.#db = db
     this.id = ascending("own", now)
-    this.#get = db.prepare("SELECT id, pid, host FROM owner WHERE id = ?")
+    this.#get = db.prepare("SELECT id, pid, host, start FROM owner WHERE id = ?")
     this.#delete = db.prepare("DELETE FROM owner WHERE id = ?")
-    db.prepare("INSERT INTO owner (id, pid, host, time_started) VALUES (?, ?, ?, ?)").run(
+    db.prepare("INSERT INTO owner (id, pid, host, start, time_started) VALUES (?, ?, ?, ?, ?)").run(
       this.id,
       process.pid,
       hostname(),
+      currentProcess().start,
       now,
     )
     live.add(this.id)
@@ -42,8 +45,10 @@ export class Owners {
    * 1. No owner, or no owner row (its store closed): dead.
    * 2. This process: alive while that store is open.
    * 3. Another host: unknown, so alive (never abort a call that may still be running).
-   * 4. Another process here: alive while the pid exists. A reused pid keeps the part open until that
-   *    process exits too; `recover({all: true})` is the escape hatch.
+   * 4. Another process here: alive while that process runs: its pid exists and, where /proc tells,
+   *    was started at the recorded time (a pid reused by another process, or a zombie, is dead).
+   *    Without /proc a reused pid keeps the part open until that process exits too;
+   *    `recover({all: true})` is the escape hatch.
    */
   alive(owner: string | null): boolean {
     if (owner === null) return false
@@ -52,7 +57,7 @@ export class Owners {
     if (!row) return false
     if (row.host !== hostname()) return true
     if (row.pid === process.pid) return live.has(owner)
-    return pidExists(row.pid)
+    return processAlive({ pid: row.pid, start: row.start })
   }
 
   /** Forgets owners found dead, so their rows do not pile up. */
@@ -66,15 +71,5 @@ export class Owners {
   release(): void {
     live.delete(this.id)
     this.#delete.run(this.id)
-  }
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }

@@ -22,6 +22,7 @@ import { type Advertised, Registry, type ToolsQuery } from "../registry/registry
 import type { Handle } from "../registry/tool-set.ts"
 import { DoomLoopGuard } from "../session/doom-loop.ts"
 import type { ToolPart } from "../session/part.ts"
+import { withInterruptedCalls } from "../settle/interrupted-calls.ts"
 import { type CallRequest, type PartSink, type Settlement, settle } from "../settle/settle.ts"
 import { killSessionJobs } from "../shell/jobs/index.ts"
 import type { Recovery } from "../store/journal.ts"
@@ -163,6 +164,13 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const sweeper = options.sweep === false ? undefined : output.startSweeper()
 
   const record = journalSink(store, bus, options.parts)
+  // A part already in the journal (closed by recovery): published only, never recorded again.
+  const announce = (part: ToolPart) => {
+    bus.publish("message.part.updated", { part })
+    void Promise.resolve()
+      .then(() => options.parts?.(part))
+      .catch(() => {})
+  }
   const seeded = new Set<string>()
   const extra: ServiceExtra = {
     directory,
@@ -238,12 +246,15 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       sessions.add(sessionID)
       const agent = input.agent ?? DEFAULT_AGENT
       rulesOf(agent) // an unknown agent fails here, before anything runs
+      // Calls of this session that a killed process left open: told once, as events and in the answer.
+      const interrupted = store.journal.takeInterrupted(sessionID)
+      for (const part of interrupted) announce(part)
       if (!seeded.has(sessionID)) {
         seeded.add(sessionID)
         for (const part of store.parts.list(sessionID))
           doomLoop.record(sessionID, { tool: part.tool, input: part.state.input })
       }
-      return settle(
+      const settlement = await settle(
         {
           ...input,
           sessionID,
@@ -272,6 +283,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
             }),
         },
       )
+      return withInterruptedCalls(settlement, interrupted)
     },
     close,
     [Symbol.asyncDispose]: close,

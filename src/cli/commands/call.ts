@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util"
+import type { InterruptedCall } from "../../settle/interrupted-calls.ts"
 import type { Settlement } from "../../settle/settle.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { warnCrashRecovery } from "../crash-warnings.ts"
@@ -115,6 +116,8 @@ async function parseInput(raw: string | undefined, io: IO): Promise<unknown> {
 }
 
 function report(result: Settlement, json: boolean, io: IO): void {
+  const interrupted = result.metadata.interrupted_calls as readonly InterruptedCall[] | undefined
+  if (interrupted) warnInterrupted(interrupted, io)
   if (json) {
     if (result.status === "completed") {
       writeJson(io.stdout, {
@@ -125,7 +128,11 @@ function report(result: Settlement, json: boolean, io: IO): void {
         attachments: result.attachments,
       })
     } else {
-      writeJson(io.stdout, { status: "error", error: result.error })
+      writeJson(io.stdout, {
+        status: "error",
+        error: result.error,
+        ...(interrupted ? { metadata: { interrupted_calls: interrupted } } : {}),
+      })
     }
     return
   }
@@ -138,4 +145,17 @@ function report(result: Settlement, json: boolean, io: IO): void {
   } else {
     io.stderr.write(`Error: ${result.error}\n`)
   }
+}
+
+/** One warning naming the session's calls that a killed process left unfinished (shown once). */
+function warnInterrupted(calls: readonly InterruptedCall[], io: IO): void {
+  const lines = calls.map(
+    (call) =>
+      `  ${call.tool} ${call.input} (${call.callID}, started ${new Date(call.time.start).toISOString()})\n`,
+  )
+  const head =
+    calls.length === 1
+      ? "a call of this session never finished: the process running it was killed or crashed, so it may have done part of its work. Check what it touched before relying on it:"
+      : `${calls.length} calls of this session never finished: the processes running them were killed or crashed, so they may have done part of their work. Check what they touched before relying on them:`
+  io.stderr.write(`warning: ${head}\n${lines.join("")}`)
 }
