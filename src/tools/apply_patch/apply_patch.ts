@@ -8,7 +8,7 @@ import { checkExternalDirectory, contains } from "../../permission/external-dire
 import * as Tool from "../../tool/index.ts"
 import { fileDiff } from "../file-edit/diff.ts"
 import { encodeEdit } from "../file-edit/encode-edit.ts"
-import { recordWritten, staleness } from "../file-edit/ledger.ts"
+import { lockFailure, recordWritten, staleness } from "../file-edit/ledger.ts"
 import { type Existing, readExisting } from "../file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../file-edit/transaction.ts"
 import { loadText } from "../load-text.ts"
@@ -191,7 +191,9 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         }
       },
       { signal: ctx.abort },
-    )
+    ).catch((error: unknown) => {
+      throw lockFailure(error)
+    })
   },
 })
 

@@ -9,7 +9,7 @@ import { ToolFailure } from "../../tool/failure.ts"
 import { services } from "../services.ts"
 import { type FileDiff, fileDiff } from "./diff.ts"
 import { encodeEdit } from "./encode-edit.ts"
-import { recordWritten, staleness } from "./ledger.ts"
+import { lockFailure, recordWritten, staleness } from "./ledger.ts"
 import { readExisting } from "./target.ts"
 
 /** The file as the change sees it: its text without BOM, or nothing yet. */
@@ -96,7 +96,9 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
       return { ...diff, info, created: existing.kind === "missing" }
     },
     { signal: ctx.abort },
-  )
+  ).catch((error: unknown) => {
+    throw lockFailure(error)
+  })
 }
 
 /** The diff part of edit's and multiedit's metadata. */

@@ -1,9 +1,20 @@
 // The read ledger as the editing tools use it: an edit is checked against what the session last saw of
-// the file, when it saw it at all, and what a tool writes becomes what the session has seen.
+// the file, when it saw it at all, and what a tool writes becomes what the session has seen. The check
+// runs under the file's lock, which another process may hold too long: that is said as a retry.
 
 import { stat } from "node:fs/promises"
+import { FileLockTimeoutError } from "../../fs/process-lock.ts"
 import { isUnchanged, type ReadLedger } from "../../fs/read-ledger.ts"
 import { hashContent } from "../../fs/text.ts"
+import { ToolFailure } from "../../tool/failure.ts"
+
+/**
+ * A lock another toolbelt process held past the wait (`FileLockTimeoutError`, naming the holder and
+ * asking for a retry) as a failure the model sees; any other error unchanged.
+ */
+export function lockFailure(error: unknown): unknown {
+  return error instanceof FileLockTimeoutError ? new ToolFailure(error.message, { cause: error }) : error
+}
 
 /**
  * Why an edit of `path` must not go ahead, or undefined when it may.

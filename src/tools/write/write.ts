@@ -44,10 +44,11 @@ export interface WriteMetadata extends Record<string, unknown> {
  * existing file, only when this session has seen its current content.
  *
  * 1. Resolve the path against the project; guard paths outside it (`external_directory`, kind file).
- * 2. Under the file's lock: refuse directories and special files; for an existing file check the read
- *    ledger (unless `requireRead` is off); diff old → new; ask `edit` with the diff; refuse if the file
- *    changed while the ask waited; write atomically (BOM kept if either side had one, mode kept); record
- *    the new stamp so this session may write again.
+ * 2. Under the file's lock (which other toolbelt processes honour too): refuse directories and special
+ *    files; for an existing file check the read ledger (unless `requireRead` is off); diff old → new; ask
+ *    `edit` with the diff; refuse if a program outside toolbelt changed the file meanwhile; write
+ *    atomically (BOM kept if either side had one, mode kept); record the new stamp so this session may
+ *    write again.
  * 3. Publish `file.edited`; return the trimmed diff, its counts and whether the file existed.
  */
 export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
@@ -101,11 +102,11 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
             metadata: { filepath, diff: change.diff },
           })
 
-          // The ask may have waited for a person: never overwrite what changed meanwhile unseen.
-          if (changedSince(existing, await statExisting(filepath)))
-            throw new Tool.ToolFailure(
-              `The file ${filepath} changed while the write waited for permission. Read it again before writing.`,
-            )
+          // Every toolbelt process takes the lock held here, so only a program that does not (an editor, a
+          // script) can have changed the file since the checks above: never overwrite what nobody saw.
+          const now = await statExisting(filepath)
+          if (changedSince(existing, now))
+            throw new Tool.ToolFailure(changedMeanwhile(filepath, existing, now))
           // Lands where the guard decided, or not at all (a symlink planted meanwhile is refused).
           await writeFileAtomic(filepath, content, {
             signal: ctx.abort,
@@ -187,9 +188,28 @@ function describeError(error: unknown, filepath: string): unknown {
   return error
 }
 
+/** Whether the file is another version than `before`: any write moves the ctime, a rename changes the inode. */
 function changedSince(before: Stats | undefined, now: Stats | undefined): boolean {
   if (!before || !now) return before !== now
-  return before.size !== now.size || before.mtimeMs !== now.mtimeMs || before.ino !== now.ino
+  return (
+    before.ino !== now.ino ||
+    before.size !== now.size ||
+    before.mtimeMs !== now.mtimeMs ||
+    before.ctimeMs !== now.ctimeMs
+  )
+}
+
+/**
+ * What happened when the file changed between the write's checks and its rename. No permission prompt is
+ * implied: the window is the diff and the ask, which may not have asked anyone.
+ */
+function changedMeanwhile(filepath: string, before: Stats | undefined, now: Stats | undefined): string {
+  const what = !before ? "was created" : !now ? "was deleted" : "was changed"
+  const next = now ? "Read it again, then write." : "Write it again if it should still be created."
+  return (
+    `The file ${filepath} ${what} by another program while this call was preparing the write ` +
+    `(after it checked the file, before it replaced it). Nothing was written. ${next}`
+  )
 }
 
 /**
