@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises"
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { agentRules } from "../../agent/agent.ts"
@@ -342,6 +342,63 @@ describe("concurrency", () => {
     expect(errorOf(loser)).toMatch(/was modified since it was last read/)
     const winner = a!.status === "completed" ? "from a\n" : "from b\n"
     expect(await readFile(file, "utf8")).toBe(winner)
+  })
+})
+
+describe("a program outside toolbelt changing the file while the write is prepared", () => {
+  /** Every `edit` ask is answered "once", after `meanwhile` has run (as an editor saving the file would). */
+  const changingDuringAsk = (meanwhile: () => Promise<unknown>) =>
+    new RulePermissions({
+      rules: [{ permission: "edit", pattern: "*", action: "ask" }],
+      decide: async () => {
+        await meanwhile()
+        return "once"
+      },
+    })
+  const notPrepared = (file: string, what: string, next: string) =>
+    `The file ${file} ${what} by another program while this call was preparing the write ` +
+    `(after it checked the file, before it replaced it). Nothing was written. ${next}`
+
+  it("a change is not overwritten, and the refusal says what happened", async () => {
+    const file = h.path("busy.txt")
+    await writeFile(file, "start\n")
+    completed(await read(file))
+    const permission = changingDuringAsk(() => writeFile(file, "start\n+ saved by an editor\n"))
+    const error = errorOf(await write(file, "mine\n", { permission }))
+    expect(error).toBe(notPrepared(file, "was changed", "Read it again, then write."))
+    expect(await readFile(file, "utf8")).toBe("start\n+ saved by an editor\n")
+  })
+
+  it("a same-size rewrite with the old mtime put back is caught too (the ctime moved)", async () => {
+    const file = h.path("sneaky.txt")
+    await writeFile(file, "aaaa\n")
+    completed(await read(file))
+    const { mtime } = await stat(file)
+    const permission = changingDuringAsk(async () => {
+      await writeFile(file, "bbbb\n")
+      await utimes(file, mtime, mtime)
+    })
+    const error = errorOf(await write(file, "mine\n", { permission }))
+    expect(error).toBe(notPrepared(file, "was changed", "Read it again, then write."))
+    expect(await readFile(file, "utf8")).toBe("bbbb\n")
+  })
+
+  it("a file created meanwhile is not overwritten", async () => {
+    const file = h.path("fresh.txt")
+    const permission = changingDuringAsk(() => writeFile(file, "theirs\n"))
+    const error = errorOf(await write(file, "mine\n", { permission }))
+    expect(error).toBe(notPrepared(file, "was created", "Read it again, then write."))
+    expect(await readFile(file, "utf8")).toBe("theirs\n")
+  })
+
+  it("a file deleted meanwhile is not recreated unasked", async () => {
+    const file = h.path("gone.txt")
+    await writeFile(file, "start\n")
+    completed(await read(file))
+    const permission = changingDuringAsk(() => rm(file))
+    const error = errorOf(await write(file, "mine\n", { permission }))
+    expect(error).toBe(notPrepared(file, "was deleted", "Write it again if it should still be created."))
+    await expect(stat(file)).rejects.toThrow()
   })
 })
 
