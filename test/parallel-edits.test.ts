@@ -8,6 +8,8 @@ import { join, resolve } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createToolbelt } from "../src/toolbelt/toolbelt.ts"
 
+const holderScript = join(import.meta.dirname, "..", "src", "fs", "fixtures", "lock-holder.ts")
+
 const bin = join(resolve(import.meta.dirname, ".."), "bin", "toolbelt.js")
 const PROCESSES = Number(process.env.TOOLBELT_PARALLEL_EDITS) || 50
 /** Generous: on 2 busy cores, starting 50 Node processes alone takes tens of seconds. */
@@ -33,10 +35,11 @@ afterEach(async () => {
 interface Outcome {
   readonly status: "completed" | "error"
   readonly error?: string
+  readonly exitCode: number | null
 }
 
 /** Runs `toolbelt call <tool> <input> --json` as its own process. */
-function call(tool: string, input: unknown, session?: string): Promise<Outcome> {
+function call(tool: string, input: unknown, session?: string, lockWaitMs = 300_000): Promise<Outcome> {
   const args = [bin, "call", tool, JSON.stringify(input), "--cwd", project, "--json"]
   if (session) args.push("--session", session)
   const child = spawn(process.execPath, args, {
@@ -45,8 +48,8 @@ function call(tool: string, input: unknown, session?: string): Promise<Outcome> 
       HOME: root,
       TOOLBELT_DATA_DIR: dataDir,
       TOOLBELT_LOCK_DIR: lockDir,
-      // Far beyond what the queue of processes needs here: this test is about lost edits, not timeouts.
-      TOOLBELT_LOCK_WAIT_MS: "300000",
+      // By default far beyond what the queue of processes needs: these tests are about lost edits.
+      TOOLBELT_LOCK_WAIT_MS: String(lockWaitMs),
     },
     stdio: ["ignore", "pipe", "pipe"],
   })
@@ -60,9 +63,9 @@ function call(tool: string, input: unknown, session?: string): Promise<Outcome> 
   })
   return new Promise((resolve, reject) => {
     child.on("error", reject)
-    child.on("close", () => {
+    child.on("close", (exitCode) => {
       try {
-        resolve(JSON.parse(out) as Outcome)
+        resolve({ ...(JSON.parse(out) as Omit<Outcome, "exitCode">), exitCode })
       } catch {
         reject(new Error(`no JSON from toolbelt call ${tool}: ${out}${err}`))
       }
@@ -172,6 +175,41 @@ describe("20 toolbelt processes writing one whole file at once", () => {
       for (const outcome of outcomes.filter((outcome) => outcome.status === "error")) {
         expect(outcome.error).toMatch(/^You must read the file .*new\.txt before overwriting it/)
         expect(outcome.error).not.toMatch(/permission/)
+      }
+    },
+    TIMEOUT,
+  )
+})
+
+describe("a file another toolbelt process keeps locked", () => {
+  it(
+    "edit, write and apply_patch give up after the configured wait, name the holder and ask for a retry",
+    async () => {
+      const file = join(project, "held.txt")
+      await writeFile(file, "one\n")
+      const holder = spawn(process.execPath, [holderScript, "hold", file], {
+        env: { ...process.env, TOOLBELT_LOCK_DIR: lockDir },
+        stdio: ["ignore", "pipe", "inherit"],
+      })
+      try {
+        await new Promise((resolve) => holder.stdout.once("data", resolve))
+        const patch = "*** Begin Patch\n*** Update File: held.txt\n@@\n-one\n+two\n*** End Patch"
+        const outcomes = await Promise.all([
+          call("edit", { filePath: file, oldString: "one", newString: "two" }, undefined, 300),
+          call("write", { filePath: file, content: "two\n" }, undefined, 300),
+          call("apply_patch", { patchText: patch }, undefined, 300),
+        ])
+        for (const outcome of outcomes) {
+          expect(outcome).toMatchObject({ status: "error", exitCode: 1 })
+          expect(outcome.error).toMatch(
+            new RegExp(
+              `^The file ${file.replaceAll(".", "\\.")} is locked: another toolbelt process \\(pid ${holder.pid}\\) has been changing it since .*Z \\([\\d.]+ s ago\\), and this call waited 0\\.3 s for it\\. Nothing was changed by this call\\. Retry the edit`,
+            ),
+          )
+        }
+        expect(await readFile(file, "utf8")).toBe("one\n")
+      } finally {
+        holder.kill("SIGKILL")
       }
     },
     TIMEOUT,
