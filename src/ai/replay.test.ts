@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest"
+import { storedInput } from "../session/input-bounds.ts"
 import type { ToolPart, ToolState } from "../session/part.ts"
 import type { MessageRecord } from "../store/messages.ts"
-import { INTERRUPTED_RESULT, replayOutput, replayParts, replaySession } from "./replay.ts"
+import { INTERRUPTED_RESULT, replayCall, replayOutput, replayParts, replaySession } from "./replay.ts"
 
 const time = { start: 1, end: 2 }
 function part(callID: string, state: ToolState, tool = "bash"): ToolPart {
@@ -174,5 +175,27 @@ describe("replaySession", () => {
       role: "assistant",
       content: [{ type: "text", text: "It was interrupted." }],
     })
+  })
+})
+
+describe("replayCall", () => {
+  it("replays a large input as the journal kept it: its head and a note saying it was cut", () => {
+    const content = "q".repeat(1_000_000)
+    const stored = part(
+      "big",
+      {
+        status: "error",
+        input: storedInput({ filePath: "big.txt", content }),
+        error: "Tool execution aborted",
+        metadata: { interrupted: true },
+        time,
+      },
+      "write",
+    )
+    const call = replayCall(stored)
+    const input = call.input as { filePath: string; content: string }
+    expect(input.filePath).toBe("big.txt")
+    expect(input.content.length).toBeLessThan(2000)
+    expect(input.content).toMatch(/stored by digest: the journal keeps the first 1024 of 1000000 characters/)
   })
 })

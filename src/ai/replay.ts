@@ -35,6 +35,11 @@ export function replayOutput(part: ToolPart, options: { readonly media?: boolean
   }
 }
 
+/**
+ * The call as the model made it, from the stored input: a value too large for the journal comes back
+ * as its head and a note giving its full size and sha256 (`storedInput`), so the model sees that the
+ * call carried more than the history shows.
+ */
 export function replayCall(part: ToolPart): ToolCallPart {
   return { type: "tool-call", toolCallId: part.callID, toolName: part.tool, input: part.state.input }
 }
