@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { canonicalPath } from "../fs/canonical-path.ts"
 import type { AskInput, Context } from "../tool/context.ts"
 import { PermissionRejectedError } from "./errors.ts"
-import { canonicalPath } from "../fs/canonical-path.ts"
 import { assertExternalDirectory, checkExternalDirectory, contains } from "./external-directory.ts"
 
 let root: string
