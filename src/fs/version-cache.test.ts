@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process"
+import { mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { readLinesFromBytes } from "./read-lines.ts"
 import { sha256 } from "./text.ts"
@@ -69,5 +73,39 @@ describe("readLinesFromBytes hashing", () => {
     expect(readLinesFromBytes(Buffer.from("two\n"), version, { hash: true }).hash).toBe(
       sha256().update("two\n").digest("hex"),
     )
+  })
+
+  it("a file another process rewrote looks like another version, even at the same size with its mtime put back", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "toolbelt-version-"))
+    try {
+      const file = join(dir, "a.txt")
+      await writeFile(file, "aaaa\n")
+      await utimes(file, 1_700_000_000, 1_700_000_000)
+      const cache = new VersionCache<string>(8)
+      const first = await stat(file)
+      // As if read long after its last change.
+      cache.set(first, "hash of aaaa", "", Date.now() + SETTLED_MS * 10)
+      expect(cache.get(await stat(file))).toBe("hash of aaaa")
+      // Another process: a same-size write in place, then an atomic replace (new inode), each with the
+      // old mtime put back, as `cp -p` or a careful tool would.
+      const rewrite = (script: string) => {
+        const result = spawnSync(process.execPath, ["-e", script, file])
+        expect(result.status).toBe(0)
+      }
+      const keepMtime = "fs.utimesSync(process.argv[1], 1700000000, 1700000000)"
+      rewrite(`const fs = require("node:fs"); fs.writeFileSync(process.argv[1], "bbbb\\n"); ${keepMtime}`)
+      const inPlace = await stat(file)
+      expect(inPlace.mtimeMs).toBe(first.mtimeMs)
+      expect(cache.get(inPlace)).toBeUndefined()
+      rewrite(
+        `const fs = require("node:fs"); fs.writeFileSync(process.argv[1] + ".tmp", "cccc\\n"); ` +
+          `fs.renameSync(process.argv[1] + ".tmp", process.argv[1]); ${keepMtime}`,
+      )
+      const replaced = await stat(file)
+      expect(replaced.ino).not.toBe(first.ino)
+      expect(cache.get(replaced)).toBeUndefined()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

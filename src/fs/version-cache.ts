@@ -13,7 +13,9 @@ export const SETTLED_MS = 2000
  * device, inode, size, mtime and ctime, plus a key of the caller's (what was derived, from which
  * path). A file that still has that version still has that content, so the value is reused without
  * reading the file. Versions changed within `SETTLED_MS` are never kept. The least recently used
- * entries go first beyond `max`.
+ * entries go first beyond `max`. This holds whoever changes the file, in this process or another: a write
+ * in place moves the ctime (which no user call can set back) and an atomic replace brings a new inode, so
+ * a kept value is never served for content that another process wrote.
  */
 export class VersionCache<T> {
   readonly #entries = new Map<string, T>()
