@@ -5,6 +5,7 @@ import { Bus } from "../bus/bus.ts"
 import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
 import { type CrashRecovery, recoverCrashedWrites } from "../fs/crash-recovery.ts"
+import { configureFileLocks } from "../fs/lock.ts"
 import { Hooks } from "../hooks/hooks.ts"
 import type { McpServers } from "../mcp/client/index.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
@@ -172,6 +173,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       .catch(() => {})
   }
   const seeded = new Set<string>()
+  // How long a writer waits for another process's lock on a file (process-wide, like the lock itself).
+  const lockWait = (config.file as { lock_wait_ms?: unknown } | undefined)?.lock_wait_ms
+  if (typeof lockWait === "number" && lockWait >= 0) configureFileLocks({ waitMs: lockWait })
   const extra: ServiceExtra = {
     directory,
     worktree,
