@@ -3,6 +3,7 @@ import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
+import { notFoundHint } from "../file-edit/encode-edit.ts"
 import { notFoundMessage } from "../file-edit/target.ts"
 import { loadText } from "../load-text.ts"
 import { relativePath, resolvePath } from "../paths.ts"
@@ -69,7 +70,8 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
         }
         if (params.oldString === "") throw new Tool.ToolFailure(EMPTY_MESSAGE)
         const replaced = replace(current.text, params.oldString, params.newString, params.replaceAll ?? false)
-        if (!replaced.ok) throw new Tool.ToolFailure(replaced.message)
+        if (!replaced.ok)
+          throw new Tool.ToolFailure(replaced.message + notFoundHint(current.encoding, params.oldString))
         return { text: replaced.content, info: replaced }
       },
     })

@@ -4,6 +4,7 @@
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 import { FileSystemError } from "../../fs/errors.ts"
 import { withFileLock } from "../../fs/lock.ts"
+import type { FileEncoding } from "../../fs/text-encoding.ts"
 import type { Context } from "../../tool/context.ts"
 import { ToolFailure } from "../../tool/failure.ts"
 import { services } from "../services.ts"
@@ -13,7 +14,14 @@ import { lockFailure, recordWritten, staleness } from "./ledger.ts"
 import { readExisting } from "./target.ts"
 
 /** The file as the change sees it: its text without BOM, or nothing yet. */
-export type Current = { readonly exists: false } | { readonly exists: true; readonly text: string }
+export type Current =
+  | { readonly exists: false }
+  | {
+      readonly exists: true
+      readonly text: string
+      /** What `text` was decoded from (see `notFoundHint`). */
+      readonly encoding: FileEncoding
+    }
 
 export interface EditFileInput<T> {
   readonly ctx: Context
@@ -75,7 +83,9 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
       }
 
       const current: Current =
-        existing.kind === "file" ? { exists: true, text: existing.text } : { exists: false }
+        existing.kind === "file"
+          ? { exists: true, text: existing.text, encoding: existing.encoding }
+          : { exists: false }
       const { text, info } = await input.change(current)
       const before = existing.kind === "file" ? existing.text : ""
       const diff = fileDiff({ file: filepath, before, after: text })

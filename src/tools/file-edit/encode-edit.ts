@@ -2,7 +2,7 @@
 // outside the changed region differs from what was on disk.
 
 import { BOM, stripBom } from "../../fs/text.ts"
-import { encodeText, encodingLabel } from "../../fs/text-encoding.ts"
+import { encodeText, encodingLabel, type FileEncoding } from "../../fs/text-encoding.ts"
 import { ToolFailure } from "../../tool/failure.ts"
 import type { Existing } from "./target.ts"
 
@@ -48,6 +48,19 @@ export function encodeEdit(input: EncodeEditInput): Buffer {
       )
   }
   return encoded.bytes
+}
+
+/**
+ * What to add to a failed match in a file that is not UTF-8: when `oldString` holds U+FFFD, it was most
+ * likely copied from a display that decoded the file as UTF-8, where the file's own characters show as
+ * U+FFFD; the edit sees the file in its real encoding.
+ */
+export function notFoundHint(encoding: FileEncoding, oldString: string): string {
+  if (encoding === "utf-8" || !oldString.includes("\uFFFD")) return ""
+  return (
+    `\n\nThe file is ${encodingLabel(encoding)}, not UTF-8, and oldString contains U+FFFD (\uFFFD): ` +
+    "write the characters as they really are (e.g. é, not \uFFFD); the file is edited in its own encoding."
+  )
 }
 
 interface Untouched {

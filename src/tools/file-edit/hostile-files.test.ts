@@ -151,3 +151,15 @@ describe("FIFOs and other special files are refused before they are opened", () 
     expect(errorOf(await h.call("edit", { filePath: "pipe", oldString: "", newString: "x" }))).toMatch(/FIFO/)
   })
 })
+
+describe("an oldString copied from a UTF-8 view of a latin-1 file", () => {
+  for (const tool of ["edit", "multiedit"]) {
+    it(`${tool} says the file's encoding and how to write the characters`, async () => {
+      await writeFile(h.path("latin.txt"), Buffer.from("caf\xe9 = 1\n", "latin1"))
+      const [name, input] = editors[tool]!("latin.txt", "caf\uFFFD = 1", "caf\uFFFD = 2")
+      expect(errorOf(await h.call(name, input))).toMatch(
+        /The file is windows-1252 \(latin-1\), not UTF-8, and oldString contains U\+FFFD/,
+      )
+    })
+  }
+})

@@ -4,6 +4,7 @@ import * as Tool from "../../tool/index.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "../edit/matchers.ts"
 import { describeMatch } from "../file-edit/describe-match.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
+import { notFoundHint } from "../file-edit/encode-edit.ts"
 import { notFoundMessage } from "../file-edit/target.ts"
 import { loadText } from "../load-text.ts"
 import { relativePath, resolvePath } from "../paths.ts"
@@ -94,11 +95,12 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
           results.push({ matcher: "create", occurrences: 1, lines: [1] })
           start = 1
         } else text = current.text
+        const encoding = current.exists ? current.encoding : "utf-8"
         for (let index = start; index < total; index++) {
           const edit = params.edits[index]!
           if (edit.oldString === "") throw failure(index, EMPTY_MESSAGE)
           const replaced = replace(text, edit.oldString, edit.newString, edit.replaceAll ?? false)
-          if (!replaced.ok) throw failure(index, replaced.message)
+          if (!replaced.ok) throw failure(index, replaced.message + notFoundHint(encoding, edit.oldString))
           text = replaced.content
           results.push({
             matcher: replaced.matcher,
