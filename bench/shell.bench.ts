@@ -22,6 +22,7 @@ import { RulePermissions } from "../src/permission/simple.ts"
 import { Registry } from "../src/registry/registry.ts"
 import { settle } from "../src/settle/settle.ts"
 import { chooseShell, commandEnv, runCommand } from "../src/shell/run/index.ts"
+import { containment } from "../src/shell/run/reaper.ts"
 import { BashTool } from "../src/tools/bash/bash.ts"
 import { median, resetPeakRss } from "./lib/measure.ts"
 
@@ -45,6 +46,9 @@ export interface ShellResults extends Record<string, number> {
   bare_spawn_median_ms: number
   runner_median_ms: number
   runner_overhead_ms: number
+  /** The runner with the child subreaper turned off: the difference is the wrapper's cost per command. */
+  unreaped_median_ms: number
+  reaper_cost_ms: number
   tool_median_ms: number
   tool_overhead_ms: number
   bare_cpu_ms: number
@@ -104,6 +108,7 @@ export async function run(): Promise<ShellResults> {
     }
     const bareTimes: number[] = []
     const runnerTimes: number[] = []
+    const unreapedTimes: number[] = []
     const toolTimes: number[] = []
     // CPU time of this process per call: unlike wall time, not inflated when the machine is busy.
     let bareCpu = 0
@@ -122,6 +127,11 @@ export async function run(): Promise<ShellResults> {
       await runCommand({ ...base, command: "true", timeoutMs: 10_000 })
       const t2 = performance.now()
       const c2 = used()
+      const u0 = performance.now()
+      await runCommand({ ...base, command: "true", timeoutMs: 10_000, reaper: false })
+      const unreaped = performance.now() - u0
+      const c2b = used()
+      const t2b = performance.now()
       const settled = await settle(
         {
           tool: "bash",
@@ -140,10 +150,11 @@ export async function run(): Promise<ShellResults> {
       if (i < 10) continue // warm-up
       bareCpu += c1 - c0
       runnerCpu += c2 - c1
-      toolCpu += c3 - c2
+      toolCpu += c3 - c2b
       bareTimes.push(t1 - t0)
       runnerTimes.push(t2 - t1)
-      toolTimes.push(t3 - t2)
+      unreapedTimes.push(unreaped)
+      toolTimes.push(t3 - t2b)
     }
     const bareMedian = median(bareTimes)
     return {
@@ -161,6 +172,8 @@ export async function run(): Promise<ShellResults> {
       bare_spawn_median_ms: bareMedian,
       runner_median_ms: median(runnerTimes),
       runner_overhead_ms: median(runnerTimes) - bareMedian,
+      unreaped_median_ms: median(unreapedTimes),
+      reaper_cost_ms: median(runnerTimes) - median(unreapedTimes),
       tool_median_ms: median(toolTimes),
       tool_overhead_ms: median(toolTimes) - bareMedian,
       bare_cpu_ms: bareCpu / CALLS,
@@ -192,6 +205,9 @@ export function report(r: ShellResults): void {
   console.log(`  bare child_process.spawn ${f(r.bare_spawn_median_ms, 2)} ms   cpu ${f(r.bare_cpu_ms, 2)} ms`)
   console.log(
     `  runner                   ${f(r.runner_median_ms, 2)} ms (+${f(r.runner_overhead_ms, 2)})   cpu ${f(r.runner_cpu_ms, 2)} ms (+${f(r.runner_cpu_ms - r.bare_cpu_ms, 2)})`,
+  )
+  console.log(
+    `  runner, no subreaper     ${f(r.unreaped_median_ms, 2)} ms   (the subreaper wrapper costs ${f(r.reaper_cost_ms, 2)} ms per command; active: ${containment().detail})`,
   )
   console.log(
     `  bash tool through settle ${f(r.tool_median_ms, 2)} ms (+${f(r.tool_overhead_ms, 2)})   cpu ${f(r.tool_cpu_ms, 2)} ms (+${f(r.tool_cpu_ms - r.bare_cpu_ms, 2)})`,

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { commandEnv } from "./env.ts"
+import { findByCommandLine } from "./find-processes.ts"
 import { containment, parseStatus } from "./reaper.ts"
 import { RunningCommand, type RunOptions, runCommand } from "./run.ts"
 import { chooseShell } from "./shell.ts"
@@ -38,20 +38,7 @@ function token(): string {
   return `1000.${process.pid}${++n}${Math.floor(Math.random() * 1e6)}`
 }
 
-/** Live (not zombie) processes whose command line contains `text`, found the way `ps` finds them. */
-function running(text: string): number[] {
-  const out: number[] = []
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (!readFileSync(`/proc/${name}/cmdline`, "latin1").includes(text)) continue
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1")
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
-      if (state !== "Z" && state !== "X") out.push(Number(name))
-    } catch {}
-  }
-  return out
-}
+const running = findByCommandLine
 
 async function until(check: () => boolean, ms = 3000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; ) {
