@@ -94,6 +94,12 @@ export function encodeText(text: string, encoding: FileEncoding, bom: boolean): 
   }
 }
 
+/** How many bytes `text` takes in `encoding` (without byte order mark); every character must be representable. */
+export function encodedLength(text: string, encoding: FileEncoding): number {
+  if (encoding === "utf-8") return Buffer.byteLength(text, "utf8")
+  return encoding === "windows-1252" ? text.length : text.length * 2
+}
+
 function refuse(reason: string): Decoded {
   return { ok: false, reason }
 }
@@ -128,14 +134,22 @@ function hasMultiByteUtf8(bytes: Buffer): boolean {
   return false
 }
 
-/** Length of the valid UTF-8 sequence starting at `index`, or 0 when none starts there. */
+/** Length of the valid UTF-8 sequence starting at `index`, or 0 when none starts there (RFC 3629). */
 function utf8SequenceLength(bytes: Buffer, index: number): number {
   const lead = bytes[index]!
   if (lead < 0x80) return 1
   const length =
     lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0
   if (length === 0 || index + length > bytes.length) return 0
-  return strictUtf8(bytes.subarray(index, index + length)) === undefined ? 0 : length
+  // The second byte's range depends on the lead: no overlong forms, no surrogates, nothing past U+10FFFF.
+  const second = bytes[index + 1]!
+  const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80
+  const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf
+  if (second < low || second > high) return 0
+  for (let next = index + 2; next < index + length; next++) {
+    if ((bytes[next]! & 0xc0) !== 0x80) return 0
+  }
+  return length
 }
 
 function decodeUtf16(body: Buffer, encoding: "utf-16le" | "utf-16be"): string {

@@ -2,7 +2,7 @@
 // outside the changed region differs from what was on disk.
 
 import { BOM, stripBom } from "../../fs/text.ts"
-import { encodeText, encodingLabel, type FileEncoding } from "../../fs/text-encoding.ts"
+import { encodedLength, encodeText, encodingLabel, type FileEncoding } from "../../fs/text-encoding.ts"
 import { ToolFailure } from "../../tool/failure.ts"
 import type { Existing } from "./target.ts"
 
@@ -38,10 +38,9 @@ export function encodeEdit(input: EncodeEditInput): Buffer {
         "Use characters the encoding has (or an escape the file's language understands), or convert the file first.",
     )
   if (existing.kind === "file") {
-    const untouched = untouchedBytes(existing.text, text, (part) => encodeText(part, encoding, false))
     const before = withoutBom(existing.data, existing.bom, encoding)
     const after = withoutBom(encoded.bytes, bom, encoding)
-    if (!untouched || !keeps(before, untouched) || !keeps(after, untouched))
+    if (!keepsUntouched(existing.text, text, before, after, encoding))
       throw new ToolFailure(
         `Cannot write ${shown}: bytes outside the edited region would differ from what is on disk ` +
           `(the file is read as ${encodingLabel(encoding)}). Nothing was written.`,
@@ -63,40 +62,56 @@ export function notFoundHint(encoding: FileEncoding, oldString: string): string 
   )
 }
 
-interface Untouched {
-  readonly head: Buffer
-  readonly tail: Buffer
-}
-
-/** The encoded common start and end of `before` and `after` (never splitting a surrogate pair). */
-function untouchedBytes(
-  before: string,
-  after: string,
-  encode: (text: string) => ReturnType<typeof encodeText>,
-): Untouched | undefined {
-  const limit = Math.min(before.length, after.length)
-  let prefix = 0
-  while (prefix < limit && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++
-  if (prefix > 0 && isHighSurrogate(before.charCodeAt(prefix - 1))) prefix--
-  let suffix = 0
-  while (
-    suffix < limit - prefix &&
-    before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
-  )
-    suffix++
-  if (suffix > 0 && isLowSurrogate(before.charCodeAt(before.length - suffix))) suffix--
-  const head = encode(before.slice(0, prefix))
-  const tail = encode(before.slice(before.length - suffix))
-  return head.ok && tail.ok ? { head: head.bytes, tail: tail.bytes } : undefined
-}
-
-function keeps(bytes: Buffer, untouched: Untouched): boolean {
-  const { head, tail } = untouched
+/**
+ * Whether the bytes of the text an edit left alone (the common start and end of `oldText` and `newText`)
+ * are the same in the file on disk (`before`) and in what will be written (`after`). What is written
+ * there is that text encoded, so a decoding that did not stand for the bytes on disk shows here.
+ */
+function keepsUntouched(
+  oldText: string,
+  newText: string,
+  before: Buffer,
+  after: Buffer,
+  encoding: FileEncoding,
+): boolean {
+  const prefix = commonPrefix(oldText, newText)
+  const suffix = commonSuffix(oldText, newText, Math.min(oldText.length, newText.length) - prefix)
+  const head = encodedLength(oldText.slice(0, prefix), encoding)
+  const tail = encodedLength(oldText.slice(oldText.length - suffix), encoding)
+  if (head + tail > before.length || head + tail > after.length) return false
   return (
-    head.length + tail.length <= bytes.length &&
-    bytes.subarray(0, head.length).equals(head) &&
-    bytes.subarray(bytes.length - tail.length).equals(tail)
+    before.subarray(0, head).equals(after.subarray(0, head)) &&
+    before.subarray(before.length - tail).equals(after.subarray(after.length - tail))
   )
+}
+
+/** Compared a block at a time first: slices of flat strings compare natively. */
+const BLOCK = 4096
+
+/** Length of the common start of `a` and `b`, never ending inside a surrogate pair. */
+function commonPrefix(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length)
+  let length = 0
+  while (length + BLOCK <= limit && a.slice(length, length + BLOCK) === b.slice(length, length + BLOCK))
+    length += BLOCK
+  while (length < limit && a.charCodeAt(length) === b.charCodeAt(length)) length++
+  if (length > 0 && isHighSurrogate(a.charCodeAt(length - 1))) length--
+  return length
+}
+
+/** Length of the common end of `a` and `b`, at most `limit`, never starting inside a surrogate pair. */
+function commonSuffix(a: string, b: string, limit: number): number {
+  let length = 0
+  while (
+    length + BLOCK <= limit &&
+    a.slice(a.length - length - BLOCK, a.length - length) ===
+      b.slice(b.length - length - BLOCK, b.length - length)
+  )
+    length += BLOCK
+  while (length < limit && a.charCodeAt(a.length - 1 - length) === b.charCodeAt(b.length - 1 - length))
+    length++
+  if (length > 0 && isLowSurrogate(a.charCodeAt(a.length - length))) length--
+  return length
 }
 
 function withoutBom(bytes: Buffer, bom: boolean, encoding: string): Buffer {
