@@ -11,7 +11,7 @@
  *    No rule can be matched against it.
  */
 import { basename } from "node:path"
-import type { Token } from "./frame.ts"
+import type { State, Token } from "./frame.ts"
 import { knownValue } from "./words.ts"
 
 export type CommandWord =
@@ -61,4 +61,51 @@ export function withPlaceholder(token: Token, placeholder: string | undefined): 
     return at < 0 || at >= value.dynamicAt ? value : { ...value, dynamicAt: at }
   })
   return values.every((value, i) => value === token.values[i]) ? token : { source: token.source, values }
+}
+
+/**
+ * The command words (and the words they split into) that `token` may be when the shell expands it, when
+ * that is not simply its one value: a variable that holds one of several values (`c=rm` in one branch,
+ * `c=ls` in another) gives each; an expansion whose value holds blanks (`c="rm x"; $c`) is split into
+ * words as the shell does, by `IFS`. Undefined when the token is one plain word.
+ */
+export function commandWordVariants(token: Token, state: State): Token[][] | undefined {
+  const values = token.values
+  if (values.some((value) => value.dynamicAt < value.text.length)) return undefined
+  const expanded = /[$`]/.test(token.source)
+  const separators = expanded ? splitters(state) : ""
+  if (separators === undefined) {
+    // `IFS` was set to something the scan cannot know: how the value splits is not known.
+    return [[{ source: token.source, values: values.map((value) => ({ ...value, dynamicAt: 0 })) }]]
+  }
+  const split = (text: string) =>
+    separators === ""
+      ? [text]
+      : text.split(new RegExp(`[${escapeClass(separators)}]+`)).filter((field) => field !== "")
+  const variants = values.map((value) => {
+    const fields = split(value.text)
+    if (fields.length === 1 && fields[0] === value.text) return [{ source: token.source, values: [value] }]
+    return fields.map((field) => ({
+      source: field,
+      values: [{ text: field, dynamicAt: field.length, globAt: globIndex(field) }],
+    }))
+  })
+  const plain = variants.length === 1 && variants[0]!.length === 1 && variants[0]![0]!.source === token.source
+  return plain ? undefined : variants.filter((variant) => variant.length > 0)
+}
+
+/** The characters `IFS` splits on: the default blanks, its known value, or undefined when unknown. */
+function splitters(state: State): string | undefined {
+  if (!state.vars.has("IFS")) return " \t\n"
+  const ifs = state.vars.get("IFS")
+  return ifs?.length === 1 ? ifs[0]! : undefined
+}
+
+function escapeClass(text: string): string {
+  return text.replace(/[\\\]^-]/g, "\\$&")
+}
+
+function globIndex(text: string): number {
+  const match = /[*?[{]/.exec(text)
+  return match ? match.index : text.length
 }

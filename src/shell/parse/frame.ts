@@ -13,6 +13,8 @@ export interface State {
   vars: Map<string, readonly string[] | undefined>
   /** Aliases (and `hash -p` names) defined so far: their text, or undefined when it is not known. */
   aliases: Map<string, string | undefined>
+  /** Functions defined so far, with the variables their bodies set (a call may change them). */
+  functions: Map<string, readonly string[]>
 }
 
 export interface Frame {
@@ -25,6 +27,8 @@ export interface Frame {
   readonly via: string | undefined
   /** Aliases being expanded: bash does not expand an alias again inside its own text. */
   readonly aliasing?: ReadonlySet<string>
+  /** Code that may not run (a branch, a loop body, the right of `&&`): its assignments may not happen. */
+  readonly conditional?: boolean
 }
 
 /** A word of a command: its source text and possible values. */
@@ -64,6 +68,7 @@ export function fork(frame: Frame): Frame {
       stack: [...state.stack],
       vars: new Map(state.vars),
       aliases: new Map(state.aliases),
+      functions: new Map(state.functions),
     },
   }
 }

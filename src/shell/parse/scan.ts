@@ -170,7 +170,14 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
       ...(whole === "" ? {} : { unchecked: [{ pattern: whole, reason }] }),
     }
   }
-  const state: State = { cwd, oldpwd: undefined, stack: [], vars: new Map(), aliases: new Map() }
+  const state: State = {
+    cwd,
+    oldpwd: undefined,
+    stack: [],
+    vars: new Map(),
+    aliases: new Map(),
+    functions: new Map(),
+  }
   scanner.paths.check(cwd, "dir")
   scanner.script(command, { source: command, state, redirects: [], depth: 0, via: undefined }, undefined)
   const externalDirectories = scanner.paths.externals(roots)

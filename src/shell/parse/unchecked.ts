@@ -10,11 +10,18 @@
  * 4. It runs commands the command line does not hold: `source f`, `. ./env.sh`, a shell reading its
  *    standard input (`curl … | sh`), `parallel` without a command.
  * 5. Its command comes from input: `xargs sh -c`, `xargs sudo`, `xargs env` (the input names the program).
+ * 6. It sets `BASH_ENV` or `ENV`, which make a shell run a file of commands first.
  */
 import type { CommandWord } from "./command-word.ts"
 import type { CommandView, Token } from "./frame.ts"
 import { knownValue } from "./words.ts"
 import { awaitsCommand, type Inner } from "./wrappers.ts"
+
+/** Variables naming a file of commands that a non-interactive shell runs first. */
+const STARTUP_FILE = /^(BASH_ENV|ENV)=/
+
+/** Wrappers whose `NAME=value` words set the wrapped command's environment. */
+const SETS_ENV: ReadonlySet<string> = new Set(["env", "sudo"])
 
 /** Builtins that run the commands of a file in the current shell. */
 const SOURCING: ReadonlySet<string> = new Set(["source", "."])
@@ -30,6 +37,12 @@ export function uncheckedReason(options: {
   if (word.kind === "computed") return `its command word ${word.source} ${word.why}`
   if (SOURCING.has(word.base) && words.length > 1) {
     return `\`${word.name}\` runs the commands in the file ${words[1]}, which the rules cannot see`
+  }
+  const startup = [...command.assignments, ...(SETS_ENV.has(word.base) ? words.slice(1) : [])].find((text) =>
+    STARTUP_FILE.test(text),
+  )
+  if (startup !== undefined) {
+    return `${startup.split("=")[0]} makes a shell run the commands in a file first, which the rules cannot see`
   }
   if (command.feeds && awaitsCommand(words)) {
     return `${command.feeds} appends words from its input to \`${words.join(" ")}\`, so the input chooses the program that runs`

@@ -5,10 +5,10 @@
  */
 import { ALIAS_COMMANDS, defineAliases } from "./aliases.ts"
 import { alwaysOf, plainSpelling } from "./always.ts"
-import { commandWord, withPlaceholder } from "./command-word.ts"
+import { commandWord, commandWordVariants, withPlaceholder } from "./command-word.ts"
 import { removeContinuations } from "./continuations.ts"
 import { PathChecks } from "./external-paths.ts"
-import { type CommandView, expansions, type Frame, fork, tokenOf } from "./frame.ts"
+import { type CommandView, expansions, type Frame, fork, type Token, tokenOf } from "./frame.ts"
 import { isFileCommand, pathOperands } from "./operands.ts"
 import type { Node, Tree } from "./parser.ts"
 import { patternText } from "./pattern-text.ts"
@@ -21,6 +21,7 @@ import {
 } from "./redirections.ts"
 import type { ScannedCommand } from "./scanned-command.ts"
 import { uncheckedReason, unknownAlias } from "./unchecked.ts"
+import { assign, forget, forgetAll, mergeBack, setAtRunTime } from "./variables.ts"
 import { knownValue, wordValues } from "./words.ts"
 import { CD_FAMILY, changeDirectory, directoryOf } from "./working-directory.ts"
 import { type Inner, unwrap } from "./wrappers.ts"
@@ -167,12 +168,30 @@ export class Scanner {
         for (const stage of stages) this.walk(stage, stages.length > 1 ? fork(frame) : frame)
         return
       }
-      case "function_definition":
-        this.sequence(node.children, fork(frame))
+      case "function_definition": {
+        // The body runs whenever the function is called, if ever: its assignments may hold afterwards.
+        const body = { ...fork(frame), conditional: true }
+        this.sequence(node.children, body)
+        const name = node.childForFieldName("name")?.text
+        if (name) frame.state.functions.set(name, mergeBack(frame.state, body.state))
         return
+      }
       case "for_statement":
         this.forLoop(node, frame)
         return
+      case "if_statement":
+      case "while_statement":
+      case "c_style_for_statement":
+      case "case_statement":
+        this.sequence(node.children, { ...frame, conditional: true })
+        return
+      case "list": {
+        // `a && b`, `a || b`: only the first command surely runs.
+        const [first, ...rest] = node.namedChildren
+        if (first) this.walk(first, frame)
+        for (const child of rest) this.walk(child, { ...frame, conditional: true })
+        return
+      }
       case "comment":
         return
       default:
@@ -230,9 +249,14 @@ export class Scanner {
     if (body.type === "list" || body.type === "pipeline") {
       const stages = body.namedChildren
       const pipeline = body.type === "pipeline" && stages.length > 1
-      for (const stage of stages.slice(0, -1)) this.walk(stage, pipeline ? fork(frame) : frame)
+      // In a list (`a && b`), only the first command surely runs.
+      const later = body.type === "list" ? { ...frame, conditional: true } : frame
+      stages.slice(0, -1).forEach((stage, i) => {
+        this.walk(stage, pipeline ? fork(frame) : i === 0 ? frame : later)
+      })
       const last = stages.at(-1)
-      if (last) this.redirectedBody(last, redirects, pipeline ? fork(frame) : frame)
+      if (last)
+        this.redirectedBody(last, redirects, pipeline ? fork(frame) : stages.length > 1 ? later : frame)
       return
     }
     const redirections = readRedirections(redirects, frame, this.context)
@@ -314,6 +338,11 @@ export class Scanner {
       this.record({ ...entry, always: command.text, asks: true })
       return
     }
+    const variants = commandWordVariants(tokens[0]!, frame.state)
+    if (variants) {
+      for (const first of variants) this.process(withCommandWord(command, first), frame)
+      return
+    }
     const word = commandWord(tokens[0]!)
     // Reserved words and aliases are recognised only when written unquoted: `"{"` and `'r'` are commands.
     const literal = knownValue(tokens[0]!.values)
@@ -348,6 +377,11 @@ export class Scanner {
       if (token) this.paths.checkToken(token, operand.offset, operand.kind, frame.state)
     }
     for (const inner of inners) this.inner(inner, command, words, frame)
+    // What runs in this shell may set variables: those it names, or (unchecked code) any of them.
+    if (unchecked !== undefined) forgetAll(frame.state)
+    else forget(frame.state, setAtRunTime(base, words, command.text))
+    const called = bare === undefined ? undefined : frame.state.functions.get(bare)
+    if (called) forget(frame.state, called)
   }
 
   /** What a command wraps (`wrappers.ts`): a command, shell code in its words, or shell code on its input. */
@@ -462,7 +496,7 @@ export class Scanner {
         ? expanded.map((part) => part.text)
         : undefined
     }
-    frame.state.vars.set(name, values)
+    assign(frame.state, name, values, frame.conditional ?? false)
     if (!declared && SENSITIVE_VARIABLES.has(name)) {
       const text = [patternText(node, frame, this.findings), ...frame.redirects].join(" ")
       this.record({ text, name, argv: [], always: text, asks: true, via: frame.via, cwd: frame.state.cwd })
@@ -487,7 +521,7 @@ export class Scanner {
     }
     for (const child of node.namedChildren) {
       if (child.type !== "variable_name" && !values.some((value) => value.equals(child)))
-        this.walk(child, frame)
+        this.walk(child, { ...frame, conditional: true })
     }
   }
 
@@ -514,4 +548,17 @@ export class Scanner {
       ...(command.unchecked !== undefined ? { unchecked: command.unchecked } : {}),
     })
   }
+}
+
+/**
+ * `command` with its command word replaced by `first` (one word, or the words it splits into). A split
+ * word is written out in the pattern (`c="rm x"; $c` gives `rm x`), so rules see the words that run.
+ */
+function withCommandWord(command: CommandView, first: readonly Token[]): CommandView {
+  const tokens = [...first, ...command.tokens.slice(1)]
+  if (first.length === 1 && first[0]!.source === command.tokens[0]!.source) return { ...command, tokens }
+  const text = [...command.assignments, ...tokens.map((token) => token.source), ...command.redirects].join(
+    " ",
+  )
+  return { ...command, tokens, text }
 }

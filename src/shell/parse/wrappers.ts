@@ -222,6 +222,7 @@ const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
   "pnpm exec": { value: ["-C", "--dir", "--filter", "-F"] },
   "npm exec": { value: ["-w", "--workspace", "-p", "--package"], script: ["-c", "--call"] },
   "yarn exec": {},
+  npx: { value: ["-p", "--package", "-w", "--workspace"], script: ["-c", "--call"], scriptOnly: true },
   "mise exec": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
   "mise x": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
   "conda run": { value: ["-n", "--name", "-p", "--prefix", "--cwd"], chdir: ["--cwd"] },
