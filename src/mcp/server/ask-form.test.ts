@@ -102,6 +102,19 @@ describe("fallbackRejection", () => {
         'To allow it, add {"permission":{"bash":{"git push *":"allow"}}} to toolbelt.json in /work/project, or set {"mcp":{"ask":"allow"}} there to approve every ask.',
     )
   })
+
+  it("says why a command the rules cannot check was asked about, and how to write it so they can", () => {
+    const unchecked = {
+      patterns: ["$(echo rm) x"],
+      reason:
+        "The rules cannot check `$(echo rm) x`: its command word $(echo rm) is computed at run time (an expansion).",
+      advice: "Write each command literally.",
+    }
+    const text = fallbackRejection({ ...ask, patterns: ["$(echo rm) x"], metadata: { unchecked } }, "/p")
+    expect(text).toContain("cannot ask the user")
+    expect(text).toContain("computed at run time")
+    expect(text).toContain("Write each command literally.")
+  })
 })
 
 describe("describeMetadata", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type Inner, unwrap } from "./wrappers.ts"
+import { awaitsCommand, type Inner, unwrap } from "./wrappers.ts"
 
 const words = (command: string) => command.split(" ")
 
@@ -93,6 +93,33 @@ describe("unwrap", () => {
     ["trap - EXIT", []],
     ["git status", []],
     ["ls", []],
+    // Programs that run another program.
+    ["coproc rm x", ["exec:rm x"]],
+    ["coproc NAME { rm x", ["exec:{ rm x"]],
+    ["coproc { rm x", ["exec:{ rm x"]],
+    ["busybox rm x", ["exec:rm x"]],
+    ["toybox rm x", ["exec:rm x"]],
+    ["chroot / rm x", ["exec:rm x"]],
+    ["chroot --userspec=1:1 / rm x", ["exec:rm x"]],
+    ["chrt -r 5 rm x", ["exec:rm x"]],
+    ["chrt -p 5 123", []],
+    ["flock -w 5 lock rm x", ["exec:rm x"]],
+    ["flock lock -c script", ["script:script"]],
+    ["flock 9", []],
+    ["unshare -r rm x", ["exec:rm x"]],
+    ["runuser -u bob rm x", ["exec:rm x"]],
+    ["su root -c script", ["script:script"]],
+    ["script -q -c script /dev/null", ["script:script"]],
+    ["script log", []],
+    ["systemd-run --user -p Nice=5 rm x", ["exec:rm x"]],
+    ["faketime 2020-01-01 rm x", ["exec:rm x"]],
+    ["xvfb-run -a rm x", ["exec:rm x"]],
+    ["npx -c script", ["script:script"]],
+    ["npx cowsay", []],
+    ["parallel rm ::: a b", ["script:rm"]],
+    ["parallel -j 2 rm {} ::: a", ["script:rm {}"]],
+    ["parallel ::: a", ["stdin"]],
+    ["env --split-string=script", ["script:--split-string=script"]],
   ])("%s → %j", (command, expected) => {
     expect(inner(command)).toEqual(expected)
   })
@@ -102,6 +129,38 @@ describe("unwrap", () => {
     expect(env).toMatchObject({ kind: "exec", start: 3, chdir: 2 })
     const direnv = unwrap(words("direnv exec /x make"))[0]!
     expect(direnv).toMatchObject({ kind: "exec", start: 3, chdir: 2 })
+  })
+
+  it("knows the text xargs -I / -i / --replace fills in", () => {
+    expect(unwrap(words("xargs -I X sh -c X"))[0]).toMatchObject({ kind: "exec", start: 3, placeholder: "X" })
+    expect(unwrap(words("xargs -I% rm %"))[0]).toMatchObject({ placeholder: "%" })
+    expect(unwrap(words("xargs -i rm {}"))[0]).toMatchObject({ placeholder: "{}" })
+    expect(unwrap(words("xargs --replace=@ rm @"))[0]).toMatchObject({ placeholder: "@" })
+    expect(unwrap(words("xargs rm"))[0]).not.toHaveProperty("placeholder")
+  })
+
+  it("gives the offset of an inline script flag's value", () => {
+    expect(unwrap(words("env --split-string=rm"))[0]).toMatchObject({ kind: "script", prefix: 15 })
+    expect(unwrap(words("env -Srm"))[0]).toMatchObject({ kind: "script", prefix: 2 })
+  })
+
+  it.each([
+    ["sh -c", true],
+    ["bash -lc", true],
+    ["sudo", true],
+    ["sudo -u bob", true],
+    ["env", true],
+    ["env -i FOO=1", true],
+    ["timeout", true],
+    ["nice -n 5", true],
+    ["sudo -l", false],
+    ["rm", false],
+    ["rm -f", false],
+    ["sh", false],
+    ["sh -c script", false],
+    ["echo", false],
+  ])("awaitsCommand(%s) is %s: more words from input would choose the program", (command, expected) => {
+    expect(awaitsCommand(words(command))).toBe(expected)
   })
 
   it("marks xargs as giving arguments from input", () => {
