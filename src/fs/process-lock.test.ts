@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { existsSync, readdirSync } from "node:fs"
-import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
@@ -199,6 +199,20 @@ describe("the cross-process file lock", () => {
       `its lock file ${lock} does not say who holds it (remove that file if no toolbelt process is running)`,
     )
     expect(await readFile(lock, "utf8")).toBe("not a lock")
+  })
+
+  test("a lock directory that cannot be made, or is not the user's own, is refused with what to do", async () => {
+    configureFileLocks({ dir: join(file, "locks") })
+    await expect(withFileLock(file, () => "ran")).rejects.toThrow(
+      /^Cannot create the lock directory .*file\.txt\/locks \(ENOTDIR\), so the file cannot be locked against other toolbelt processes\. Set TOOLBELT_LOCK_DIR/,
+    )
+    const elsewhere = join(dir, "elsewhere")
+    await mkdir(elsewhere)
+    await symlink(elsewhere, join(dir, "linked"))
+    configureFileLocks({ dir: join(dir, "linked") })
+    await expect(withFileLock(file, () => "ran")).rejects.toThrow(
+      `The lock directory ${join(dir, "linked")} is not a directory owned by this user`,
+    )
   })
 
   test("with the cross-process lock off, another process's lock is not waited for", async () => {

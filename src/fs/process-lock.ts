@@ -5,7 +5,7 @@
 // its lock is taken over.
 
 import { createHash, randomBytes } from "node:crypto"
-import { linkSync, lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
+import { linkSync, lstatSync, mkdirSync, readFileSync, type Stats, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 import { errorCode, FileSystemError } from "./errors.ts"
@@ -45,8 +45,11 @@ export interface ProcessLock {
   release(): void
 }
 
+/** A file's cross-process lock could not be taken; the message says why and what to do. */
+export class FileLockError extends FileSystemError {}
+
 /** The lock waited for was held by a live process the whole time. */
-export class FileLockTimeoutError extends FileSystemError {
+export class FileLockTimeoutError extends FileLockError {
   readonly holder: LockHolder | undefined
 
   constructor(file: string, waitedMs: number, holder: LockHolder | undefined, lockFile: string) {
@@ -88,11 +91,20 @@ const ready = new Set<string>()
 
 function ensureDirectory(dir: string): void {
   if (ready.has(dir)) return
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const stats = lstatSync(dir)
+  let stats: Stats
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    stats = lstatSync(dir)
+  } catch (error) {
+    throw new FileLockError(
+      `Cannot create the lock directory ${dir} (${errorCode(error) ?? String(error)}), so the file cannot be ` +
+        "locked against other toolbelt processes. Set TOOLBELT_LOCK_DIR to a writable private directory.",
+      { path: dir, cause: error },
+    )
+  }
   const uid = process.getuid?.()
   if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid))
-    throw new FileSystemError(
+    throw new FileLockError(
       `The lock directory ${dir} is not a directory owned by this user, so file locks cannot be kept there. ` +
         "Remove it, or set TOOLBELT_LOCK_DIR to a private directory.",
       { path: dir },
@@ -321,9 +333,4 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms)
     signal?.addEventListener("abort", onAbort, { once: true })
   })
-}
-
-/** The locks this process holds now (for tests and diagnostics). */
-export function processLocksHeld(): number {
-  return heldByUs.size
 }

@@ -3,17 +3,18 @@
 // runs under the file's lock, which another process may hold too long: that is said as a retry.
 
 import { stat } from "node:fs/promises"
-import { FileLockTimeoutError } from "../../fs/process-lock.ts"
+import { FileLockError } from "../../fs/process-lock.ts"
 import { isUnchanged, type ReadLedger } from "../../fs/read-ledger.ts"
 import { hashContent } from "../../fs/text.ts"
 import { ToolFailure } from "../../tool/failure.ts"
 
 /**
- * A lock another toolbelt process held past the wait (`FileLockTimeoutError`, naming the holder and
- * asking for a retry) as a failure the model sees; any other error unchanged.
+ * A file lock that could not be taken (`FileLockError`: another toolbelt process held it past the wait,
+ * named with a request to retry; or no lock directory) as a failure the model sees; any other error
+ * unchanged.
  */
 export function lockFailure(error: unknown): unknown {
-  return error instanceof FileLockTimeoutError ? new ToolFailure(error.message, { cause: error }) : error
+  return error instanceof FileLockError ? new ToolFailure(error.message, { cause: error }) : error
 }
 
 /**
