@@ -47,6 +47,13 @@ export function commandWord(token: Token): CommandWord {
       why: "is computed at run time (a glob or brace pattern the shell expands)",
     }
   }
+  if (/^\/(proc|dev\/fd)\//.test(name)) {
+    return {
+      kind: "computed",
+      source: token.source,
+      why: "names a program through /proc or /dev/fd, known only at run time",
+    }
+  }
   return { kind: "literal", name, base: basename(name) || name }
 }
 

@@ -41,9 +41,7 @@ export function uncheckedReason(options: {
   const startup = [...command.assignments, ...(SETS_ENV.has(word.base) ? words.slice(1) : [])].find((text) =>
     STARTUP_FILE.test(text),
   )
-  if (startup !== undefined) {
-    return `${startup.split("=")[0]} makes a shell run the commands in a file first, which the rules cannot see`
-  }
+  if (startup !== undefined) return startupFileReason(startup.split("=")[0]!)
   if (command.feeds && awaitsCommand(words)) {
     return `${command.feeds} appends words from its input to \`${words.join(" ")}\`, so the input chooses the program that runs`
   }
@@ -52,6 +50,7 @@ export function uncheckedReason(options: {
       return `${inner.via} runs shell code that is built when the command runs`
     }
     if (inner.kind === "stdin") {
+      if (inner.file) return `${inner.via} runs the shell code in ${inner.file}, another command's output`
       if (command.input?.dynamic)
         return `${inner.via} runs shell code from its input, built when the command runs`
       if (!command.input) {
@@ -62,6 +61,13 @@ export function uncheckedReason(options: {
     }
   }
   return undefined
+}
+
+/** Why setting `name` cannot be checked, when it names a file of commands a shell runs first (`BASH_ENV`). */
+export function startupFileReason(name: string): string | undefined {
+  return STARTUP_FILE.test(`${name}=`)
+    ? `${name} makes a shell run the commands in a file first, which the rules cannot see`
+    : undefined
 }
 
 /** Why an alias cannot be checked: its text is not known before the command runs. */

@@ -20,7 +20,7 @@ import {
   withRedirections,
 } from "./redirections.ts"
 import type { ScannedCommand } from "./scanned-command.ts"
-import { uncheckedReason, unknownAlias } from "./unchecked.ts"
+import { startupFileReason, uncheckedReason, unknownAlias } from "./unchecked.ts"
 import { assign, forget, forgetAll, mergeBack, setAtRunTime } from "./variables.ts"
 import { knownValue, wordValues } from "./words.ts"
 import { CD_FAMILY, changeDirectory, directoryOf } from "./working-directory.ts"
@@ -50,10 +50,16 @@ const SENSITIVE_VARIABLES: ReadonlySet<string> = new Set([
   "SHELLOPTS",
   "BASHOPTS",
   "PROMPT_COMMAND",
+  "PS0",
+  "PS1",
+  "PS2",
   "PS4",
   "GIT_SSH_COMMAND",
   "GIT_EXEC_PATH",
 ])
+
+/** Variables whose value is shell code the shell runs (or expands, running its substitutions) later. */
+const CODE_VARIABLES: ReadonlySet<string> = new Set(["PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4"])
 
 const DECLARATIONS: ReadonlySet<string> = new Set(["declaration_command", "unset_command"])
 
@@ -429,13 +435,15 @@ export class Scanner {
         { ...nested, redirects: command.redirects, depth: frame.depth + 1, via: inner.via },
         inner.via,
       )
-    } else if (command.input) {
+    } else if (command.input && !inner.file) {
       if (command.input.dynamic)
         this.findings.note(`${inner.via} runs shell code built from expansions: ${command.text}`)
       const nested = fork(frame)
       this.script(command.input.text, { ...nested, depth: frame.depth + 1, via: inner.via }, inner.via)
     } else {
-      this.findings.note(`${inner.via} reads commands from its standard input, which the scan cannot see`)
+      this.findings.note(
+        `${inner.via} reads commands from ${inner.file ?? "its standard input"}, which the scan cannot see`,
+      )
     }
   }
 
@@ -469,6 +477,8 @@ export class Scanner {
     for (const extra of outer?.extra ?? []) this.nested(extra, frame)
     const text = withRedirections(node, outer, frame, this.findings)
     const always = text === keyword ? keyword : text.startsWith(`${keyword} `) ? `${keyword} *` : text
+    const declared = node.namedChildren.map((child) => child.childForFieldName("name")?.text ?? child.text)
+    const unchecked = declared.map(startupFileReason).find((reason) => reason !== undefined)
     this.record({
       text,
       name: keyword,
@@ -477,6 +487,7 @@ export class Scanner {
       asks: true,
       via: frame.via,
       cwd: frame.state.cwd,
+      ...(unchecked ? { unchecked } : {}),
     })
     this.trailing(outer?.trailing ?? [], frame)
   }
@@ -497,9 +508,23 @@ export class Scanner {
         : undefined
     }
     assign(frame.state, name, values, frame.conditional ?? false)
+    // Shell code the shell runs later (`PROMPT_COMMAND`) or expands, running its `$( … )` (`PS4`).
+    if (CODE_VARIABLES.has(name) && values?.length === 1 && values[0] !== "") {
+      this.script(values[0]!, { ...fork(frame), depth: frame.depth + 1, via: name }, name)
+    }
     if (!declared && SENSITIVE_VARIABLES.has(name)) {
       const text = [patternText(node, frame, this.findings), ...frame.redirects].join(" ")
-      this.record({ text, name, argv: [], always: text, asks: true, via: frame.via, cwd: frame.state.cwd })
+      const unchecked = startupFileReason(name)
+      this.record({
+        text,
+        name,
+        argv: [],
+        always: text,
+        asks: true,
+        via: frame.via,
+        cwd: frame.state.cwd,
+        ...(unchecked ? { unchecked } : {}),
+      })
     }
   }
 

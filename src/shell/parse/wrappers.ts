@@ -31,7 +31,12 @@ export type Inner =
       /** The script starts this many characters into its first token (`env --split-string=…`). */
       readonly prefix?: number
     }
-  | { readonly kind: "stdin"; readonly via: string }
+  | {
+      readonly kind: "stdin"
+      readonly via: string
+      /** The shell reads its script from this file descriptor instead (`bash <(…)` reads `/dev/fd/63`). */
+      readonly file?: string
+    }
 
 interface OptionSpec {
   /** Flags whose value is the next token (or the rest of a short cluster). */
@@ -83,7 +88,7 @@ const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
     scriptOnly: true,
   },
   env: {
-    value: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+    value: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0", "-P"],
     assignments: true,
     chdir: ["-C", "--chdir"],
     script: ["-S", "--split-string"],
@@ -448,6 +453,14 @@ function shell(words: readonly string[], name: string): Inner[] {
     break
   }
   if (command) return i < words.length ? [{ kind: "script", from: i, to: i + 1, via: `${name} -c` }] : []
+  // A script read from a file that is this shell's input or another command's output (`bash <(…)`).
+  const script = words[i]
+  if (!stdin && script !== undefined && /^\/(dev\/(stdin|fd\/\d+)|proc\/self\/fd\/\d+)$/.test(script))
+    return [
+      /^\/dev\/stdin$|\/0$/.test(script)
+        ? { kind: "stdin", via: name }
+        : { kind: "stdin", via: name, file: script },
+    ]
   if (i < words.length && !stdin) return []
   return [{ kind: "stdin", via: name }]
 }
