@@ -50,8 +50,12 @@ export function depthBeyond(value: unknown, max = MAX_INPUT_DEPTH): number | und
  *    head of its JSON, its size and its sha256.
  */
 export function storedInput(input: ToolInput): ToolInput {
+  if (checked.has(input)) return input
   const survey = surveyInput(input)
-  if (survey.size <= MAX_STORED_INPUT_BYTES && !survey.tooDeep) return input
+  if (survey.size <= MAX_STORED_INPUT_BYTES && !survey.tooDeep) {
+    checked.add(input)
+    return input
+  }
   let size = survey.size
   const cut = new Set<string>()
   for (const text of survey.strings.sort((a, b) => b.length - a.length)) {
@@ -60,9 +64,18 @@ export function storedInput(input: ToolInput): ToolInput {
     cut.add(text)
     size -= text.length - STORED_HEAD_CHARS * 2
   }
-  if (size > MAX_STORED_INPUT_BYTES) return wholeInputNote(input)
-  return copyBounded(input, cut) as ToolInput
+  const stored =
+    size > MAX_STORED_INPUT_BYTES ? wholeInputNote(input) : (copyBounded(input, cut) as ToolInput)
+  checked.add(stored)
+  return stored
 }
+
+/**
+ * Inputs already known to be within bounds: a call's part carries the same input object through all
+ * its states, and the store checks it on every write, so each input is walked once. (Parts are
+ * immutable: an input is never changed after it was recorded.)
+ */
+const checked = new WeakSet<object>()
 
 /** A string as stored: itself when short, else its head and a note with its size and digest. */
 export function storedString(text: string): string {
