@@ -13,11 +13,20 @@
  * - Strings that are shell code are parsed too, recursively (up to 8 levels): the script of
  *   `bash`/`sh`/`zsh`/`dash`/`ksh -c '…'` (also `-lc`, `-ec`…), `eval` arguments, `watch '…'`, `env -S '…'`,
  *   `su -c '…'`, `trap '…' EXIT` handlers, and the heredoc or here-string fed to a bare `bash`.
- * - Wrapped commands are commands too: `sudo`, `doas`, `env`, `nohup`, `time`, `timeout N`, `nice`,
- *   `ionice`, `stdbuf`, `setsid`, `taskset`, `command`, `builtin`, `exec`, `xargs`, `strace`, `caffeinate`,
- *   `find -exec/-execdir/-ok … ;`, `fd -x`, `uv run`, `poetry run`, `pipenv run`, `bundle exec`,
- *   `pnpm exec`, `npm exec`, `mise exec`, `conda run`, `direnv exec`. `sudo rm -rf x` gives two patterns,
- *   `sudo rm -rf x` and `rm -rf x`, so a rule about `rm` applies however `rm` is reached.
+ * - Wrapped commands are commands too (one table, `wrappers.ts`, for every simple command wherever it
+ *   is): `sudo`, `doas`, `su -c`, `runuser`, `pkexec`, `env`, `nohup`, `time`, `timeout N`, `nice`,
+ *   `ionice`, `chrt`, `taskset`, `numactl`, `prlimit`, `stdbuf`, `setsid`, `chroot`, `unshare`, `nsenter`,
+ *   `flock`, `coproc`, `command`, `builtin`, `exec`, `xargs`, `parallel`, `strace`, `ltrace`, `valgrind`,
+ *   `caffeinate`, `unbuffer`, `busybox`/`toybox`, `fakeroot`, `faketime`, `firejail`, `systemd-run`,
+ *   `xvfb-run`, `script -c`, `npx -c`, `find -exec/-execdir/-ok … ;`, `fd -x`, `uv run`, `poetry run`,
+ *   `pipenv run`, `bundle exec`, `pnpm exec`, `npm exec`, `mise exec`, `conda run`, `direnv exec`…
+ *   `sudo rm -rf x` gives two patterns, `sudo rm -rf x` and `rm -rf x`, so a rule about `rm` applies
+ *   however `rm` is reached.
+ * - The command word is read one way everywhere (`command-word.ts`): quotes, escapes and known expansions
+ *   removed, a path by its last component; prefix assignments are dropped from the plain spelling
+ *   (`FOO=1 rm x` also gives `rm x`); an expansion is split by `IFS` as the shell does (`c="rm x"; $c` gives
+ *   `rm x`), each value a variable may hold is checked, and aliases (`alias r=rm`, `hash -p`) are followed.
+ *   A variable is known only when every path to the command gives it (`variables.ts`).
  * - A pattern is the command's source text including its redirections (`echo hi > out.txt`), and the
  *   redirections of the compound command around it (`{ a; b; } > log` gives `a > log` and `b > log`).
  *   Whitespace is normalised only between tokens: runs of blanks and line continuations become one
@@ -73,6 +82,11 @@
  *   reading commands from standard input (`curl … | sh`), paths it could not place, a working directory
  *   it lost track of (`cd "$(…)"`), arguments a file command gets from input (`… | xargs rm`). A careful
  *   caller asks rather than allowing silently when `reasons` is present.
+ * - `unchecked` lists the patterns whose commands the rules cannot check at all (`unchecked.ts`): a command
+ *   word computed at run time (`$(echo rm) x`, `"$@"`, `$CMD x`, a glob), shell code built at run time
+ *   (`eval "$x"`, `sh -c "$x"`), commands from a file or input (`source f`, `curl … | sh`, `xargs sh -c`),
+ *   and the whole command when it could not be parsed. The caller gives them the strictest outcome the
+ *   rules could give (see permission/unchecked.ts).
  * - Line continuations outside quotes are removed before parsing, as bash does, so `r\⏎m -rf /` is seen as
  *   `rm -rf /`.
  *
@@ -90,7 +104,8 @@
  * carries is `frame.ts`; redirections are `redirections.ts`; `cd` and friends are `working-directory.ts`;
  * the external-directory check is `external-paths.ts`; "always" patterns and plain spellings are
  * `always.ts`; pattern text is `pattern-text.ts`; line continuations are `continuations.ts`; reasons are
- * `reasons.ts`.
+ * `reasons.ts`; the command word is `command-word.ts`; aliases are `aliases.ts`; what variables are known
+ * is `variables.ts`; what the rules cannot check is `unchecked.ts`.
  */
 import { homedir } from "node:os"
 import { resolve } from "node:path"

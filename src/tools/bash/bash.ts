@@ -119,7 +119,9 @@ export interface BashMetadata extends Record<string, unknown> {
  * 2. Resolve `workdir` (default: the project); outside the project, ask `external_directory` for it.
  * 3. Scan the command: ask `external_directory` for the other directories outside the project it
  *    touches, then one `bash` ask with every command's pattern and "always" prefix. A command the
- *    scan cannot parse, or cannot see through, is asked for whole: never allowed silently.
+ *    scan cannot parse, or cannot see through, is asked for whole: never allowed silently. Patterns
+ *    the rules cannot check (a command word computed at run time) go in `metadata.unchecked` with why,
+ *    so the permission engine gives them the strictest outcome the rules could give.
  * 4. Run it (see RunningCommand), streaming the tail of the output as progress; or start it as a
  *    background job and wait for readiness if asked.
  * 5. Shape the result: the bounded output, then what happened (exit code, timeout, abort, prompt,
