@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises"
 import type { AskRequest } from "../permission/service.ts"
 import type { Decide, Reply } from "../permission/simple.ts"
-import { unansweredNote } from "../permission/unchecked.ts"
+import { unansweredNote, uncheckedOf } from "../permission/unchecked.ts"
 import type { IO } from "./io.ts"
 
 /**
@@ -11,8 +11,10 @@ import type { IO } from "./io.ts"
 export async function promptForPermission(io: IO, request: AskRequest, signal?: AbortSignal): Promise<Reply> {
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true })
   try {
+    const unchecked = uncheckedOf(request.metadata)
     io.stderr.write(
       `\nPermission requested: ${request.permission} for ${request.patterns.join(", ")}\n` +
+        (unchecked ? `  why: ${unchecked.reason}\n` : "") +
         `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`,
     )
     for (;;) {
