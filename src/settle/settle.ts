@@ -115,11 +115,14 @@ class Interrupted {}
 /**
  * Settles one tool call; the one pipeline for every surface.
  *
+ * 0. Record the call as requested, its input bounded for the journal (`storedInput`); input nested
+ *    deeper than `MAX_INPUT_DEPTH` is refused here, before anything walks it recursively.
  * 1. Resolve the registration advertised for the call's turn (unknown or stale: error, no run).
  *    Then the `tool.execute.before` hooks may rewrite the arguments, deny, or supply the result,
  *    and the doom-loop guard asks `doom_loop` when the call repeats the session's recent calls.
  * 2. Decode the input with the tool's input codec (invalid: model-readable error, no run).
- * 3. Execute with the runner's context (abort: interruption, never a success).
+ * 3. Execute with the runner's context, once its start is recorded (abort: interruption, never a
+ *    success; a NUL byte Node refuses in a path or command: invalid input, not a defect).
  * 4. Encode and validate the output with the output codec (invalid: never a success).
  * 5. Project the encoded output to model content; the `tool.execute.after` hooks see it whole.
  * 6. Bound the text (the full text goes to the output store; storing fails: the call fails).
@@ -500,8 +503,11 @@ class PartRecorder {
    * From now on the call waits for no recording: `running()` and the final state are handed to the
    * sink and the call goes on (an `ordered` sink, such as the journal, then commits them together,
    * after the result is out). A recording that fails goes to `report` (the call's result stands).
-   * For read-only tools only: a crash in that window leaves the call unrecorded or interrupted, and a
-   * client retrying it runs a read again, never a side effect.
+   * For read-only tools only. The states are still queued the moment they happen, and the group
+   * commit flushes at the next turn of the event loop, so a call that is still running after one turn
+   * (any read that waits on I/O) is on disk as running, and a kill -9 from then on leaves a record that
+   * the next start closes as interrupted. Only a kill within that first turn can leave no record, and
+   * then what ran was a read: a client retrying it never repeats a side effect.
    */
   trail(report: (error: unknown) => void): void {
     this.#trailing = report
