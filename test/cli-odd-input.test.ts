@@ -120,3 +120,29 @@ describe("a path with a NUL byte", () => {
     expect(await readdir(project)).toEqual(["a.txt"])
   })
 })
+
+describe("over MCP (stdio)", () => {
+  it("answers 200,000-deep arguments and a NUL-byte path with a tool error, and keeps serving", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`
+    const lines = [
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"filePath":"a.txt","x":${deep}}}}`,
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"filePath":"a\\u0000b"}}}',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"filePath":"a.txt"}}}',
+    ]
+    // stdin ends after the last request: the server answers what it has, then exits.
+    const result = toolbelt(["mcp"], `${lines.join("\n")}\n`)
+    const answers = new Map<number, { result: { content: { text: string }[]; isError?: boolean } }>()
+    for (const line of result.stdout.split("\n").filter(Boolean)) {
+      const message = JSON.parse(line)
+      answers.set(message.id, message)
+    }
+    expect(answers.get(2)?.result.isError).toBe(true)
+    expect(answers.get(2)?.result.content[0]?.text).toMatch(/nested more than 512 levels deep/)
+    expect(answers.get(3)?.result.isError).toBe(true)
+    expect(answers.get(3)?.result.content[0]?.text).toMatch(/contains a NUL byte/)
+    expect(answers.get(4)?.result.content[0]?.text).toContain("hello")
+    expect(result.stderr).not.toMatch(/Maximum call stack|defect/)
+  })
+})
