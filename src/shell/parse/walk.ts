@@ -419,7 +419,12 @@ export class Scanner {
           redirects: command.redirects,
           input: command.input,
           via: inner.via,
-          ...(inner.input ? { feeds: inner.via } : {}),
+          // Words from input land at the end of the wrapped command too (`xargs sudo sh -c`).
+          ...(inner.input
+            ? { feeds: inner.via }
+            : command.feeds && inner.end === words.length
+              ? { feeds: command.feeds }
+              : {}),
         },
         { ...frame, state },
       )
