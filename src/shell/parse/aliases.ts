@@ -45,5 +45,26 @@ export function defineAliases(base: string, tokens: readonly Token[], state: Sta
   }
 }
 
+/** Key of `State.aliases` meaning any name may now be an alias, with unknown text. */
+export const ANY_ALIAS = "\u0000any"
+
+/**
+ * An assignment to bash's alias or command-hash tables (`BASH_ALIASES[r]=rm`, `BASH_CMDS[r]=/bin/rm`)
+ * defines `r` as `alias`/`hash -p` would. One the scan cannot read (`BASH_ALIASES=(…)`, a computed key or
+ * value) means any name may be an alias. Returns whether `target` was such a table.
+ */
+export function assignAliasTable(
+  target: string,
+  values: readonly string[] | undefined,
+  state: State,
+): boolean {
+  const match = /^(BASH_ALIASES|BASH_CMDS)(?:\[(.*)\])?$/.exec(target)
+  if (!match) return false
+  const key = match[2]?.replace(/^(["'])(.*)\1$/, "$2")
+  if (key !== undefined && NAME.test(key) && values?.length === 1) state.aliases.set(key, values[0])
+  else state.aliases.set(ANY_ALIAS, undefined)
+  return true
+}
+
 /** The commands `defineAliases` reads. */
 export const ALIAS_COMMANDS: ReadonlySet<string> = new Set(["alias", "unalias", "hash"])

@@ -38,6 +38,13 @@ describe("commandWord", () => {
     expect(commandWord(token(source, text, dynamicAt))).toMatchObject({ kind: "computed", source })
   })
 
+  it("names the program as a case-insensitive file system finds it", () => {
+    expect(commandWord(token("RM"), "darwin")).toMatchObject({ base: "rm" })
+    expect(commandWord(token("/BIN/RM"), "win32")).toMatchObject({ base: "rm" })
+    expect(commandWord(token("rm.exe"), "win32")).toMatchObject({ base: "rm" })
+    expect(commandWord(token("RM"), "linux")).toMatchObject({ base: "RM" })
+  })
+
   it("counts a glob or brace pattern as computed", () => {
     expect(commandWord(token("/bin/r?"))).toMatchObject({
       kind: "computed",

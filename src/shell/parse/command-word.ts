@@ -4,7 +4,8 @@
  *
  * 1. Quotes and escapes are removed and known expansions done (`words.ts`): `'rm'`, `"r"m`, `r\m`,
  *    `$'rm'` and `a=rm; $a` are all `rm`.
- * 2. A path names its last component: `/bin/rm`, `/usr/bin/rm`, `./rm` and `~/bin/rm` are `rm`.
+ * 2. A path names its last component: `/bin/rm`, `/usr/bin/rm`, `./rm` and `~/bin/rm` are `rm`; where the
+ *    file system ignores case (macOS, Windows) `RM` is `rm` too, and on Windows `rm.exe` is.
  * 3. A word the shell completes only when the command runs is `computed`: an expansion the scan cannot
  *    know (`$CMD`, `$(echo rm)`, `` `echo rm` ``, `"$@"`, `"${arr[@]}"`, `rm$IFS`), a glob or brace
  *    expansion (`/bin/r?`, `/bin/r[m]`, `{rm,x}`), or text a wrapper fills in (`xargs -I X X …`).
@@ -33,8 +34,18 @@ export type CommandWord =
 /** Words that are test commands, not globs (`[ -f x ]` reached through a wrapper). */
 const BRACKETS: ReadonlySet<string> = new Set(["[", "[["])
 
+/**
+ * File systems that ignore case by default (macOS, Windows): there `RM` and `/BIN/RM` run `rm`, and
+ * `rm.exe` is `rm` on Windows.
+ */
+function programName(base: string, platform: NodeJS.Platform): string {
+  if (platform !== "darwin" && platform !== "win32") return base
+  const lower = base.toLowerCase()
+  return platform === "win32" ? lower.replace(/\.(exe|com|cmd|bat)$/, "") : lower
+}
+
 /** The command word of `token` (see the module comment). */
-export function commandWord(token: Token): CommandWord {
+export function commandWord(token: Token, platform: NodeJS.Platform = process.platform): CommandWord {
   const name = knownValue(token.values)
   if (name === undefined) {
     return { kind: "computed", source: token.source, why: "is computed at run time (an expansion)" }
@@ -54,7 +65,7 @@ export function commandWord(token: Token): CommandWord {
       why: "names a program through /proc or /dev/fd, known only at run time",
     }
   }
-  return { kind: "literal", name, base: basename(name) || name }
+  return { kind: "literal", name, base: programName(basename(name) || name, platform) }
 }
 
 /**

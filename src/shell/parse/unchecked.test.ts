@@ -20,6 +20,7 @@ describe("commands the rules cannot check are listed as unchecked, with why", ()
     ["xargs sh -c < list", "sh -c < list", "the input chooses the program"],
     ["echo x | xargs -I% % y", "% y", "computed at run time"],
     ['alias r="$x"; r y', "r y", "alias whose text is only known"],
+    ["BASH_ALIASES=([r]=rm); r y", "r y", "alias whose text is only known"],
     ["BASH_ENV=./f bash -c true", "BASH_ENV=./f bash -c true", "BASH_ENV makes a shell run"],
     ["if then fi", "if then fi", "could not be parsed"],
   ])("%s", async (command, pattern, reason) => {
@@ -54,6 +55,8 @@ describe("the command word is found however it is reached", () => {
     ["busybox rm x", "rm x"],
     ["alias r='rm -f'; r x", "rm -f x"],
     ["hash -p /bin/rm r; r x", "rm x"],
+    ["BASH_ALIASES[r]=rm; r x", "rm x"],
+    ["BASH_CMDS[r]=/bin/rm; r x", "rm x"],
     ['c="rm x"; $c', "rm x"],
     ['IFS=,; c="rm,x"; $c', "rm x"],
     ["c=rm; if false; then c=ls; fi; $c x", "rm x"],

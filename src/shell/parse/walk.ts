@@ -3,7 +3,7 @@
  * wherever it sits, records each with its patterns, and follows wrappers, nested scripts, `cd` and
  * assignments as it goes. See `scan.ts` for the rules.
  */
-import { ALIAS_COMMANDS, defineAliases } from "./aliases.ts"
+import { ALIAS_COMMANDS, ANY_ALIAS, assignAliasTable, defineAliases } from "./aliases.ts"
 import { alwaysOf, plainSpelling } from "./always.ts"
 import { commandWord, commandWordVariants, withPlaceholder } from "./command-word.ts"
 import { removeContinuations } from "./continuations.ts"
@@ -367,7 +367,8 @@ export class Scanner {
       return
     }
     if (base !== undefined && ALIAS_COMMANDS.has(base)) defineAliases(base, tokens, frame.state)
-    if (bare !== undefined && frame.state.aliases.has(bare) && !frame.aliasing?.has(bare)) {
+    const aliases = frame.state.aliases
+    if (bare !== undefined && (aliases.has(bare) || aliases.has(ANY_ALIAS)) && !frame.aliasing?.has(bare)) {
       this.alias(bare, command, frame)
       return
     }
@@ -512,7 +513,8 @@ export class Scanner {
         ? expanded.map((part) => part.text)
         : undefined
     }
-    assign(frame.state, name, values, frame.conditional ?? false)
+    if (!assignAliasTable(name, values, frame.state))
+      assign(frame.state, name, values, frame.conditional ?? false)
     // Shell code the shell runs later (`PROMPT_COMMAND`) or expands, running its `$( … )` (`PS4`).
     if (CODE_VARIABLES.has(name) && values?.length === 1 && values[0] !== "") {
       this.script(values[0]!, { ...fork(frame), depth: frame.depth + 1, via: name }, name)
