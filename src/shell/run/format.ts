@@ -26,11 +26,17 @@ export function formatBounded(output: Bounded, options: { empty?: string } = {})
   const cutLines = Math.max(0, output.totalLines - output.keptLines)
   const lastCut = first + cutLines - 1
   const header = ["...output truncated..."]
+  // One line alone can be longer than the limits (a minified bundle, a progress bar without newlines):
+  // then the end of that line is what is shown, and saying "the last 0 lines" would hide that.
+  const shown =
+    output.keptLines === 0 && body !== ""
+      ? `the end of line ${lastCut}, the last ${formatBytes(Buffer.byteLength(body))} of it (a single line too long to show whole)`
+      : `the last ${output.keptLines} of ${output.totalLines} lines`
   if (output.outputPath) {
     const file = JSON.stringify(output.outputPath)
     header.push(
       `Full output saved to: ${output.outputPath}\n` +
-        `Shown: the last ${output.keptLines} of ${output.totalLines} lines (${formatBytes(output.totalBytes)} in all). ` +
+        `Shown: ${shown} (${formatBytes(output.totalBytes)} in all). ` +
         `Use Grep on that file to search it, or Read with filePath ${file}` +
         (cutLines > 0
           ? `, offset ${first} and limit ${cutLines} to see lines ${first}-${lastCut}, which were cut.`
@@ -39,7 +45,7 @@ export function formatBounded(output: Bounded, options: { empty?: string } = {})
   } else {
     header.push(
       `The full output could not be saved${output.saveError ? ` (${output.saveError})` : ""}; ` +
-        `only the last ${output.keptLines} of ${output.totalLines} lines are shown.`,
+        `shown: ${shown}.`,
     )
   }
   if (output.signals.length) {
