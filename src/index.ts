@@ -7,6 +7,7 @@ export {
   PermissionDeniedError,
   PermissionNotFoundError,
   PermissionRejectedError,
+  PermissionUnansweredError,
 } from "./permission/errors.ts"
 export type { Action, Rule, Ruleset } from "./permission/rule.ts"
 export type { AskRequest, PermissionService } from "./permission/service.ts"

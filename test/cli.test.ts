@@ -136,8 +136,11 @@ describe("toolbelt call", () => {
     expect(rejected.status).toBe(1)
     expect(json(rejected)).toEqual({
       status: "error",
-      error: "The user rejected permission to use this specific tool call.",
+      error: expect.stringMatching(
+        /^This call needs a person's approval and no one could be asked, so it did not run: permission external_directory for .* needs approval, and toolbelt call cannot ask \(stdin is not a terminal and --yes was not given\)\. Re-run with --yes/,
+      ),
     })
+    expect(json(rejected).error).not.toMatch(/user rejected/)
     expect(rejected.stderr).toMatch(/--yes/)
     const approved = toolbelt(["call", "outside", "--json", "--yes"])
     expect(approved.status).toBe(0)

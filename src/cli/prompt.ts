@@ -44,10 +44,14 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined)
     io.stderr.write(
       `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
     )
-    // An ask the rules could not check: the model reads why and how to write the call so they can.
+    // Nobody said no, so the model is not told that someone did: it reads what needed approval, why no
+    // one was asked, and (for a call the rules could not check) how to write it so they can.
     const note = unansweredNote(request.metadata)
-    return note
-      ? { reject: `No one was asked: stdin is not a terminal and --yes was not given. ${note}` }
-      : "reject"
+    return {
+      unanswered:
+        `permission ${request.permission} for ${request.patterns.join(", ")} needs approval, and toolbelt ${command} ` +
+        `cannot ask (stdin is not a terminal and --yes was not given).` +
+        (note ? ` ${note}` : ` Re-run with --yes to approve it, or allow it in toolbelt.json.`),
+    }
   }
 }

@@ -9,6 +9,7 @@ import {
   PermissionDigestMismatchError,
   PermissionNotFoundError,
   PermissionRejectedError,
+  PermissionUnansweredError,
 } from "./errors.ts"
 import { MemoryApprovalStore } from "./memory-approvals.ts"
 import type { Rule, Ruleset } from "./rule.ts"
@@ -265,6 +266,23 @@ describe("reply", () => {
       "The user rejected permission to use this specific tool call with the following feedback: edit b.ts instead",
     )
     await expect(second).rejects.toBeInstanceOf(PermissionRejectedError)
+  })
+
+  it("reject as unanswered says no one could be asked, never that the user rejected it", async () => {
+    const { engine } = setup()
+    const first = engine.ask(request("edit", ["a.ts"]))
+    engine.reply({
+      requestID: engine.list()[0]!.id,
+      reply: "reject",
+      unanswered: "stdin is not a terminal.",
+      message: "ignored",
+    })
+    const error = await first.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PermissionUnansweredError)
+    expect((error as Error).message).toBe(
+      "This call needs a person's approval and no one could be asked, so it did not run: stdin is not a terminal.",
+    )
+    expect((error as Error).message).not.toMatch(/user rejected/)
   })
 
   it("an unknown request id throws PermissionNotFoundError", () => {

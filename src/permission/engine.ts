@@ -8,6 +8,7 @@ import {
   PermissionDigestMismatchError,
   PermissionNotFoundError,
   PermissionRejectedError,
+  PermissionUnansweredError,
 } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import { lastMatch, PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
@@ -42,6 +43,11 @@ export interface PermissionReply {
   readonly reply: PermissionReplyKind
   /** With `reject`: feedback for the model (the call fails with `PermissionCorrectedError`). */
   readonly message?: string
+  /**
+   * With `reject`: no one could be asked, and why (the call fails with `PermissionUnansweredError`, which
+   * does not claim that a person said no). Takes precedence over `message`.
+   */
+  readonly unanswered?: string
   /** The digest of the call the reply was given for; when present it must match the request's. */
   readonly digest?: string
   /** Where `always` is remembered: saved for the project (default), or for this session only. */
@@ -196,8 +202,9 @@ export class PermissionEngine implements PermissionService {
    * 3. `always`: `{permission, pattern}` for every entry of the request's `always` list is saved (for the
    *    project, or the session with `scope: "session"`), this request goes on, and so does every other
    *    pending request of the session that is now fully allowed.
-   * 4. `reject`: this request fails (`PermissionCorrectedError` when there is a message,
-   *    `PermissionRejectedError` otherwise), and so does every other pending request of the session.
+   * 4. `reject`: this request fails (`PermissionUnansweredError` when no one could be asked,
+   *    `PermissionCorrectedError` when there is a message, `PermissionRejectedError` otherwise), and so
+   *    does every other pending request of the session.
    * Each request that ends publishes `permission.replied`.
    */
   reply(input: PermissionReply): void {
@@ -209,7 +216,7 @@ export class PermissionEngine implements PermissionService {
     }
 
     if (input.reply === "reject") {
-      this.#settle(pending, "reject", input.message ? new PermissionCorrectedError(input.message) : undefined)
+      this.#settle(pending, "reject", rejection(input))
       for (const other of this.#sessionPending(request.sessionID)) {
         this.#settle(other, "reject", new PermissionRejectedError())
       }
@@ -347,4 +354,10 @@ function keyMatches(permission: string, key: string): boolean {
   if (key === permission) return true
   if (!WINDOWS && !key.includes("*") && !key.includes("?")) return false
   return match(permission, key)
+}
+
+/** The error a `reject` reply ends its request with. */
+function rejection(input: PermissionReply): Error | undefined {
+  if (input.unanswered) return new PermissionUnansweredError(input.unanswered)
+  return input.message ? new PermissionCorrectedError(input.message) : undefined
 }

@@ -32,6 +32,20 @@ export class PermissionCorrectedError extends Error {
   }
 }
 
+/**
+ * Nobody could be asked (no terminal and no `--yes`, a client that cannot show asks): the call did not
+ * run. Not a person's "no", so it does not claim one; the model reads why and what would let it run.
+ * Shown to the model; the turn continues.
+ */
+export class PermissionUnansweredError extends Error {
+  override readonly name = "PermissionUnansweredError"
+  readonly reason: string
+  constructor(reason: string) {
+    super(`This call needs a person's approval and no one could be asked, so it did not run: ${reason}`)
+    this.reason = reason
+  }
+}
+
 /** A reply named a request that is not pending (answered already, aborted, or never asked). */
 export class PermissionNotFoundError extends Error {
   override readonly name = "PermissionNotFoundError"
@@ -46,6 +60,7 @@ export type PermissionError =
   | PermissionDeniedError
   | PermissionRejectedError
   | PermissionCorrectedError
+  | PermissionUnansweredError
   | PermissionNotFoundError
 
 export function isPermissionError(error: unknown): error is PermissionError {
@@ -53,6 +68,7 @@ export function isPermissionError(error: unknown): error is PermissionError {
     error instanceof PermissionDeniedError ||
     error instanceof PermissionRejectedError ||
     error instanceof PermissionCorrectedError ||
+    error instanceof PermissionUnansweredError ||
     error instanceof PermissionNotFoundError
   )
 }

@@ -1,10 +1,24 @@
-import { PermissionCorrectedError, PermissionDeniedError, PermissionRejectedError } from "./errors.ts"
+import {
+  PermissionCorrectedError,
+  PermissionDeniedError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+} from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import type { AskRequest, PermissionService } from "./service.ts"
 import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
-export type Reply = "once" | "always" | "reject" | { readonly reject: string }
+/**
+ * A decision: approve once or always, reject (with feedback for the model), or `unanswered`: no one
+ * could be asked, and why (the call fails without claiming that someone said no).
+ */
+export type Reply =
+  | "once"
+  | "always"
+  | "reject"
+  | { readonly reject: string }
+  | { readonly unanswered: string }
 
 /** Decides an ask that the rules leave open: a TTY prompt, a test, or a fixed answer. */
 export type Decide = (request: AskRequest, options: { signal?: AbortSignal }) => Promise<Reply>
@@ -52,7 +66,11 @@ export class RulePermissions implements PermissionService {
     if (!this.#decide) throw new PermissionRejectedError()
     const reply = await this.#decide(request, options)
     if (reply === "reject") throw new PermissionRejectedError()
-    if (typeof reply === "object") throw new PermissionCorrectedError(reply.reject)
+    if (typeof reply === "object") {
+      throw "unanswered" in reply
+        ? new PermissionUnansweredError(reply.unanswered)
+        : new PermissionCorrectedError(reply.reject)
+    }
     if (reply === "always") {
       for (const pattern of request.always) {
         this.#approved.push({ permission: request.permission, pattern, action: "allow" })

@@ -3,7 +3,12 @@ import type { AfterOutput, Hooks } from "../hooks/hooks.ts"
 import type { Direction, Limits } from "../output/limits.ts"
 import type { OutputStore } from "../output/store.ts"
 import { truncate } from "../output/truncate.ts"
-import { isPermissionError, PermissionDeniedError, PermissionRejectedError } from "../permission/errors.ts"
+import {
+  isPermissionError,
+  PermissionDeniedError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+} from "../permission/errors.ts"
 import type { PermissionService } from "../permission/service.ts"
 import type { Registry, Turn } from "../registry/registry.ts"
 import { type DoomLoopGuard, describeDoomLoop, doomLoopAsk } from "../session/doom-loop.ts"
@@ -199,7 +204,9 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
       const nul = nulByteOf(error)
       if (nul) return recorder.fail(Message.nulByte(name, nul.value), "invalid")
       if (isPermissionError(error)) {
-        return recorder.fail(error.message, "permission", undefined, error instanceof PermissionRejectedError)
+        // A person's "no", or no one to ask: either way the turn stops instead of trying something else.
+        const stops = error instanceof PermissionRejectedError || error instanceof PermissionUnansweredError
+        return recorder.fail(error.message, "permission", undefined, stops)
       }
       return recorder.defect(error, name, deps.onDefect)
     }

@@ -363,7 +363,11 @@ function answerAsks(bus: Bus, permission: PermissionEngine, decide: Decide): () 
     const reply = await decide(request, {})
     if (!permission.list().some((pending) => pending.id === asked.id)) return
     if (typeof reply === "object")
-      permission.reply({ requestID: asked.id, reply: "reject", message: reply.reject })
+      permission.reply(
+        "unanswered" in reply
+          ? { requestID: asked.id, reply: "reject", unanswered: reply.unanswered }
+          : { requestID: asked.id, reply: "reject", message: reply.reject },
+      )
     else permission.reply({ requestID: asked.id, reply })
   })
 }

@@ -133,7 +133,9 @@ describe("toolbelt run against an OpenAI-compatible server", () => {
     const result = await toolbelt(["run", "go outside", ...model, "--base-url", baseURL])
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("rejected because stdin is not a terminal")
-    expect(result.stderr).toContain("✗ outside: The user rejected permission")
+    expect(result.stderr).toContain(
+      "✗ outside: This call needs a person's approval and no one could be asked",
+    )
     expect(result.stderr).toContain("toolbelt run: stopped:")
     expect(result.stdout).toBe("")
     expect(requests).toHaveLength(1)
