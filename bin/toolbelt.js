@@ -33,7 +33,20 @@ function pinnedNode() {
   }
 }
 
+/** Set by a re-running parent (below) for the child it starts, so the child can outlive it by nothing. */
+const PARENT_ENV = "TOOLBELT_RERUN_PARENT"
+
 if (canRun()) {
+  const parent = Number(process.env[PARENT_ENV])
+  // Not inherited further: a command that runs toolbelt itself must not watch this process's parent.
+  delete process.env[PARENT_ENV]
+  if (parent > 0) {
+    // The parent may be killed with SIGKILL, which it cannot pass on: then this process is re-parented,
+    // and ends itself as if the parent had passed SIGTERM on, so no call outlives the command run.
+    setInterval(() => {
+      if (process.ppid !== parent) process.kill(process.pid, "SIGTERM")
+    }, 250).unref()
+  }
   await import(pathToFileURL(entry).href)
 } else {
   const node = pinnedNode()
@@ -43,7 +56,10 @@ if (canRun()) {
     )
     process.exit(2)
   }
-  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" })
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, [PARENT_ENV]: String(process.pid) },
+  })
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))
   child.on("exit", (code, signal) => {
     if (signal) {

@@ -1,8 +1,10 @@
-import { type SpawnSyncReturns, spawnSync } from "node:child_process"
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { findByCommandLine } from "../src/shell/run/find-processes.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const bin = join(root, "bin", "toolbelt.js")
@@ -176,7 +178,60 @@ describe("toolbelt call", () => {
     expect(result.status).toBe(0)
     expect(json(result).output).toBe("old node")
   })
+
+  const oldNode = "/usr/bin/node"
+  const isOld =
+    existsSync(oldNode) &&
+    Number(spawnSync(oldNode, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout) <
+      22
+  it.runIf(process.platform === "linux" && isOld)(
+    "re-run on the pinned Node: killing the first process with SIGKILL ends the call and its command too",
+    async () => {
+      const marker = join(project, "wrapper-started")
+      const seconds = `317.${process.pid}`
+      // As /proc/<pid>/cmdline spells the sleep itself (arguments end in NUL), not the processes that name it.
+      const sleep = `sleep\0${seconds}\0`
+      const wrapper = spawn(
+        oldNode,
+        [
+          bin,
+          "call",
+          "bash",
+          JSON.stringify({ command: `touch ${marker}; sleep ${seconds}`, description: "wait" }),
+          "--yes",
+        ],
+        {
+          cwd: project,
+          stdio: "ignore",
+          env: { PATH: process.env.PATH, HOME: home, TOOLBELT_DATA_DIR: join(home, "data") },
+        },
+      )
+      try {
+        await waitFor(() => existsSync(marker), 60_000)
+        expect(findByCommandLine(sleep)).toHaveLength(1)
+        wrapper.kill("SIGKILL")
+        await waitFor(
+          () =>
+            findByCommandLine(sleep).length === 0 && findByCommandLine(`${bin}\0call\0bash\0`).length === 0,
+          30_000,
+        )
+      } finally {
+        wrapper.kill("SIGKILL")
+        for (const pid of findByCommandLine(sleep)) process.kill(pid, "SIGKILL")
+        await rm(marker, { force: true })
+      }
+    },
+    120_000,
+  )
 })
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 describe("toolbelt tools", () => {
   it("lists the registered tools with JSON Schemas, never `invalid`", () => {
