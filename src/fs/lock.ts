@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks"
+import { dirname } from "node:path"
 import { canonicalPath } from "./canonical-path.ts"
+import { sweepOnce } from "./lock-sweep.ts"
 import { acquireProcessLock, DEFAULT_LOCK_WAIT_MS, type ProcessLock } from "./process-lock.ts"
 
 export interface LockOptions {
   /** Cancels the wait for the lock (never a holder that already runs): the call rejects with its reason. */
   signal?: AbortSignal
-  /** How long (ms) to wait for another process's lock; default `fileLockSettings().waitMs`. */
+  /** How long (ms) to wait for another process's lock; default the process-wide `waitMs`. */
   waitMs?: number
 }
 
@@ -26,10 +28,6 @@ export function configureFileLocks(changes: Partial<FileLockSettings>): FileLock
   const previous = settings
   settings = { ...settings, ...changes }
   return previous
-}
-
-export function fileLockSettings(): FileLockSettings {
-  return settings
 }
 
 /** `TOOLBELT_LOCK_WAIT_MS`, for command-line users and scripts; else `DEFAULT_LOCK_WAIT_MS`. */
@@ -139,6 +137,8 @@ async function runLocked<T>(
     return await held.run([...outer, ...holdings], fn)
   } finally {
     for (const lock of shared.reverse()) lock.release()
+    // What holders killed earlier left behind (see lock-sweep.ts), once per process, off the call's path.
+    if (shared[0]) sweepOnce(dirname(shared[0].path))
     for (const holding of holdings.reverse()) {
       holding.active = false
       release(holding.key)

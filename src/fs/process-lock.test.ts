@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
 import { configureFileLocks, type FileLockSettings, withFileLock } from "./lock.ts"
+import { SWEEP_AGE_MS, sweepStaleLocks } from "./lock-sweep.ts"
 import { currentProcess } from "./process-identity.ts"
 import {
   acquireProcessLock,
@@ -213,6 +214,21 @@ describe("the cross-process file lock", () => {
     await expect(withFileLock(file, () => "ran")).rejects.toThrow(
       `The lock directory ${join(dir, "linked")} is not a directory owned by this user`,
     )
+  })
+
+  test("a sweep removes what dead holders left over a minute ago, and nothing else", async () => {
+    await withFileLock(file, () => {})
+    const old = Date.now() - 2 * SWEEP_AGE_MS
+    const dead = await deadPid()
+    const at = (name: string) => join(lockDir, name)
+    await plantLock(at("a.lock"), { pid: dead, since: old, nonce: "000a" })
+    await plantLock(at("b.lock.claim-000b"), { pid: dead, since: old, nonce: "000c" })
+    await plantLock(at("c.lock.000d.new"), { pid: dead, since: old, nonce: "000d" })
+    await plantLock(at("live.lock"), { ...currentProcess(), since: old })
+    await plantLock(at("fresh.lock"), { pid: dead })
+    await writeFile(at("foreign.lock"), "not a lock")
+    expect(await sweepStaleLocks(lockDir)).toBe(3)
+    expect(readdirSync(lockDir).sort()).toEqual(["foreign.lock", "fresh.lock", "live.lock"])
   })
 
   test("with the cross-process lock off, another process's lock is not waited for", async () => {

@@ -152,7 +152,7 @@ export async function acquireProcessLock(
     const holder = readHolder(lockFile)
     if (holder === "missing") continue
     // Gone (or another waiter is removing it right now, then wait a moment like for a live holder).
-    if (holder !== "unreadable" && !isRunning(holder) && removeStale(lockFile, holder)) continue
+    if (holder !== "unreadable" && !holderRunning(holder) && removeStale(lockFile, holder)) continue
     const waited = Date.now() - started
     if (waited >= options.waitMs)
       throw new FileLockTimeoutError(
@@ -282,7 +282,7 @@ export function removeStale(file: string, stale: LockHolder): boolean {
       const claimant = readHolder(claim)
       if (claimant === "missing") continue
       // A live claimant is removing it right now, or a claim we cannot read: back to waiting.
-      if (claimant === "unreadable" || isRunning(claimant)) return false
+      if (claimant === "unreadable" || holderRunning(claimant)) return false
       over = claimant.nonce
     }
   } finally {
@@ -301,7 +301,7 @@ function identity(): { pid: number; start: string; boot: string } {
 }
 
 /** Whether the holder still runs: same boot, and its pid still names the process that took the lock. */
-function isRunning(holder: LockHolder): boolean {
+export function holderRunning(holder: LockHolder): boolean {
   const boot = bootId()
   if (holder.boot && boot && holder.boot !== boot) return false
   return processAlive(holder)
