@@ -30,6 +30,12 @@ describe("base defaults", () => {
     ])
   })
 
+  it("do not pre-approve the system temp dir unless one is given", () => {
+    const rules = agentRules({ dataDir: "/data", home: "/home/me" })("build")
+    expect(evaluate("external_directory", `${tmpdir()}/*`, rules).action).toBe("ask")
+    expect(evaluate("external_directory", "/data/tool-output/*", rules).action).toBe("allow")
+  })
+
   it("also allow the output store and temp dir through their real paths", async () => {
     const root = await mkdtemp(join(tmpdir(), "toolbelt-agent-"))
     try {

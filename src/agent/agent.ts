@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join, relative, sep } from "node:path"
 import { fromConfig } from "../permission/config.ts"
 import type { Rule, Ruleset } from "../permission/rule.ts"
@@ -17,7 +16,11 @@ export interface Agent {
 export interface AgentOptions {
   /** toolbelt's data dir: its `tool-output/` (and `plans/`) are pre-approved outside the project. */
   readonly dataDir: string
-  /** The temp dir, pre-approved outside the project (default: `os.tmpdir()`). */
+  /**
+   * A temp dir to pre-approve outside the project. None by default: the system temp dir is shared with
+   * every other program and user, so a path there asks like any other path outside the project (a
+   * cloned repository's symlink into /tmp must not be a way out). Allow it in config to pre-approve it.
+   */
   readonly tmpDir?: string
   /** The project directory: the plan agent may edit plans in the data dir through a relative path. */
   readonly directory?: string
@@ -48,7 +51,7 @@ export const DEFAULT_AGENT = "build"
 
 /**
  * The base defaults put in front of every agent's rules: everything allowed, except `doom_loop` and paths
- * outside the project (ask; the output store and the temp dir are allowed), `.env` reads (ask;
+ * outside the project (ask; toolbelt's own output store is allowed), `.env` reads (ask;
  * `.env.example` allowed), and the mode-switching and question tools (denied, until an agent allows them).
  */
 export function baseRules(options: AgentOptions): Rule[] {
@@ -212,7 +215,7 @@ function outputPatterns(options: AgentOptions): string[] {
 }
 
 function whitelist(options: AgentOptions): string[] {
-  return [...outputPatterns(options), ...globs(options.tmpDir ?? tmpdir())]
+  return [...outputPatterns(options), ...(options.tmpDir ? globs(options.tmpDir) : [])]
 }
 
 function globs(dir: string): string[] {
