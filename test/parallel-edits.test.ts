@@ -138,6 +138,23 @@ describe(`${PROCESSES} toolbelt processes editing one file at once`, () => {
   )
 })
 
+/**
+ * One `write` process per session (undefined: a fresh one) at once: exactly one lands, whole, and every
+ * other is refused with `refusal`, never with a word about a permission nobody was asked for.
+ */
+async function writeAtOnce(file: string, sessions: (string | undefined)[], refusal: RegExp): Promise<void> {
+  const outcomes = await Promise.all(
+    sessions.map((session, i) => call("write", { filePath: file, content: `writer ${i}\n` }, session)),
+  )
+  const winners = outcomes.flatMap((outcome, i) => (outcome.status === "completed" ? [i] : []))
+  expect(winners).toHaveLength(1)
+  expect(await readFile(file, "utf8")).toBe(`writer ${winners[0]}\n`)
+  for (const outcome of outcomes.filter((outcome) => outcome.status === "error")) {
+    expect(outcome.error).toMatch(refusal)
+    expect(outcome.error).not.toMatch(/permission/)
+  }
+}
+
 describe("20 toolbelt processes writing one whole file at once", () => {
   it(
     "each having read it in its own session: one write lands, the others say the file changed since they read it",
@@ -146,18 +163,11 @@ describe("20 toolbelt processes writing one whole file at once", () => {
       await writeFile(file, "original\n")
       const sessions = Array.from({ length: 20 }, (_, i) => `ses_writer_${i}`)
       await readInSessions(file, sessions)
-      const outcomes = await Promise.all(
-        sessions.map((session, i) => call("write", { filePath: file, content: `writer ${i}\n` }, session)),
+      await writeAtOnce(
+        file,
+        sessions,
+        /^The file .*whole\.txt was modified since it was last read \(by you, at /,
       )
-      const winners = outcomes.flatMap((outcome, i) => (outcome.status === "completed" ? [i] : []))
-      expect(winners).toHaveLength(1)
-      expect(await readFile(file, "utf8")).toBe(`writer ${winners[0]}\n`)
-      for (const outcome of outcomes.filter((outcome) => outcome.status === "error")) {
-        expect(outcome.error).toMatch(
-          /^The file .*whole\.txt was modified since it was last read \(by you, at /,
-        )
-        expect(outcome.error).not.toMatch(/permission/)
-      }
     },
     TIMEOUT,
   )
@@ -166,16 +176,8 @@ describe("20 toolbelt processes writing one whole file at once", () => {
     "creating a new file: one write creates it, the others are told it exists now and was not read",
     async () => {
       const file = join(project, "new.txt")
-      const outcomes = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => call("write", { filePath: file, content: `writer ${i}\n` })),
-      )
-      const winners = outcomes.flatMap((outcome, i) => (outcome.status === "completed" ? [i] : []))
-      expect(winners).toHaveLength(1)
-      expect(await readFile(file, "utf8")).toBe(`writer ${winners[0]}\n`)
-      for (const outcome of outcomes.filter((outcome) => outcome.status === "error")) {
-        expect(outcome.error).toMatch(/^You must read the file .*new\.txt before overwriting it/)
-        expect(outcome.error).not.toMatch(/permission/)
-      }
+      const fresh = Array.from({ length: 20 }, () => undefined)
+      await writeAtOnce(file, fresh, /^You must read the file .*new\.txt before overwriting it/)
     },
     TIMEOUT,
   )
