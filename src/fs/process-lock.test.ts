@@ -192,6 +192,14 @@ describe("the cross-process file lock", () => {
     expect(await readFile(lock, "utf8")).toBe(before)
   })
 
+  test("a lock taken on another host is never taken for dead: its pid means nothing here", async () => {
+    await withFileLock(file, () => {})
+    await plantLock(lockFileOf(file, lockDir), { pid: await deadPid(), host: "another-machine" })
+    await expect(withFileLock(file, () => "ran", { waitMs: 100 })).rejects.toThrow(
+      /another toolbelt process \(pid \d+ on another-machine\) has been changing it/,
+    )
+  })
+
   test("a lock file that names no holder is left alone and reported with its path", async () => {
     await withFileLock(file, () => {})
     const lock = lockFileOf(file, lockDir)

@@ -6,7 +6,7 @@
 
 import { createHash, randomBytes } from "node:crypto"
 import { linkSync, lstatSync, mkdirSync, readFileSync, type Stats, unlinkSync, writeFileSync } from "node:fs"
-import { tmpdir, userInfo } from "node:os"
+import { hostname, tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 import { errorCode, FileSystemError } from "./errors.ts"
 import { currentProcess, processAlive } from "./process-identity.ts"
@@ -31,6 +31,11 @@ export interface LockHolder {
   readonly pid: number
   readonly start: string
   readonly boot: string
+  /**
+   * The holder's host name: a lock directory shared with another machine or container (a network mount,
+   * a bind mount) holds pids this process cannot check, and those are never taken for dead.
+   */
+  readonly host?: string
   /** When the holder took the lock, epoch ms. */
   readonly since: number
   /** Unique to one holding: tells this holding from a later one by the same process. */
@@ -54,7 +59,7 @@ export class FileLockTimeoutError extends FileLockError {
 
   constructor(file: string, waitedMs: number, holder: LockHolder | undefined, lockFile: string) {
     const who = holder
-      ? `another toolbelt process (pid ${holder.pid}) has been changing it since ${new Date(holder.since).toISOString()} ` +
+      ? `another toolbelt process (pid ${holder.pid}${holder.host && holder.host !== hostname() ? ` on ${holder.host}` : ""}) has been changing it since ${new Date(holder.since).toISOString()} ` +
         `(${((Date.now() - holder.since) / 1000).toFixed(1)} s ago)`
       : `its lock file ${lockFile} does not say who holds it (remove that file if no toolbelt process is running)`
     super(
@@ -296,12 +301,17 @@ export function removeStale(file: string, stale: LockHolder): boolean {
   }
 }
 
-function identity(): { pid: number; start: string; boot: string } {
-  return { ...currentProcess(), boot: bootId() }
+function identity(): { pid: number; start: string; boot: string; host: string } {
+  return { ...currentProcess(), boot: bootId(), host: hostname() }
 }
 
-/** Whether the holder still runs: same boot, and its pid still names the process that took the lock. */
+/**
+ * Whether the holder still runs: a holder on another host counts as running (its pid means nothing
+ * here; its lock is waited for, never taken); else the same boot, and its pid still names the process
+ * that took the lock.
+ */
 export function holderRunning(holder: LockHolder): boolean {
+  if (holder.host !== undefined && holder.host !== hostname()) return true
   const boot = bootId()
   if (holder.boot && boot && holder.boot !== boot) return false
   return processAlive(holder)
