@@ -31,6 +31,15 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8")
 }
 
+/** Streams a `--json` object was written to: `--json` promises exactly one, whatever fails later. */
+const answered = new WeakSet<NodeJS.WritableStream>()
+
 export function writeJson(stream: NodeJS.WritableStream, value: unknown): void {
+  answered.add(stream)
   stream.write(`${JSON.stringify(value)}\n`)
+}
+
+/** Whether a JSON object was already written to `stream` (a later failure then goes to stderr only). */
+export function wroteJson(stream: NodeJS.WritableStream): boolean {
+  return answered.has(stream)
 }

@@ -1,4 +1,4 @@
-import { EXIT, type IO, processIO, writeJson } from "./io.ts"
+import { EXIT, type IO, processIO, writeJson, wroteJson } from "./io.ts"
 
 const HELP = `toolbelt: the tool runtime of a coding agent
 
@@ -70,7 +70,8 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     const usage = code?.startsWith("ERR_PARSE_ARGS") || (error as Error).name === "UsageError"
     // `--json` promises one JSON object on stdout whatever happens, a failure before the command
     // could print its own included.
-    if (rest.includes("--json")) writeJson(io.stdout, { status: "error", error: message })
+    if (rest.includes("--json") && !wroteJson(io.stdout))
+      writeJson(io.stdout, { status: "error", error: message })
     io.stderr.write(`toolbelt ${command}: ${message}\n${usage ? `\n${entry.help}` : ""}`)
     return usage ? EXIT.usage : EXIT.failed
   }

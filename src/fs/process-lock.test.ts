@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { once } from "node:events"
 import { existsSync, readdirSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises"
@@ -72,7 +73,9 @@ async function plantLock(path: string, holder: Partial<LockHolder>): Promise<voi
     start: "1",
     boot: "",
     since: Date.now(),
-    nonce: "feedface",
+    // Random, as real nonces are: a late sweep or waiter from an earlier test removes a stale lock only
+    // if the nonce still matches, and a fixed one let it remove the lock a later test had just planted.
+    nonce: randomBytes(8).toString("hex"),
     path: file,
     ...holder,
   }

@@ -94,6 +94,14 @@ export const WAL_CHECKPOINT_PAGES = 4000
  */
 export const BACKGROUND_WAL_CHECKPOINT_PAGES = 16384
 
+/**
+ * How long a statement waits for another process's write lock before failing with "database is locked".
+ * Many toolbelt processes share one store (parallel `toolbelt call`s, several MCP servers); 200 of them
+ * committing at once on two busy cores kept some waiting past 5 s, and a call whose record cannot be
+ * written fails, so the wait is generous.
+ */
+const DEFAULT_BUSY_TIMEOUT_MS = 15_000
+
 /** Opens (creating when needed) a SQLite database with toolbelt's pragmas. */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   const synchronous = options.synchronous ?? "NORMAL"
@@ -101,7 +109,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   const native = connect(path)
   try {
     // busy_timeout first: switching to WAL takes a lock another process may hold.
-    native.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeout ?? 5000))}`)
+    native.exec(
+      `PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeout ?? DEFAULT_BUSY_TIMEOUT_MS))}`,
+    )
     native.exec("PRAGMA journal_mode = WAL")
     native.exec(`PRAGMA synchronous = ${synchronous}`)
     native.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)

@@ -99,7 +99,12 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal)
     process.off("SIGTERM", onSignal)
-    await toolbelt.close()
+    // The result is out and true (a completed call's work is done and recorded): a failure to close the
+    // store now, e.g. another process holding the database past the busy timeout, is a warning, not a
+    // second answer that contradicts the first.
+    await toolbelt.close().catch((error: unknown) => {
+      io.stderr.write(`toolbelt call: warning: closing the store failed: ${(error as Error).message}\n`)
+    })
   }
 }
 
