@@ -38,7 +38,7 @@ describe("openDatabase", () => {
       Object.values(db.prepare(`PRAGMA ${name}`).get()!)[0]
     const normal = openDatabase(path)
     expect(pragma(normal, "journal_mode")).toBe("wal")
-    expect(pragma(normal, "busy_timeout")).toBe(5000)
+    expect(pragma(normal, "busy_timeout")).toBe(60_000)
     expect(pragma(normal, "foreign_keys")).toBe(1)
     expect(pragma(normal, "synchronous")).toBe(1) // NORMAL
     expect(pragma(normal, "wal_autocheckpoint")).toBe(WAL_CHECKPOINT_PAGES)

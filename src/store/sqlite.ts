@@ -96,11 +96,21 @@ export const BACKGROUND_WAL_CHECKPOINT_PAGES = 16384
 
 /**
  * How long a statement waits for another process's write lock before failing with "database is locked".
- * Many toolbelt processes share one store (parallel `toolbelt call`s, several MCP servers); 200 of them
- * committing at once on two busy cores kept some waiting past 5 s, and a call whose record cannot be
- * written fails, so the wait is generous.
+ * Many toolbelt processes share one store (parallel `toolbelt call`s, several MCP servers). SQLite's
+ * waiters poll, so under heavy contention one can starve while others get through: 200 processes
+ * starting at once on two busy cores kept some waiting past 15 s. A call whose record cannot be written
+ * does not run, so the wait is generous.
  */
-const DEFAULT_BUSY_TIMEOUT_MS = 15_000
+export const DEFAULT_BUSY_TIMEOUT_MS = 60_000
+
+/** SQLite's busy error (another connection kept the write lock past the busy timeout), said plainly. */
+export function describeBusy(error: unknown, path: string, timeoutMs = DEFAULT_BUSY_TIMEOUT_MS): unknown {
+  if (!(error instanceof Error) || !/database is locked|SQLITE_BUSY/i.test(error.message)) return error
+  return new Error(
+    `The toolbelt store ${path} stayed locked by other toolbelt processes for over ${timeoutMs / 1000} s, so nothing was run. Retry the call; if many processes share the store at once, fewer at a time (or separate TOOLBELT_DATA_DIRs) will help.`,
+    { cause: error },
+  )
+}
 
 /** Opens (creating when needed) a SQLite database with toolbelt's pragmas. */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import type { Todo } from "../bus/events.ts"
 import { IllegalTransitionError } from "../session/part.ts"
 import { completed, part, running, tempDirs } from "./fixtures/helpers.ts"
+import { openDatabase } from "./sqlite.ts"
 import { openStore, type Store, storePath } from "./store.ts"
 
 const dirs = tempDirs()
@@ -27,6 +28,21 @@ describe("openStore", () => {
     const store = openStore({ path })
     stores.push(store)
     expect(store.path).toBe(path)
+  })
+
+  it("a store another connection keeps locked past the busy timeout fails saying so, not 'database is locked'", () => {
+    const dir = dirs.make()
+    open(dir)
+    const holder = openDatabase(storePath(dir))
+    holder.exec("BEGIN IMMEDIATE")
+    try {
+      expect(() => openStore({ dataDir: dir, busyTimeout: 50 })).toThrow(
+        /^The toolbelt store .*toolbelt\.db stayed locked by other toolbelt processes for over 0\.05 s, so nothing was run\. Retry the call/,
+      )
+    } finally {
+      holder.exec("ROLLBACK")
+      holder.close()
+    }
   })
 
   it("closes once, and is disposable", () => {

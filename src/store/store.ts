@@ -8,7 +8,7 @@ import { Owners } from "./owners.ts"
 import { PartRows, Parts } from "./parts.ts"
 import { ReadLedger } from "./read-ledger.ts"
 import { Sessions } from "./sessions.ts"
-import { type Database, openDatabase, type Synchronous } from "./sqlite.ts"
+import { type Database, describeBusy, openDatabase, type Synchronous } from "./sqlite.ts"
 import { Todos } from "./todos.ts"
 
 /** The store's file name inside the data dir (DESIGN.md "Data"). */
@@ -70,7 +70,7 @@ export function openStore(options: StoreOptions): Store {
     owners = new Owners(db)
   } catch (error) {
     db.close()
-    throw error
+    throw describeBusy(error, path, options.busyTimeout)
   }
   const rows = new PartRows(db)
   const group = new GroupCommit(db)
