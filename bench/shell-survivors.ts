@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { findByCommandLine } from "../src/shell/run/find-processes.ts"
-import { chooseShell, commandEnv, RunningCommand } from "../src/shell/run/index.ts"
+import { runOptions } from "../src/shell/run/fixtures/run-options.ts"
+import { RunningCommand } from "../src/shell/run/index.ts"
 import { containment } from "../src/shell/run/reaper.ts"
 
 const cycles = Number(process.argv[2] ?? 1000)
@@ -38,15 +39,8 @@ for (let i = 0; i < cycles; i++) {
   const end = ENDS[i % ENDS.length]!
   const daemon = DAEMONS[Math.floor(i / ENDS.length) % DAEMONS.length]!
   const controller = new AbortController()
-  const marker = `survivors-${process.pid}-${i}`
   const command = new RunningCommand({
-    command: `${daemon(token)}\necho started${end === "exit" ? "" : "; sleep 30"}`,
-    cwd: dir,
-    shell: chooseShell(),
-    env: commandEnv({ marker }),
-    marker,
-    limits: { maxLines: 2000, maxBytes: 51_200 },
-    storeDir: join(dir, "store"),
+    ...runOptions(dir, `${daemon(token)}\necho started${end === "exit" ? "" : "; sleep 30"}`),
     killGraceMs: 100,
     ...(end === "timeout" ? { timeoutMs: 250 } : {}),
     signal: controller.signal,

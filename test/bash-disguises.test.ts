@@ -1,9 +1,10 @@
-import { type SpawnSyncReturns, spawnSync } from "node:child_process"
+import type { SpawnSyncReturns } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { runCli } from "./fixtures/cli.ts"
 
 /**
  * Disguised `rm` through the command line, as an agent's harness drives it:
@@ -11,7 +12,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
  * command but `rm`. Nothing may remove `victim`; a command the rules cannot check is refused (no
  * terminal, no --yes) with a message that says why and what to write instead.
  */
-const bin = resolve(import.meta.dirname, "../bin/toolbelt.js")
 let root: string
 let project: string
 let victim: string
@@ -36,24 +36,9 @@ beforeEach(async () => {
 })
 
 function call(command: string, ...flags: string[]): SpawnSyncReturns<string> {
-  return spawnSync(
-    process.execPath,
-    [
-      bin,
-      "call",
-      "bash",
-      JSON.stringify({ command, description: "x" }),
-      "--cwd",
-      project,
-      "--json",
-      ...flags,
-    ],
-    {
-      encoding: "utf8",
-      input: "",
-      env: { PATH: process.env.PATH, HOME: root, TOOLBELT_DATA_DIR: join(root, "data") },
-      timeout: 30_000,
-    },
+  return runCli(
+    ["call", "bash", JSON.stringify({ command, description: "x" }), "--cwd", project, "--json", ...flags],
+    { cwd: project, home: root, timeout: 30_000 },
   )
 }
 

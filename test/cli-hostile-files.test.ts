@@ -2,14 +2,14 @@
 // carry a write outside (without --yes the external_directory ask is rejected), and an edit of a FIFO
 // returns with a clear error and the process exits on its own.
 
-import { execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process"
+import { execFileSync, type SpawnSyncReturns } from "node:child_process"
 import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCli } from "./fixtures/cli.ts"
 
-const root = resolve(import.meta.dirname, "..")
-const bin = join(root, "bin", "toolbelt.js")
+const _root = resolve(import.meta.dirname, "..")
 let base: string
 let project: string
 let outside: string
@@ -35,21 +35,11 @@ afterAll(async () => {
 })
 
 function call(tool: string, input: unknown): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [bin, "call", tool, JSON.stringify(input), "--cwd", project, "--json"], {
+  // TMPDIR: the run's temp files stay in the test's own directory.
+  return runCli(["call", tool, JSON.stringify(input), "--cwd", project, "--json"], {
     cwd: project,
-    input: "",
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      TOOLBELT_DATA_DIR: join(home, "data"),
-      // The temp dir is allowed by default: the project and `outside` must not be under it.
-      TMPDIR: join(base, "tmp"),
-    },
-    // Only a safety net for a regression: a hang is a failure, not a wait.
-    timeout: 60_000,
-    killSignal: "SIGKILL",
+    home,
+    env: { TMPDIR: join(base, "tmp") },
   })
 }
 

@@ -1,13 +1,13 @@
 // Odd input through the real command line: whatever goes wrong, `--json` prints exactly one JSON
 // object and the exit code says whose fault it was (DESIGN.md: 1 the tool, 2 the command line).
-import { type SpawnSyncReturns, spawnSync } from "node:child_process"
+import type { SpawnSyncReturns } from "node:child_process"
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCli } from "./fixtures/cli.ts"
 
-const root = resolve(import.meta.dirname, "..")
-const bin = join(root, "bin", "toolbelt.js")
+const _root = resolve(import.meta.dirname, "..")
 let project: string
 let home: string
 
@@ -23,19 +23,7 @@ afterAll(async () => {
 })
 
 function toolbelt(args: string[], input = ""): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [bin, ...args], {
-    cwd: project,
-    input,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      TOOLBELT_DATA_DIR: join(home, "data"),
-    },
-    timeout: 60_000,
-    maxBuffer: 64 * 1024 * 1024,
-  })
+  return runCli(args, { cwd: project, home, input })
 }
 
 /** stdout is exactly one JSON object (one line), and it is an error. */

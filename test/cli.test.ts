@@ -5,9 +5,10 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { findByCommandLine } from "../src/shell/run/find-processes.ts"
+import { BIN, runCli } from "./fixtures/cli.ts"
 
 const root = resolve(import.meta.dirname, "..")
-const bin = join(root, "bin", "toolbelt.js")
+const bin = BIN
 let project: string
 let home: string
 
@@ -29,18 +30,7 @@ function toolbelt(
   args: string[],
   options: { input?: string; node?: string; cwd?: string } = {},
 ): SpawnSyncReturns<string> {
-  return spawnSync(options.node ?? process.execPath, [bin, ...args], {
-    cwd: options.cwd ?? project,
-    input: options.input ?? "",
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      TOOLBELT_DATA_DIR: join(home, "data"),
-    },
-    timeout: 30_000,
-  })
+  return runCli(args, { ...options, cwd: options.cwd ?? project, home })
 }
 
 const json = (result: SpawnSyncReturns<string>) => JSON.parse(result.stdout)

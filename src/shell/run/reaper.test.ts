@@ -4,11 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { commandEnv } from "./env.ts"
 import { findByCommandLine } from "./find-processes.ts"
+import { runOptions } from "./fixtures/run-options.ts"
 import { containment, parseStatus } from "./reaper.ts"
 import { RunningCommand, type RunOptions, runCommand } from "./run.ts"
-import { chooseShell } from "./shell.ts"
 
 const HAS_REAPER = containment().kind === "subreaper"
 
@@ -19,19 +18,8 @@ beforeEach(async () => {
 afterEach(() => rm(dir, { recursive: true, force: true }))
 
 let n = 0
-function options(command: string, extra: Partial<RunOptions> = {}): RunOptions {
-  const marker = `reaper-${process.pid}-${++n}`
-  return {
-    command,
-    cwd: dir,
-    shell: chooseShell(),
-    env: commandEnv({ marker }),
-    marker,
-    limits: { maxLines: 2000, maxBytes: 51_200 },
-    storeDir: join(dir, "store"),
-    ...extra,
-  }
-}
+const options = (command: string, extra: Partial<RunOptions> = {}): RunOptions =>
+  runOptions(dir, command, extra)
 
 /** A sleep whose command line no other process has: `sleep 1000.<unique>`. */
 function token(): string {

@@ -5,9 +5,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { commandEnv } from "./env.ts"
+import { runOptions } from "./fixtures/run-options.ts"
 import { RunningCommand, type RunOptions, runCommand, SpawnError } from "./run.ts"
-import { chooseShell } from "./shell.ts"
 
 let dir: string
 beforeEach(async () => {
@@ -15,20 +14,8 @@ beforeEach(async () => {
 })
 afterEach(() => rm(dir, { recursive: true, force: true }))
 
-let n = 0
-function options(command: string, extra: Partial<RunOptions> = {}): RunOptions {
-  const marker = `test-${process.pid}-${++n}`
-  return {
-    command,
-    cwd: dir,
-    shell: chooseShell(),
-    env: commandEnv({ marker }),
-    marker,
-    limits: { maxLines: 2000, maxBytes: 51_200 },
-    storeDir: join(dir, "store"),
-    ...extra,
-  }
-}
+const options = (command: string, extra: Partial<RunOptions> = {}): RunOptions =>
+  runOptions(dir, command, extra)
 
 function gone(pid: number): boolean {
   try {
