@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
-import { open, stat } from "node:fs/promises"
+import { stat } from "node:fs/promises"
 import { canonicalPath } from "./canonical-path.ts"
 import { errorCode } from "./errors.ts"
+import { openRegular } from "./open-regular.ts"
 import { hashContent } from "./text.ts"
 
 /**
@@ -79,7 +80,7 @@ const HASH_CHUNK_BYTES = 1 << 20
 
 /** SHA-256 (hex) of a file's bytes, streamed in 1 MiB chunks. Equals `hashContent` of the same bytes. */
 export async function hashFile(path: string, options: { signal?: AbortSignal } = {}): Promise<string> {
-  const handle = await open(path, "r")
+  const handle = await openRegular(path)
   try {
     const hash = createHash("sha256")
     const chunk = Buffer.allocUnsafeSlow(HASH_CHUNK_BYTES)

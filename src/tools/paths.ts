@@ -2,9 +2,10 @@
 // and what is at them.
 
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs"
-import { open, stat } from "node:fs/promises"
+import { stat } from "node:fs/promises"
 import { relative, resolve, sep } from "node:path"
 import { errorCode } from "../fs/errors.ts"
+import { openRegular } from "../fs/open-regular.ts"
 import { SNIFF_BYTES } from "../fs/text.ts"
 
 /** `path` resolved against the project directory (an absolute path is kept, normalised). */
@@ -72,9 +73,12 @@ export function readSmallFileSync(
   }
 }
 
-/** The first `SNIFF_BYTES` of a file: enough to sniff media, binary content and a BOM. */
+/**
+ * The first `SNIFF_BYTES` of a regular file: enough to sniff media, binary content and a BOM. Anything
+ * else (a FIFO swapped in after a stat) throws `NotRegularFileError` instead of blocking.
+ */
 export async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, "r")
+  const handle = await openRegular(path)
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES)
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)

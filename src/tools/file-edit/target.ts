@@ -1,9 +1,11 @@
 // What is at a writing tool's path now, and what to say when it is missing.
 
-import { constants, type Stats } from "node:fs"
+import type { Stats } from "node:fs"
 import { type FileHandle, open, readdir, stat } from "node:fs/promises"
 import { basename, dirname, extname, resolve } from "node:path"
 import { errorCode } from "../../fs/errors.ts"
+import { describeFileType } from "../../fs/file-type.ts"
+import { NONBLOCKING_READ } from "../../fs/open-regular.ts"
 import { isProbablyBinary, SNIFF_BYTES, sniffMedia } from "../../fs/text.ts"
 import { decodeText, type FileEncoding } from "../../fs/text-encoding.ts"
 
@@ -26,7 +28,7 @@ export type Existing =
     }
 
 /** Non-blocking: a FIFO swapped in after the stat cannot hang the open (regular files read as usual). */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0)
+const OPEN_FLAGS = NONBLOCKING_READ
 
 /**
  * Reads what is at `path` for an edit, never blocking on it and never decoding it lossily.
@@ -96,18 +98,9 @@ async function statOrMissing(path: string): Promise<Stats | undefined> {
 }
 
 function refusedSpecial(stats: Stats): Existing {
-  const what = stats.isFIFO()
-    ? "a named pipe (FIFO)"
-    : stats.isSocket()
-      ? "a socket"
-      : stats.isCharacterDevice()
-        ? "a character device"
-        : stats.isBlockDevice()
-          ? "a block device"
-          : "a special file"
   return {
     kind: "refused",
-    reason: `it is ${what}, not a regular file, so it is not opened. Only regular files can be edited.`,
+    reason: `it is ${describeFileType(stats)}, not a regular file, so it is not opened. Only regular files can be edited.`,
   }
 }
 

@@ -1,9 +1,10 @@
 import type { Stats } from "node:fs"
-import { readFile, stat } from "node:fs/promises"
+import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 import { errorCode, FileSystemError, isAbortError } from "../../fs/errors.ts"
 import { withFileLock } from "../../fs/lock.ts"
+import { NotRegularFileError, openRegular } from "../../fs/open-regular.ts"
 import { checkFresh, recordStamp } from "../../fs/read-ledger.ts"
 import { countLines as countFileLines } from "../../fs/read-lines.ts"
 import { detectBom, hashContent, isProbablyBinary, SNIFF_BYTES, splitBom, withBom } from "../../fs/text.ts"
@@ -161,13 +162,14 @@ const NO_FILE: OldContent = { bom: false, text: "", lines: 0 }
  */
 async function readOld(filepath: string, size: number, signal: AbortSignal): Promise<OldContent> {
   if (size <= MAX_DIFF_CHARS) {
-    const bytes = await readFile(filepath, { signal })
+    const handle = await openRegular(filepath).catch(notRegular(filepath))
+    const bytes = await handle.readFile({ signal }).finally(() => handle.close())
     if (isProbablyBinary(bytes.subarray(0, SNIFF_BYTES)))
       return { bom: false, text: undefined, lines: 0, omitted: "the old content is binary" }
     const old = splitBom(bytes.toString("utf8"))
     return { bom: old.bom, text: old.text, lines: countLines(old.text) }
   }
-  const head = await readHead(filepath)
+  const head = await readHead(filepath).catch(notRegular(filepath))
   if (isProbablyBinary(head))
     return { bom: false, text: undefined, lines: 0, omitted: "the old content is binary" }
   return {
@@ -221,6 +223,17 @@ async function statExisting(path: string): Promise<Stats | undefined> {
     return await stat(path)
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return undefined
+    throw error
+  }
+}
+
+/** A FIFO or device swapped in after the type check: a clear refusal, never a blocked open. */
+function notRegular(filepath: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof NotRegularFileError)
+      throw new Tool.ToolFailure(
+        `Cannot write ${filepath}: it was replaced by something that is not a regular file while the write was prepared, so nothing was written. Check what is at that path.`,
+      )
     throw error
   }
 }
