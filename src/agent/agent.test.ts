@@ -13,7 +13,7 @@ const action = (agent: string, permission: string, pattern: string, extra = {}) 
 
 describe("base defaults", () => {
   it("are opencode's, in order", () => {
-    expect(baseRules(options)).toEqual([
+    expect(baseRules(options).map(({ source: _, ...rule }) => rule)).toEqual([
       { permission: "*", pattern: "*", action: "allow" },
       { permission: "doom_loop", pattern: "*", action: "ask" },
       { permission: "mcp_drift", pattern: "*", action: "ask" },
@@ -149,7 +149,7 @@ describe("user config", () => {
     expect(evaluate("external_directory", "/data/tool-output/*", get("build")).action).toBe("allow")
     expect(evaluate("external_directory", "/tmpdir/*", get("build")).action).toBe("deny")
     expect(evaluate("external_directory", "/data/tool-output/*", get("general")).action).toBe("deny")
-    expect(get("build").at(-1)).toEqual({
+    expect(get("build").at(-1)).toMatchObject({
       permission: "external_directory",
       pattern: "/data/tool-output/*",
       action: "allow",
@@ -216,5 +216,31 @@ describe("subagentRules", () => {
     const parent = [deny("edit")]
     const child = agentRules(options)("general")
     expect(evaluate("edit", "a.ts", child, subagentRules(parent, child)).action).toBe("deny")
+  })
+})
+
+describe("rule sources", () => {
+  it("every rule of an agent says where it was written", () => {
+    const rules = agentRules({
+      ...options,
+      rules: [
+        {
+          permission: "bash",
+          pattern: "rm *",
+          action: "deny",
+          source: { origin: "/p/toolbelt.json", key: "k" },
+        },
+      ],
+    })("plan")
+    expect(rules.every((rule) => rule.source !== undefined)).toBe(true)
+    expect(rules.find((rule) => rule.permission === "doom_loop")!.source).toEqual({
+      origin: "toolbelt's defaults",
+      key: "permission.doom_loop",
+    })
+    expect(rules.find((rule) => rule.permission === "plan_exit" && rule.action === "allow")!.source).toEqual({
+      origin: "the plan agent's defaults",
+      key: "permission.plan_exit",
+    })
+    expect(rules.at(-1)!.source!.origin).toMatch(/output store/)
   })
 })

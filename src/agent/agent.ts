@@ -46,6 +46,12 @@ export class UnknownAgentError extends Error {
 
 export const BUILTIN_AGENTS = ["build", "plan", "general", "explore"] as const
 
+/** The source of the base defaults' rules. */
+export const DEFAULTS_ORIGIN = "toolbelt's defaults"
+
+/** The source of the rule that pre-approves toolbelt's output store (where truncated outputs are read back). */
+export const OUTPUT_STORE_ORIGIN = "toolbelt's defaults (its output store, always readable)"
+
 /** The default agent of every surface. */
 export const DEFAULT_AGENT = "build"
 
@@ -69,7 +75,7 @@ export function baseRules(options: AgentOptions): Rule[] {
       plan_exit: "deny",
       read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
     },
-    homeOption(options),
+    { ...homeOption(options), origin: DEFAULTS_ORIGIN },
   )
 }
 
@@ -141,7 +147,7 @@ export function createAgents(options: AgentOptions): Map<string, Agent> {
     const own = overrides(name, options)
     const permission = [
       ...base,
-      ...(own ? fromConfig(own, homeOption(options)) : []),
+      ...(own ? fromConfig(own, { ...homeOption(options), origin: `the ${name} agent's defaults` }) : []),
       ...(options.rules ?? []),
       ...(options.agents?.[name] ?? []),
     ]
@@ -150,7 +156,16 @@ export function createAgents(options: AgentOptions): Map<string, Agent> {
         (rule) =>
           rule.permission === "external_directory" && rule.pattern === pattern && rule.action === "deny",
       )
-      if (!denied) permission.push({ permission: "external_directory", pattern, action: "allow" })
+      if (!denied)
+        permission.push({
+          permission: "external_directory",
+          pattern,
+          action: "allow",
+          source: {
+            origin: OUTPUT_STORE_ORIGIN,
+            key: `permission.external_directory[${JSON.stringify(pattern)}]`,
+          },
+        })
     }
     const info = DESCRIPTIONS[name] ?? { mode: "all" as const, description: `Custom agent ${name}.` }
     agents.set(name, { name, mode: info.mode, description: info.description, permission })

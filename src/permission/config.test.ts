@@ -136,12 +136,21 @@ describe("loadPermissionRules", () => {
     writeFile(file, typeof value === "string" ? value : JSON.stringify(value))
 
   it("no config: no rules", async () => {
-    expect(await loadPermissionRules(project, env)).toEqual({ rules: [], agents: {}, files: [] })
+    expect(await loadPermissionRules(project, env)).toEqual({
+      rules: [],
+      agents: {},
+      files: [],
+      sources: [],
+      imports: [],
+    })
   })
 
-  it("reads every source in order of precedence; the last matching rule wins", async () => {
+  it("with opencode opted in, reads every source in order of precedence; the last matching rule wins", async () => {
     await write(join(root, "xdg", "toolbelt", "opencode.json"), { permission: { bash: "deny" } })
-    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: { webfetch: "deny" } })
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), {
+      permission: { webfetch: "deny" },
+      permission_sources: ["opencode"],
+    })
     await write(join(root, "extra", "toolbelt.json"), { permission: { webfetch: "ask" } })
     await write(join(project, "opencode.json"), { permission: { bash: { "git *": "allow" } }, model: "x" })
     await write(
@@ -161,12 +170,21 @@ describe("loadPermissionRules", () => {
       join(project, "toolbelt.jsonc"),
       join(project, ".toolbelt", "toolbelt.json"),
     ])
-    expect(loaded.rules).toEqual([
+    expect(loaded.imports).toEqual(["opencode"])
+    expect(loaded.rules.map(({ source: _, ...rule }) => rule)).toEqual([
       { permission: "bash", pattern: "*", action: "deny" },
       { permission: "bash", pattern: "git *", action: "allow" },
       { permission: "webfetch", pattern: "*", action: "ask" },
       { permission: "edit", pattern: "*", action: "ask" },
       { permission: "edit", pattern: "src/*", action: "allow" },
+    ])
+    // Each rule says where it was written: the last file that set it.
+    expect(loaded.rules.map((rule) => rule.source)).toEqual([
+      { origin: join(root, "xdg", "toolbelt", "opencode.json"), key: "permission.bash" },
+      { origin: join(project, "opencode.json"), key: 'permission.bash["git *"]' },
+      { origin: join(root, "extra", "toolbelt.json"), key: "permission.webfetch" },
+      { origin: join(project, "toolbelt.jsonc"), key: 'permission.edit["*"]' },
+      { origin: join(project, ".toolbelt", "toolbelt.json"), key: 'permission.edit["src/*"]' },
     ])
     expect(evaluate("bash", "git status", loaded.rules).action).toBe("allow")
     expect(evaluate("bash", "rm x", loaded.rules).action).toBe("deny")
@@ -177,7 +195,7 @@ describe("loadPermissionRules", () => {
     await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: "ask" })
     await write(join(project, "toolbelt.json"), { permission: { bash: "allow" } })
     const { rules } = await loadPermissionRules(project, env)
-    expect(rules).toEqual([
+    expect(rules).toMatchObject([
       { permission: "*", pattern: "*", action: "ask" },
       { permission: "bash", pattern: "*", action: "allow" },
     ])
@@ -196,7 +214,7 @@ describe("loadPermissionRules", () => {
       ...env,
       TOOLBELT_PERMISSION: JSON.stringify({ bash: { "*": "allow", "rm *": "deny" }, edit: "deny" }),
     })
-    expect(rules).toEqual([
+    expect(rules).toMatchObject([
       { permission: "bash", pattern: "*", action: "allow" },
       { permission: "bash", pattern: "rm *", action: "deny" },
       { permission: "edit", pattern: "*", action: "deny" },
@@ -216,12 +234,81 @@ describe("loadPermissionRules", () => {
     await write(join(project, "opencode.json"), {
       agent: { plan: { permission: { bash: { "git *": "allow" } } } },
     })
+    await write(join(project, "toolbelt.json"), { permission_sources: ["opencode"] })
     const { agents } = await loadPermissionRules(project, env)
     expect(agents.plan).toEqual([
-      { permission: "bash", pattern: "*", action: "deny" },
-      { permission: "bash", pattern: "git *", action: "allow" },
+      {
+        permission: "bash",
+        pattern: "*",
+        action: "deny",
+        source: { origin: join(root, "xdg", "toolbelt", "toolbelt.json"), key: "agent.plan.permission.bash" },
+      },
+      {
+        permission: "bash",
+        pattern: "git *",
+        action: "allow",
+        source: { origin: join(project, "opencode.json"), key: 'agent.plan.permission.bash["git *"]' },
+      },
     ])
-    expect(agents.review).toEqual([{ permission: "*", pattern: "*", action: "ask" }])
+    expect(agents.review).toMatchObject([{ permission: "*", pattern: "*", action: "ask" }])
+  })
+
+  it("opencode.json is found but not applied unless toolbelt.json opts in", async () => {
+    const opencode = join(project, "opencode.json")
+    // Written for opencode's built-ins: applied to toolbelt's tools it would open reads outside the project.
+    await write(opencode, {
+      permission: { "*": "allow", read: "deny" },
+      agent: { build: { permission: "deny" } },
+    })
+    await write(join(project, "toolbelt.json"), { permission: { bash: "ask" } })
+    const loaded = await loadPermissionRules(project, env)
+    expect(loaded.rules).toMatchObject([{ permission: "bash", pattern: "*", action: "ask" }])
+    expect(loaded.agents).toEqual({})
+    expect(loaded.files).toEqual([join(project, "toolbelt.json")])
+    expect(loaded.sources).toEqual([
+      {
+        file: opencode,
+        kind: "opencode",
+        used: false,
+        note: expect.stringContaining('"permission_sources": ["opencode"]'),
+      },
+      { file: join(project, "toolbelt.json"), kind: "toolbelt", used: true },
+    ])
+  })
+
+  it("an opencode.json that is not opted in is not even parsed", async () => {
+    await write(join(project, "opencode.json"), "{ not json")
+    const loaded = await loadPermissionRules(project, env)
+    expect(loaded.sources).toMatchObject([{ kind: "opencode", used: false }])
+  })
+
+  it("the last toolbelt.json that sets permission_sources decides it", async () => {
+    await write(join(project, "opencode.json"), { permission: { bash: "deny" } })
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission_sources: ["opencode"] })
+    await write(join(project, "toolbelt.json"), { permission_sources: [] })
+    const loaded = await loadPermissionRules(project, env)
+    expect(loaded.rules).toEqual([])
+    expect(loaded.imports).toEqual([])
+  })
+
+  it("permission_sources accepts only the agents it knows, and says which", async () => {
+    const file = join(project, "toolbelt.json")
+    await write(file, { permission_sources: ["claude"] })
+    await expect(loadPermissionRules(project, env)).rejects.toThrow(
+      `Invalid permission_sources in ${file}: expected a list of "opencode"`,
+    )
+  })
+
+  it("TOOLBELT_PERMISSION is listed as a source and named on its rules", async () => {
+    const loaded = await loadPermissionRules(project, {
+      ...env,
+      TOOLBELT_PERMISSION: '{"bash":{"rm *":"deny"}}',
+    })
+    expect(loaded.sources).toEqual([{ file: "TOOLBELT_PERMISSION", kind: "env", used: true }])
+    expect(loaded.rules[0]!.source).toEqual({
+      origin: "TOOLBELT_PERMISSION",
+      key: 'TOOLBELT_PERMISSION.bash["rm *"]',
+    })
   })
 
   it("expands ~ with the environment's HOME", async () => {

@@ -122,7 +122,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const hooks = new Hooks()
 
   const policy = options.config
-    ? { rules: fromConfig(config.permission ?? {}), agents: agentConfigs(config) }
+    ? { rules: fromConfig(config.permission ?? {}, { origin: GIVEN_CONFIG }), agents: agentConfigs(config) }
     : await loadPermissionRules(directory, env)
   const rulesOf = agentRules({ dataDir, directory, rules: policy.rules, agents: policy.agents })
   const permission = new PermissionEngine({
@@ -294,11 +294,15 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   }
 }
 
+/** Where rules of a config passed in code (not read from files) come from. */
+const GIVEN_CONFIG = "the config given to createToolbelt"
+
 function agentConfigs(config: Config): Record<string, Ruleset> {
   const out: Record<string, Ruleset> = {}
   for (const [name, value] of Object.entries(config.agent ?? {})) {
     const permission = (value as { permission?: unknown } | undefined)?.permission
-    if (permission !== undefined) out[name] = fromConfig(permission)
+    if (permission !== undefined)
+      out[name] = fromConfig(permission, { origin: GIVEN_CONFIG, where: `agent.${name}.permission` })
   }
   return out
 }
