@@ -151,7 +151,7 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
       if (part.tool === "slow" && part.state.status === "running" && part.state.title) abort.abort()
     })
     const model = scripted([step(call("slow-1", "slow", {}), call("quick", "echo", { text: "fast" }))])
-    const started = Date.now()
+    // The slow tool waits for its abort signal and nothing else: the turn ending at all proves the abort.
     const turn = await runTurn({
       toolbelt: belt.toolbelt,
       model: { model, ...mock },
@@ -160,7 +160,6 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     })
 
     expect(turn.status).toBe("aborted")
-    expect(Date.now() - started).toBeLessThan(5_000)
     const slow = belt.toolbelt.store.parts.get(turn.sessionID, "slow-1")!
     expect(slow.state).toMatchObject({
       status: "error",

@@ -190,12 +190,11 @@ describe("StreamProcessor", () => {
   })
 
   it("at the end, marks calls still streaming as interrupted at once", async () => {
-    const { toolbelt, processor } = await setup()
+    // A grace period longer than the test's own timeout: finish() returning at all shows it did not wait.
+    const { toolbelt, processor } = await setup(10 * 60_000)
     await processor.handle(p({ type: "tool-input-start", id: "c1", toolName: "echo" }))
     await processor.handle(p({ type: "abort" }))
-    const started = Date.now()
     await processor.finish()
-    expect(Date.now() - started).toBeLessThan(200)
     expect(toolbelt.store.parts.get(SESSION, "c1")!.state).toMatchObject({
       status: "error",
       error: "Tool execution aborted",

@@ -123,9 +123,9 @@ describe("Bus isolation", () => {
     bus.subscribe("file.edited", (event) => {
       fast.push(event.properties.file)
     })
-    const started = performance.now()
+    // publish is synchronous and the stuck subscriber never settles: had publish waited for it, this
+    // loop would never end (no wall-clock bound needed, so a loaded machine cannot fail it).
     for (let i = 0; i < 100; i++) bus.publish("file.edited", { file: String(i) })
-    expect(performance.now() - started).toBeLessThan(50)
     // Meanwhile, unrelated async work (a tool running) proceeds.
     await new Promise((resolve) => setTimeout(resolve, 5))
     expect(fast).toHaveLength(100)

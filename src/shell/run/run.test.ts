@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { findByCommandLine } from "./find-processes.ts"
 import { runOptions } from "./fixtures/run-options.ts"
 import { RunningCommand, type RunOptions, runCommand, SpawnError } from "./run.ts"
 
@@ -16,6 +17,16 @@ afterEach(() => rm(dir, { recursive: true, force: true }))
 
 const options = (command: string, extra: Partial<RunOptions> = {}): RunOptions =>
   runOptions(dir, command, extra)
+
+let uniques = 0
+/** A sleep duration no other process has, so /proc finds exactly this test's sleep. */
+function unique(): string {
+  return `600.${process.pid}${++uniques}`
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
 
 function gone(pid: number): boolean {
   try {
@@ -43,34 +54,47 @@ describe("RunningCommand", () => {
     expect(result.output.text).toBe("hi\n")
   })
 
+  // Each test waits for its processes to exist (events, not sleeps), so a loaded machine cannot make
+  // it kill a tree that has not started yet; a wait that never ends is caught by the test timeout.
   it("SIGKILLs what ignores SIGTERM after the grace period", async () => {
-    const started = Date.now()
-    const result = await runCommand(
-      options("trap '' TERM; echo pid:$$; sleep 30 & wait", { timeoutMs: 200, killGraceMs: 300 }),
+    const sleep = unique()
+    const command = new RunningCommand(
+      options(`trap '' TERM; sleep ${sleep} & wait`, { timeoutMs: 600_000, killGraceMs: 300 }),
     )
+    await until(() => findByCommandLine(`sleep\0${sleep}\0`).length === 1)
+    const stopping = Date.now()
+    await command.stop("timeout")
+    const result = await command.done
     expect(result.reason).toBe("timeout")
-    expect(Date.now() - started).toBeGreaterThanOrEqual(480)
-    expect(Date.now() - started).toBeLessThan(3000)
+    // The grace period was waited out: TERM was ignored, so only the KILL after it ended the tree.
+    expect(Date.now() - stopping).toBeGreaterThanOrEqual(300)
     for (const info of result.killed) expect(gone(info.pid)).toBe(true)
-    expect(result.killed.map((info) => info.command)).toEqual(expect.arrayContaining(["sleep 30"]))
+    expect(result.killed.map((info) => info.command)).toEqual(expect.arrayContaining([`sleep ${sleep}`]))
   })
 
   it("stop() kills the tree once and says what it killed", async () => {
-    const command = new RunningCommand(options("sleep 30 & sleep 31 & wait"))
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    const [a, b] = [unique(), unique()]
+    const command = new RunningCommand(options(`sleep ${a} & sleep ${b} & wait`))
+    await until(
+      () => findByCommandLine(`sleep\0${a}\0`).length + findByCommandLine(`sleep\0${b}\0`).length === 2,
+    )
     const [first, second] = await Promise.all([command.stop(), command.stop()])
     expect(first).toBe(second)
-    expect(first.killed.map((info) => info.command)).toEqual(expect.arrayContaining(["sleep 30", "sleep 31"]))
+    expect(first.killed.map((info) => info.command)).toEqual(
+      expect.arrayContaining([`sleep ${a}`, `sleep ${b}`]),
+    )
     const result = await command.done
     expect(result.reason).toBe("killed")
     for (const info of first.killed) expect(gone(info.pid)).toBe(true)
   })
 
   it("does not wait for a pipe held by a process it cannot see", async () => {
-    const started = Date.now()
     // env -i drops the run marker and setsid leaves the session: nothing links this sleep to the command.
-    const result = await runCommand(options("(setsid env -i sleep 5 & echo pid:$!); echo done"))
-    expect(Date.now() - started).toBeLessThan(2000)
+    // It holds the output pipe for ten minutes, far past the test timeout: the run ending proves it did
+    // not wait (without the subreaper; with it, the sleep is found and killed instead).
+    const result = await runCommand(
+      options("(setsid env -i sleep 600 & echo pid:$!); echo done", { reaper: false }),
+    )
     expect(result.output.text).toContain("done")
     const pid = Number(/pid:(\d+)/.exec(result.output.text)?.[1])
     try {

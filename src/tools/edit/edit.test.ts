@@ -123,9 +123,8 @@ describe("replacing", () => {
 
   it("reports why the diff was left out of a rewrite of a large file, quickly", async () => {
     await writeFile(h.path("big.txt"), "00\n".repeat(20_000))
-    const start = performance.now()
+    // How fast is the benchmarks' business (npm run bench -- edit); here: the diff was skipped, and why.
     const result = completed(await edit("big.txt", "00", "01", true))
-    expect(performance.now() - start).toBeLessThan(2000)
     expect(result.metadata).toMatchObject({
       diff: "",
       additions: 20_000,

@@ -246,9 +246,8 @@ describe("rewrites", () => {
   it("skips the diff of a rewrite quickly, with the region's line counts", () => {
     const before = "00\n".repeat(20_000)
     const after = "01\n".repeat(20_000)
-    const start = performance.now()
+    // Skipping is what keeps it fast (timing is the benchmarks' business): no diff, and the counts.
     const result = fileDiff({ file: "/p/f", before, after })
-    expect(performance.now() - start).toBeLessThan(200)
     expect(result).toEqual({
       diff: "",
       additions: 20_000,
