@@ -1,3 +1,5 @@
+import { SETTING_KEYS } from "../server/settings.ts"
+
 /** How long connecting to a server and listing its tools may take, by default (ms). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 
@@ -70,9 +72,9 @@ export function parseMcpConfig(
       `Invalid config: "mcp" must be an object of servers ({"<name>": {"type": "local", "command": [...]}}), got ${kind(value)}.`,
     )
   }
-  // `mcp.ask` (a string) is the MCP server's setting for clients without elicitation, not a server.
+  // `mcp.ask`, `mcp.session_idle_ms`, ... (scalars) are settings of toolbelt's own MCP server, not servers.
   const servers = Object.entries(value).filter(
-    ([name, entry]) => !(name === "ask" && typeof entry === "string"),
+    ([name, entry]) => !(SETTING_KEYS.includes(name) && !isRecord(entry)),
   )
   return servers.map(([name, entry]) => {
     try {

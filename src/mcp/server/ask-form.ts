@@ -15,11 +15,20 @@ export interface AskAnswer {
   readonly message?: string
 }
 
+export interface AskFormOptions {
+  /**
+   * Label the choices with titled enums (`oneOf` of `{const, title}`, 2025-11-25 and later); false:
+   * the `enum` + `enumNames` form that 2025-06-18 clients know. Default true.
+   */
+  readonly titledEnums?: boolean
+}
+
 /**
  * The form shown for one ask: which tool wants which permission for which patterns, the details the
- * tool attached, and exactly what "always" saves (the ask's `always` list, for this project).
+ * tool attached, and exactly what "always" saves (the ask's `always` list, for this project). The
+ * choices are labelled in the form the client's protocol revision knows.
  */
-export function askForm(ask: PermissionAsked): ElicitRequestFormParams {
+export function askForm(ask: PermissionAsked, options: AskFormOptions = {}): ElicitRequestFormParams {
   const tool = ask.tool?.name ? `The ${ask.tool.name} tool` : "A tool"
   const remembered = describeAlways(ask)
   const lines = [
@@ -44,11 +53,14 @@ export function askForm(ask: PermissionAsked): ElicitRequestFormParams {
           type: "string",
           title: "Decision",
           description: `Allow this ${ask.permission} request once, always (saves ${remembered}), or reject it.`,
-          oneOf: [
-            { const: "once", title: "Allow once" },
-            { const: "always", title: `Always allow ${remembered}` },
-            { const: "reject", title: "Reject" },
-          ],
+          ...choices(
+            [
+              ["once", "Allow once"],
+              ["always", `Always allow ${remembered}`],
+              ["reject", "Reject"],
+            ],
+            options.titledEnums ?? true,
+          ),
         },
         message: {
           type: "string",
@@ -89,6 +101,15 @@ export function fallbackRejection(ask: PermissionAsked, directory: string): stri
     (note ? `${note} ` : "") +
     `To allow it, add ${config} to toolbelt.json in ${directory}, or set {"mcp":{"ask":"allow"}} there to approve every ask.`
   )
+}
+
+/** Labelled choices of a string field: titled `oneOf`, or the older `enum` with `enumNames`. */
+function choices(
+  labelled: readonly (readonly [value: string, title: string])[],
+  titled: boolean,
+): { oneOf: { const: string; title: string }[] } | { enum: string[]; enumNames: string[] } {
+  if (titled) return { oneOf: labelled.map(([value, title]) => ({ const: value, title })) }
+  return { enum: labelled.map(([value]) => value), enumNames: labelled.map(([, title]) => title) }
 }
 
 function describeAlways(ask: PermissionAsked): string {

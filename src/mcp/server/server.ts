@@ -12,6 +12,7 @@ import type { Advertised, Turn } from "../../registry/registry.ts"
 import type { Toolbelt } from "../../toolbelt/toolbelt.ts"
 import { logger } from "../../util/log.ts"
 import { outputSchemaOf, toolAnnotations } from "./listing.ts"
+import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
 import { McpSession } from "./session.ts"
 import { type AskFallback, mcpSettings } from "./settings.ts"
 
@@ -32,6 +33,8 @@ export interface CreateMcpServerOptions {
   readonly ask?: AskFallback
   /** How long a call waits for the client's answer to an ask (default: 10 minutes). */
   readonly answerTimeoutMs?: number
+  /** The revision the connection negotiated (from `trackProtocolVersion` on its transport). */
+  readonly protocolVersion?: () => string | undefined
 }
 
 /** The SDK server of one connection, and its toolbelt session. */
@@ -72,6 +75,7 @@ export async function createMcpServer(
       capabilities: { tools: { listChanged: true } },
       instructions: `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`,
       debouncedNotificationMethods: ["notifications/tools/list_changed"],
+      supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
   )
   const session = new McpSession({
@@ -81,6 +85,7 @@ export async function createMcpServer(
     ask: options.ask ?? mcpSettings(toolbelt.config).ask,
     answerTimeoutMs,
     clientCapabilities: () => server.server.getClientCapabilities(),
+    protocolVersion: options.protocolVersion ?? (() => undefined),
   })
 
   // 2. The listing.

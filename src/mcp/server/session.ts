@@ -17,6 +17,7 @@ import { ascending } from "../../util/id.ts"
 import { logger } from "../../util/log.ts"
 import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
 import { ProgressReporter, progressMessage } from "./progress.ts"
+import { knowsTitledEnums } from "./protocol-versions.ts"
 import { toCallToolResult } from "./result.ts"
 import type { AskFallback } from "./settings.ts"
 
@@ -33,6 +34,8 @@ export interface SessionOptions {
   readonly answerTimeoutMs: number
   /** The capabilities the client declared at `initialize` (2025-era connections). */
   readonly clientCapabilities: () => ClientCapabilities | undefined
+  /** The revision negotiated at `initialize` (2025-era connections): what the forms may use. */
+  readonly protocolVersion: () => string | undefined
 }
 
 export interface CallRequest {
@@ -269,7 +272,8 @@ export class McpSession {
   async #elicit(call: RunningCall, ask: PermissionAsked, ctx: ServerContext): Promise<void> {
     let answer: AskAnswer
     try {
-      const result = await ctx.mcpReq.elicitInput(askForm(ask), {
+      const form = askForm(ask, { titledEnums: knowsTitledEnums(this.#options.protocolVersion()) })
+      const result = await ctx.mcpReq.elicitInput(form, {
         timeout: this.#options.answerTimeoutMs,
         signal: call.abort.signal,
       })

@@ -1,12 +1,14 @@
 // `toolbelt mcp`: one connection over stdin/stdout, one toolbelt session.
 import type { Readable, Writable } from "node:stream"
 import type { Transport } from "@modelcontextprotocol/server"
-import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio"
+import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import type { Toolbelt } from "../../toolbelt/toolbelt.ts"
 import { ascending } from "../../util/id.ts"
 import { logger } from "../../util/log.ts"
+import { trackProtocolVersion } from "./protocol-versions.ts"
 import { createMcpServer } from "./server.ts"
 import type { AskFallback } from "./settings.ts"
+import { StdioLineTransport } from "./stdio-lines.ts"
 
 const log = logger("mcp")
 
@@ -31,16 +33,21 @@ export interface McpStdioServer {
 /**
  * Serves MCP over stdio. The SDK's entry reads the opening message and picks the era: a 2025-era
  * `initialize` (what clients in use send) or a 2026-07-28 `server/discover`; either way one server
- * from `createMcpServer`, with one toolbelt session, is pinned for the connection. stdout carries
- * only protocol messages; logs go to stderr.
+ * from `createMcpServer`, with one toolbelt session, is pinned for the connection. The wire answers
+ * every line (`StdioLineTransport`: parse errors, invalid requests, 2025-03-26 batches). stdout
+ * carries only protocol messages; logs go to stderr.
  */
 export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
-  const wire = options.transport ?? new StdioServerTransport(options.stdin, options.stdout)
+  const wire =
+    options.transport ??
+    new StdioLineTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout)
+  const protocolVersion = trackProtocolVersion(wire)
   const handle = serveStdio(
     async () =>
       (
         await createMcpServer(options.toolbelt, {
           session: ascending("ses"),
+          protocolVersion,
           ...(options.agent ? { agent: options.agent } : {}),
           ...(options.ask ? { ask: options.ask } : {}),
           ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),

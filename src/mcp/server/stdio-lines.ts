@@ -1,0 +1,193 @@
+// The stdio wire: one JSON-RPC message per line, every line answered. The SDK's own stdio transport
+// skips a line that is not JSON without a word to the client and drops batches; this one answers.
+import type { Readable, Writable } from "node:stream"
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type Transport,
+} from "@modelcontextprotocol/server"
+import { errorResponse, INVALID_REQUEST, readText } from "./json-rpc-body.ts"
+
+/** A batch in flight: the responses it still waits for, and those it has. */
+interface PendingBatch {
+  readonly waiting: Set<RequestId>
+  readonly responses: JSONRPCMessage[]
+}
+
+/**
+ * A `Transport` over a readable and a writable stream (stdin and stdout).
+ * 1. Input is split into lines (a trailing `\r` dropped, blank lines skipped); a line longer than
+ *    `maxLineBytes` is answered with an error and skipped, never buffered whole.
+ * 2. Each line is read by `readText` with the negotiated revision: not JSON → -32700 Parse error;
+ *    JSON that is not JSON-RPC, or a batch the revision does not have → -32600 Invalid Request.
+ * 3. A batch (2025-03-26) delivers its messages one by one and is answered with one array, once
+ *    every request in it has its response (a cancelled request is not waited for).
+ * 4. Everything else goes to the SDK as it came; what the SDK sends is written one message a line,
+ *    resolved once the stream took it.
+ */
+export class StdioLineTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: Transport["onmessage"]
+  sessionId?: string
+  #version: string | undefined
+  readonly #stdin: Readable
+  readonly #stdout: Writable
+  readonly #maxLineBytes: number
+  #chunks: Buffer[] = []
+  #buffered = 0
+  /** Skipping the rest of a line that was too long. */
+  #skipping = false
+  #batches = new Set<PendingBatch>()
+  #started = false
+  #closed = false
+
+  constructor(stdin: Readable, stdout: Writable, options: { maxLineBytes?: number } = {}) {
+    this.#stdin = stdin
+    this.#stdout = stdout
+    this.#maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
+  }
+
+  setProtocolVersion = (version: string): void => {
+    this.#version = version
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("StdioLineTransport already started.")
+    this.#started = true
+    this.#stdin.on("data", this.#onData)
+    this.#stdin.on("error", this.#onError)
+    this.#stdin.on("end", this.#onEnd)
+    this.#stdin.on("close", this.#onEnd)
+    this.#stdout.on("error", this.#onError)
+    if (this.#stdin.readableEnded || this.#stdin.destroyed) setImmediate(this.#onEnd)
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error("The stdio connection is closed.")
+    // 3. A response that belongs to a batch waits for the rest of it.
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      for (const batch of this.#batches) {
+        if (!batch.waiting.delete(message.id as RequestId)) continue
+        batch.responses.push(message)
+        return this.#flush(batch)
+      }
+    }
+    return this.#write(message)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#stdin.off("data", this.#onData)
+    this.#stdin.off("error", this.#onError)
+    this.#stdin.off("end", this.#onEnd)
+    this.#stdin.off("close", this.#onEnd)
+    this.#stdout.off("error", this.#onError)
+    if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause()
+    this.#chunks = []
+    this.#batches.clear()
+    this.onclose?.()
+  }
+
+  // 1. Lines.
+  #onData = (chunk: Buffer | string): void => {
+    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk
+    for (;;) {
+      const newline = data.indexOf(10)
+      if (newline === -1) {
+        this.#hold(data)
+        return
+      }
+      const rest = data.subarray(newline + 1)
+      this.#hold(data.subarray(0, newline))
+      const skipped = this.#skipping
+      const line = Buffer.concat(this.#chunks).toString("utf8").replace(/\r$/, "")
+      this.#chunks = []
+      this.#buffered = 0
+      this.#skipping = false
+      if (!skipped && line.trim() !== "") this.#receive(line)
+      data = rest
+    }
+  }
+
+  #hold(part: Buffer): void {
+    if (this.#skipping || part.length === 0) return
+    this.#buffered += part.length
+    if (this.#buffered <= this.#maxLineBytes) {
+      this.#chunks.push(part)
+      return
+    }
+    this.#chunks = []
+    this.#buffered = 0
+    this.#skipping = true
+    void this.#write(
+      errorResponse({
+        kind: "refused",
+        code: INVALID_REQUEST,
+        message: `Invalid Request: a message over ${this.#maxLineBytes} bytes was skipped.`,
+        id: null,
+      }),
+    ).catch((error: Error) => this.onerror?.(error))
+  }
+
+  // 2. Messages.
+  #receive(line: string): void {
+    const read = readText(line, this.#version)
+    if (read.kind === "refused") {
+      void this.#write(errorResponse(read)).catch((error: Error) => this.onerror?.(error))
+      return
+    }
+    if (read.kind === "message") {
+      this.#cancelled(read.message)
+      this.onmessage?.(read.message)
+      return
+    }
+    // 3. A batch.
+    const waiting = new Set(read.messages.filter(isJSONRPCRequest).map((message) => message.id))
+    const batch: PendingBatch = { waiting, responses: [] }
+    if (waiting.size > 0) this.#batches.add(batch)
+    for (const message of read.messages) {
+      this.#cancelled(message)
+      this.onmessage?.(message)
+    }
+  }
+
+  /** A cancelled request gets no response (the spec says so): its batch stops waiting for it. */
+  #cancelled(message: JSONRPCMessage): void {
+    if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return
+    const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
+    if (id === undefined) return
+    for (const batch of this.#batches) {
+      if (batch.waiting.delete(id)) void this.#flush(batch).catch((error: Error) => this.onerror?.(error))
+    }
+  }
+
+  async #flush(batch: PendingBatch): Promise<void> {
+    if (batch.waiting.size > 0) return
+    this.#batches.delete(batch)
+    if (batch.responses.length > 0) await this.#write(batch.responses)
+  }
+
+  // 4. Output.
+  #write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
+    if (this.#closed) return Promise.resolve()
+    const { promise, resolve, reject } = Promise.withResolvers<void>()
+    // The callback runs once the line is handed on (after a drain when the stream was full), or fails.
+    this.#stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))
+    return promise
+  }
+
+  #onError = (error: Error): void => {
+    this.onerror?.(error)
+  }
+
+  #onEnd = (): void => {
+    void this.close()
+  }
+}
