@@ -193,9 +193,8 @@ describe("background jobs", () => {
       { abort: controller.signal },
     )
     expect(result.status === "error" && result.kind).toBe("interrupted")
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const [job] = jobs.list(SESSION)
-    expect(job?.status).toBe("killed")
+    // The kill finishes in the background: wait for it (a job that is never killed times the test out).
+    await until(() => jobs.list(SESSION)[0]?.status === "killed")
   })
 
   it("bounds a large log and points at the full log file", async () => {
@@ -228,7 +227,9 @@ describe("background jobs", () => {
       }),
     )
     const id = String(started.metadata.jobID)
-    await new Promise((resolve) => setTimeout(resolve, 800))
+    // Until everything up to mark-b is in the log, however long the machine takes to print it.
+    const log = jobs.list(SESSION).find((job) => job.id === id)?.logPath
+    await until(() => readFileSync(log!, "utf8").includes("mark-b"))
     const read = completed(await call("bash_output", { job_id: id }))
     // Line 11 is mark-a; "FAIL late test" follows 2990 numbers, so it is line 3002 of the log.
     expect(read.output).toContain("  line 3002: FAIL late test")
@@ -266,3 +267,8 @@ describe("background jobs", () => {
     expect(jobs.get(SESSION, job.id)).toBeUndefined()
   })
 })
+
+/** Waits for `condition`, checking every 20 ms; a condition that never holds is caught by the test timeout. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20))
+}
