@@ -80,8 +80,10 @@ describe("ask: decided by the rules", () => {
     expect(error).toBeInstanceOf(PermissionDeniedError)
     const denied = error as PermissionDeniedError
     expect(denied.rules).toEqual(rules.filter((r) => r.permission === "*" || r.permission === "bash"))
+    // opencode's first sentence (clients match it), then the deciding rule in words, not a JSON dump.
+    expect(denied.rule).toEqual({ permission: "bash", pattern: "rm *", action: "deny" })
     expect(denied.message).toBe(
-      `The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ${JSON.stringify(denied.rules)}`,
+      'The user has specified a rule which prevents you from using this specific tool call: the rule bash "rm *": "deny" denies bash for "rm -rf /". Do not retry it; do something else, or ask the user to change that rule.',
     )
     expect(engine.list()).toEqual([])
   })

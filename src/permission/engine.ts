@@ -76,6 +76,8 @@ export interface PermissionEngineOptions {
 
 interface Pending {
   readonly request: PermissionRequest
+  /** The configured rule that asked, if one did. */
+  readonly rule: Rule | undefined
   readonly resolve: () => void
   readonly reject: (error: unknown) => void
 }
@@ -113,13 +115,24 @@ export class PermissionEngine implements PermissionService {
     const saved = this.#savedApprovals()
     const unchecked = uncheckedOf(request.metadata)?.patterns
     let needsAsk = false
+    // The rule that asks, named when no one can answer (undefined: nothing matched, asking is the default).
+    let asking: Rule | undefined
     for (const pattern of request.patterns) {
       const blind = unchecked?.includes(pattern) ?? false
       const action = this.#decide(request.permission, pattern, configured, saved, request.sessionID, blind)
       if (action === "deny") {
-        throw new PermissionDeniedError(relevantRules(request.permission, ...configured))
+        const rule = lastMatch(request.permission, pattern, configured)
+        throw new PermissionDeniedError(relevantRules(request.permission, ...configured), {
+          permission: request.permission,
+          pattern,
+          ...(rule ? { rule } : {}),
+        })
       }
-      if (action === "ask") needsAsk = true
+      if (action === "ask" && !needsAsk) {
+        needsAsk = true
+        const rule = lastMatch(request.permission, pattern, configured)
+        if (rule?.action === "ask") asking = rule
+      }
     }
     if (!needsAsk) return
 
@@ -129,7 +142,10 @@ export class PermissionEngine implements PermissionService {
       const decided = await this.#options.consult(request)
       if (decided === "allow") return
       if (decided === "deny")
-        throw new PermissionDeniedError(relevantRules(request.permission, ...configured))
+        throw new PermissionDeniedError(relevantRules(request.permission, ...configured), {
+          permission: request.permission,
+          by: "the permission.ask plugin hook",
+        })
       signal?.throwIfAborted()
     }
     const pending: PermissionRequest = {
@@ -158,6 +174,7 @@ export class PermissionEngine implements PermissionService {
     const done = () => signal?.removeEventListener("abort", onAbort)
     this.#pending.set(pending.id, {
       request: pending,
+      rule: asking,
       resolve: () => {
         done()
         resolve()
@@ -216,7 +233,7 @@ export class PermissionEngine implements PermissionService {
     }
 
     if (input.reply === "reject") {
-      this.#settle(pending, "reject", rejection(input))
+      this.#settle(pending, "reject", rejection(input, pending.rule))
       for (const other of this.#sessionPending(request.sessionID)) {
         this.#settle(other, "reject", new PermissionRejectedError())
       }
@@ -357,7 +374,7 @@ function keyMatches(permission: string, key: string): boolean {
 }
 
 /** The error a `reject` reply ends its request with. */
-function rejection(input: PermissionReply): Error | undefined {
-  if (input.unanswered) return new PermissionUnansweredError(input.unanswered)
+function rejection(input: PermissionReply, rule: Rule | undefined): Error | undefined {
+  if (input.unanswered) return new PermissionUnansweredError(input.unanswered, rule ? { rule } : {})
   return input.message ? new PermissionCorrectedError(input.message) : undefined
 }

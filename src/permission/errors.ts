@@ -1,14 +1,41 @@
 import type { Rule } from "./rule.ts"
+import { describeRule, describeRules } from "./rule-text.ts"
 
-/** A configured rule denies the call. Shown to the model; the turn continues. */
+/** What decided a denial: the rule (with its source), or who else. */
+export interface Denial {
+  /** The permission and pattern that were denied. */
+  readonly permission?: string
+  readonly pattern?: string
+  /** The configured rule that decided. */
+  readonly rule?: Rule
+  /** Who denied when no rule did: "the permission.ask plugin hook". */
+  readonly by?: string
+}
+
+/**
+ * A configured rule denies the call. Shown to the model; the turn continues. The message keeps
+ * opencode's first sentence (clients match it), then names the deciding rule and where it was written.
+ */
 export class PermissionDeniedError extends Error {
   override readonly name = "PermissionDeniedError"
   readonly rules: readonly Rule[]
-  constructor(rules: readonly Rule[]) {
+  /** The rule that decided, when one did. */
+  readonly rule: Rule | undefined
+  constructor(rules: readonly Rule[], denial: Denial = {}) {
+    const what =
+      denial.permission === undefined
+        ? "this call"
+        : `${denial.permission}${denial.pattern === undefined || denial.pattern === "*" ? "" : ` for ${JSON.stringify(denial.pattern)}`}`
+    const why = denial.rule
+      ? `the rule ${describeRule(denial.rule)} denies ${what}`
+      : denial.by
+        ? `${denial.by} denied ${what}`
+        : `the relevant rules are ${describeRules(rules)}`
     super(
-      `The user has specified a rule which prevents you from using this specific tool call. Here are some of the relevant rules ${JSON.stringify(rules)}`,
+      `The user has specified a rule which prevents you from using this specific tool call: ${why}. Do not retry it; do something else, or ask the user to change that rule.`,
     )
     this.rules = rules
+    this.rule = denial.rule
   }
 }
 
@@ -40,9 +67,12 @@ export class PermissionCorrectedError extends Error {
 export class PermissionUnansweredError extends Error {
   override readonly name = "PermissionUnansweredError"
   readonly reason: string
-  constructor(reason: string) {
+  /** The rule that asked (undefined when no rule matched and asking is the default). */
+  readonly rule: Rule | undefined
+  constructor(reason: string, options: { rule?: Rule } = {}) {
     super(`This call needs a person's approval and no one could be asked, so it did not run: ${reason}`)
     this.reason = reason
+    this.rule = options.rule
   }
 }
 

@@ -47,6 +47,8 @@ export class RulePermissions implements PermissionService {
   async ask(request: AskRequest, options: { signal?: AbortSignal } = {}): Promise<void> {
     const unchecked = uncheckedOf(request.metadata)?.patterns
     let needsAsk = false
+    // The rule that asks, named when no one can answer.
+    let asking: Rule | undefined
     for (const pattern of request.patterns) {
       let action = this.evaluate(request.permission, pattern)
       // A pattern the rules cannot check: the catch-all does not vouch for it (see unchecked.ts).
@@ -56,11 +58,17 @@ export class RulePermissions implements PermissionService {
         if (!approved && rule && !vouches(rule, request.permission, [this.#rules])) action = "ask"
       }
       if (action === "deny") {
+        const rule = lastMatch(this.#rules, request.permission, pattern)
         throw new PermissionDeniedError(
           this.#rules.filter((rule) => match(request.permission, rule.permission)),
+          { permission: request.permission, pattern, ...(rule ? { rule } : {}) },
         )
       }
-      if (action === "ask") needsAsk = true
+      if (action === "ask" && !needsAsk) {
+        needsAsk = true
+        const rule = lastMatch(this.#rules, request.permission, pattern)
+        if (rule?.action === "ask") asking = rule
+      }
     }
     if (!needsAsk) return
     if (!this.#decide) throw new PermissionRejectedError()
@@ -68,7 +76,7 @@ export class RulePermissions implements PermissionService {
     if (reply === "reject") throw new PermissionRejectedError()
     if (typeof reply === "object") {
       throw "unanswered" in reply
-        ? new PermissionUnansweredError(reply.unanswered)
+        ? new PermissionUnansweredError(reply.unanswered, asking ? { rule: asking } : {})
         : new PermissionCorrectedError(reply.reject)
     }
     if (reply === "always") {

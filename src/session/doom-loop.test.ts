@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
 import {
+  type Answered,
+  answerOf,
   type Call,
   callKey,
   canonicalJson,
@@ -11,15 +13,20 @@ import {
   doomLoopAsk,
 } from "./doom-loop.ts"
 
-// Shorthand calls: A, B, C are distinct calls (different tools), a1/a2 the same tool with other input.
-const A: Call = { tool: "read", input: { filePath: "/a.ts" } }
-const B: Call = { tool: "grep", input: { pattern: "foo" } }
-const C: Call = { tool: "bash", input: { command: "npm test" } }
-const a2: Call = { tool: "read", input: { filePath: "/b.ts" } }
+// Shorthand calls: A, B, C are distinct calls (different tools), a2 the same tool as A with other input.
+// Each answers the same every time, unless a test says otherwise.
+const A: Answered = { tool: "read", input: { filePath: "/a.ts" }, answer: "1: a" }
+const B: Answered = { tool: "grep", input: { pattern: "foo" }, answer: "Found 1 match" }
+const C: Answered = { tool: "bash", input: { command: "npm test" }, answer: "1 failed" }
+const a2: Answered = { tool: "read", input: { filePath: "/b.ts" }, answer: "1: b" }
 
 /** A list of calls from a compact string: "ABAB" → [A, B, A, B]. */
-const seq = (text: string): Call[] =>
-  [...text].map((letter) => ({ A, B, C, a: a2 })[letter as "A" | "B" | "C" | "a"] as Call)
+const seq = (text: string): Answered[] =>
+  [...text].map((letter) => ({ A, B, C, a: a2 })[letter as "A" | "B" | "C" | "a"] as Answered)
+
+/** The same call with another answer each time (its target changed in between). */
+const changing = (call: Call, count: number): Answered[] =>
+  Array.from({ length: count }, (_, i) => ({ ...call, answer: `version ${i}` }))
 
 interface Case {
   readonly name: string
@@ -137,9 +144,9 @@ describe("detectDoomLoop", () => {
   })
 
   it("ignores object key order (and undefined fields) when comparing inputs", () => {
-    const history: Call[] = [
-      { tool: "grep", input: { pattern: "x", path: "src", options: { i: true, n: 1 } } },
-      { tool: "grep", input: { options: { n: 1, i: true }, path: "src", pattern: "x" } },
+    const history: Answered[] = [
+      { tool: "grep", input: { pattern: "x", path: "src", options: { i: true, n: 1 } }, answer: "x" },
+      { tool: "grep", input: { options: { n: 1, i: true }, path: "src", pattern: "x" }, answer: "x" },
     ]
     const next: Call = {
       tool: "grep",
@@ -149,16 +156,16 @@ describe("detectDoomLoop", () => {
   })
 
   it("distinguishes array order and value types", () => {
-    const history: Call[] = [
-      { tool: "t", input: { list: [1, 2] } },
-      { tool: "t", input: { list: [2, 1] } },
+    const history: Answered[] = [
+      { tool: "t", input: { list: [1, 2] }, answer: "" },
+      { tool: "t", input: { list: [2, 1] }, answer: "" },
     ]
     expect(detectDoomLoop(history, { tool: "t", input: { list: [1, 2] } })).toBeUndefined()
     expect(
       detectDoomLoop(
         [
-          { tool: "t", input: 1 },
-          { tool: "t", input: "1" },
+          { tool: "t", input: 1, answer: "" },
+          { tool: "t", input: "1", answer: "" },
         ],
         { tool: "t", input: 1 },
       ),
@@ -167,9 +174,9 @@ describe("detectDoomLoop", () => {
 
   it("the same input to different tools is not a repeat", () => {
     const input = { path: "." }
-    const history: Call[] = [
-      { tool: "glob", input },
-      { tool: "list", input },
+    const history: Answered[] = [
+      { tool: "glob", input, answer: "" },
+      { tool: "list", input, answer: "" },
     ]
     expect(detectDoomLoop(history, { tool: "glob", input })).toBeUndefined()
   })
@@ -194,6 +201,66 @@ describe("detectDoomLoop", () => {
     expect(() => detectDoomLoop([], A, { threshold: 1 })).toThrow(RangeError)
     expect(() => detectDoomLoop([], A, { threshold: 2.5 })).toThrow(RangeError)
     expect(() => detectDoomLoop([], A, { maxCycle: -1 })).toThrow(RangeError)
+  })
+})
+
+describe("a loop is the same call getting the same answer", () => {
+  it("a call whose answer changed each time is never a loop, however often it is made", () => {
+    const history = changing(A, 200)
+    expect(detectDoomLoop(history, A)).toBeUndefined()
+  })
+
+  it("counts from the last change: the run of equal answers decides", () => {
+    // Changed, then the same twice: the third identical call would get the same answer again.
+    const history: Answered[] = [...changing(A, 5), A, A]
+    expect(detectDoomLoop(history, A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+    expect(detectDoomLoop([...changing(A, 5), A], A)).toBeUndefined()
+  })
+
+  it("a poll never counts and breaks the run it is in", () => {
+    const poll: Answered = { ...A, poll: true }
+    expect(detectDoomLoop([poll, poll, poll, poll], A)).toBeUndefined()
+    expect(detectDoomLoop([A, poll], A)).toBeUndefined()
+    expect(detectDoomLoop([poll, A, A], A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+    expect(detectDoomLoop([A, { ...B, poll: true }, A, B, A, B], A)).toBeUndefined()
+  })
+
+  it("A,B cycles count only with the same answers", () => {
+    expect(detectDoomLoop(seq("ABABA"), B)).toEqual({
+      kind: "cycle",
+      tools: ["read", "grep"],
+      length: 2,
+      repeats: 3,
+    })
+    // B's answer changed in the middle: the cycle so far is only A,B once and a half.
+    const moved: Answered[] = [A, B, A, { ...B, answer: "Found 2 matches" }, A]
+    expect(detectDoomLoop(moved, B)).toBeUndefined()
+  })
+
+  it("keys answers by digest: a long answer counts like a short one", () => {
+    const big = { ...A, answer: "x".repeat(1_000_000) }
+    expect(detectDoomLoop([big, big], A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+  })
+})
+
+describe("answerOf", () => {
+  const time = { start: 1, end: 2 }
+  it("is the output and attachments of a completed call, or the error of a failed one", () => {
+    const done = answerOf({ status: "completed", input: {}, output: "ok", title: "", metadata: {}, time })
+    const failed = answerOf({ status: "error", input: {}, error: "ok", time })
+    expect(done).toBeDefined()
+    expect(failed).toBeDefined()
+    expect(done).not.toBe(failed)
+  })
+
+  it("is nothing for an interruption or a refused loop: neither is an answer", () => {
+    expect(
+      answerOf({ status: "error", input: {}, error: "x", metadata: { interrupted: true }, time }),
+    ).toBeUndefined()
+    expect(
+      answerOf({ status: "error", input: {}, error: "x", metadata: { doomLoop: true }, time }),
+    ).toBeUndefined()
+    expect(answerOf({ status: "running", input: {}, time: { start: 1 } })).toBeUndefined()
   })
 })
 
@@ -226,6 +293,23 @@ describe("canonicalJson", () => {
 })
 
 describe("DoomLoopGuard", () => {
+  it("200 reads of an unchanged file: refused from the threshold on; a file changed between reads never", () => {
+    const guard = new DoomLoopGuard()
+    let refused = 0
+    for (let i = 0; i < 200; i++) {
+      // A refused call is not recorded: refusing changes nothing, so the next one is refused too.
+      if (guard.check("same", A)) refused++
+      else guard.record("same", A)
+    }
+    expect(refused).toBe(198)
+    let changedRefused = 0
+    for (let i = 0; i < 200; i++) {
+      if (guard.check("changed", A)) changedRefused++
+      else guard.record("changed", { ...A, answer: `content ${i}` })
+    }
+    expect(changedRefused).toBe(0)
+  })
+
   it("detects repeats across messages and turns: history is per session, not per message", () => {
     const guard = new DoomLoopGuard()
     // Message 1 ends with a call; message 2 repeats it; message 3 would be the third time.
@@ -234,8 +318,12 @@ describe("DoomLoopGuard", () => {
     expect(guard.check("ses_1", A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
     // Checking does not record.
     expect(guard.history("ses_1").map((call) => call.tool)).toEqual(["read", "read"])
-    // Inputs are remembered by digest only.
-    expect(guard.history("ses_1")[0]).toEqual({ tool: "read", digest: expect.stringMatching(/^[\w-]{43}$/) })
+    // Inputs and answers are remembered by digest only.
+    expect(guard.history("ses_1")[0]).toEqual({
+      tool: "read",
+      input: expect.stringMatching(/^[\w-]{43}$/),
+      key: expect.stringMatching(/^[\w-]{43}$/),
+    })
   })
 
   it("detects A,B,A,B,A,B across calls recorded one by one", () => {
@@ -249,21 +337,10 @@ describe("DoomLoopGuard", () => {
     expect(found[5]).toEqual({ kind: "cycle", tools: ["read", "grep"], length: 2, repeats: 3 })
   })
 
-  it("observe = check then record, with the same verdicts and history", () => {
-    const checked = new DoomLoopGuard()
-    const observed = new DoomLoopGuard()
-    for (const call of seq("AABABABBB")) {
-      const verdict = checked.check("s", call)
-      checked.record("s", call)
-      expect(observed.observe("s", call)).toEqual(verdict)
-    }
-    expect(observed.history("s")).toEqual(checked.history("s"))
-  })
-
   it("ignores key order in recorded inputs too", () => {
     const guard = new DoomLoopGuard()
-    guard.record("s", { tool: "grep", input: { pattern: "x", path: "src" } })
-    guard.record("s", { tool: "grep", input: { path: "src", pattern: "x" } })
+    guard.record("s", { tool: "grep", input: { pattern: "x", path: "src" }, answer: "x" })
+    guard.record("s", { tool: "grep", input: { path: "src", pattern: "x" }, answer: "x" })
     expect(guard.check("s", { tool: "grep", input: { pattern: "x", path: "src" } })).toMatchObject({
       kind: "repeat",
       count: 3,
@@ -334,7 +411,8 @@ describe("doomLoopAsk", () => {
         kind: "repeat",
         tool: "read",
         count: 3,
-        summary: "read was called 3 times in a row with the same input",
+        summary:
+          "read was called 3 times in a row with the same input, and each earlier call got the same result",
         input: A.input,
       },
     })
@@ -345,6 +423,8 @@ describe("doomLoopAsk", () => {
     const request = doomLoopAsk(loop, A)
     expect(request.patterns).toEqual(["read", "grep"])
     expect(request.always).toEqual(["read", "grep"])
-    expect(describeDoomLoop(loop)).toBe("The same 3 calls (read, grep, read) were repeated 3 times in a row")
+    expect(describeDoomLoop(loop)).toBe(
+      "The same 3 calls (read, grep, read) were repeated 3 times in a row with the same results",
+    )
   })
 })

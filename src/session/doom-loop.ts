@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import type { AskInput } from "../tool/context.ts"
 import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "./input-bounds.ts"
+import type { ToolState } from "./part.ts"
 
 /** One tool call as doom-loop detection sees it. */
 export interface Call {
@@ -8,12 +9,26 @@ export interface Call {
   readonly input: unknown
 }
 
+/** A call that was made, with what it answered. */
+export interface Answered extends Call {
+  /** The answer as the caller saw it (see `answerOf`); only its digest is kept. */
+  readonly answer: string
+  /**
+   * The tool said the answer is a look at something still changing (a running job): such a call is
+   * never part of a loop, whatever it answered, and it breaks the run it is in.
+   */
+  readonly poll?: boolean
+}
+
 export type DoomLoop =
-  /** The same call (tool and input) `count` times in a row, the next call included. */
+  /**
+   * The same call `count` times in a row, the next call included, each earlier one answered the same:
+   * running it again would answer the same again.
+   */
   | { readonly kind: "repeat"; readonly tool: string; readonly count: number }
   /**
-   * A sequence of `length` calls repeated `repeats` times in a row, ending with the next call. `tools`
-   * names the calls of one period in order, the last being the next call's tool.
+   * A sequence of `length` calls repeated `repeats` times in a row with the same answers, ending with
+   * the next call. `tools` names the calls of one period in order, the last being the next call's tool.
    */
   | { readonly kind: "cycle"; readonly tools: string[]; readonly length: number; readonly repeats: number }
 
@@ -28,28 +43,29 @@ export const DEFAULT_THRESHOLD = 3
 export const DEFAULT_MAX_CYCLE = 3
 
 /**
- * Whether `next` would continue a loop in `history` (the session's recent calls, oldest first, across
- * messages and turns).
+ * Whether `next` would continue a loop in `history` (the session's recent calls with their answers,
+ * oldest first, across messages and turns). A loop is the same call getting the same answer while
+ * nothing changes, so the decision, taken before `next` runs, is about the calls before it:
  *
- * 1. Key every call by its tool and the canonical JSON of its input (object key order ignored).
- * 2. Repeat: `next` and the calls right before it are the same call, `threshold` times or more.
- * 3. Cycle: for each length 2..`maxCycle` (shortest first), the calls ending with `next` repeat with
- *    that period for at least `threshold` full periods, and the period is not one call repeated.
+ * 1. Key every earlier call by its tool, the canonical JSON of its input (object key order ignored)
+ *    and its answer; a call whose target changed answered differently, so it has another key, and a
+ *    poll has none (it equals nothing).
+ * 2. Repeat: the calls right before `next` have its input and one same answer, `threshold - 1` times
+ *    or more.
+ * 3. Cycle: for each length 2..`maxCycle` (shortest first), the call one period back has `next`'s input
+ *    and the calls up to it repeat with that period, answers included, so that with `next` answering
+ *    as it did one period back there are `threshold` full periods; the period is not one call repeated.
  *
  * A repeat is reported before a cycle; `count` and `repeats` measure the whole run found in `history`.
  * Pure: the same arguments always give the same answer.
  */
 export function detectDoomLoop(
-  history: readonly Call[],
+  history: readonly Answered[],
   next: Call,
   options: DoomLoopOptions = {},
 ): DoomLoop | undefined {
   const { threshold, maxCycle } = resolveOptions(options)
-  const calls = [...history, next]
-  // Keyed lazily from the end: detection walks back only as far as a loop extends.
-  const keys: (string | undefined)[] = new Array(calls.length)
-  const key = (index: number): string => (keys[index] ??= callKey(calls[index]!))
-  return detect(calls, key, threshold, maxCycle)
+  return detect(history.map(remembered), pending(next), threshold, maxCycle)
 }
 
 /**
@@ -58,6 +74,22 @@ export function detectDoomLoop(
  */
 export function callKey(call: Call): string {
   return `${call.tool}\u0000${canonicalJson(call.input)}`
+}
+
+/**
+ * What a finished call answered, as the guard compares it: its status and what the caller read (the
+ * output and attachments, or the error). The journal's parts give the same answer for an output that
+ * was not cut, so a session resumed from the journal keeps its history. Undefined for what is no
+ * answer: a call not finished, interrupted, or refused by the guard (refusing changes nothing).
+ */
+export function answerOf(state: ToolState): string | undefined {
+  if (state.status === "completed") {
+    const files = (state.attachments ?? []).map((file) => file.url)
+    return ["completed", state.output, ...files].join("\u0000")
+  }
+  if (state.status !== "error") return undefined
+  if (state.metadata?.interrupted === true || state.metadata?.doomLoop === true) return undefined
+  return `error\u0000${state.error}`
 }
 
 /** JSON with object keys sorted at every depth; values JSON cannot hold are written as JSON would. */
@@ -73,8 +105,10 @@ export interface DoomLoopGuardOptions extends DoomLoopOptions {
 }
 
 /**
- * Keeps each session's recent calls (bounded) and checks the next one against them. The runner checks
- * a call before running it (asking `doom_loop` when a loop is found) and records it once it is made.
+ * Keeps each session's recent calls and their answers (bounded, as digests) and checks the next call
+ * against them. The runner checks a call before running it (asking `doom_loop` when a loop is found)
+ * and records it with its answer once it settled; a call that was refused or interrupted is not
+ * recorded, so refusing it changes nothing and the same call is refused again.
  */
 export class DoomLoopGuard {
   readonly threshold: number
@@ -101,24 +135,11 @@ export class DoomLoopGuard {
     this.maxSessions = maxSessions
   }
 
-  /** Remembers a call the session made. */
-  record(sessionID: string, call: Call): void {
-    this.#remember(sessionID, recorded(call))
-  }
-
-  /** `check` then `record`, digesting the call once: what a runner does before each call. */
-  observe(sessionID: string, next: Call): DoomLoop | undefined {
-    const entry = recorded(next)
-    const calls = [...(this.#sessions.get(sessionID) ?? []), entry]
-    const loop = detect(calls, (index) => calls[index]!.digest, this.threshold, this.maxCycle)
-    this.#remember(sessionID, entry)
-    return loop
-  }
-
-  #remember(sessionID: string, entry: Recorded): void {
+  /** Remembers a call the session made and what it answered. */
+  record(sessionID: string, call: Answered): void {
     const history = this.#sessions.get(sessionID) ?? []
     this.#sessions.delete(sessionID)
-    history.push(entry)
+    history.push(remembered(call))
     if (history.length > this.historySize) history.splice(0, history.length - this.historySize)
     this.#sessions.set(sessionID, history)
     if (this.#sessions.size > this.maxSessions) {
@@ -127,16 +148,15 @@ export class DoomLoopGuard {
     }
   }
 
-  /** Whether `next` would continue a loop in the session's recent calls. Does not record it. */
+  /** Whether running `next` would continue a loop in the session's recent calls. Does not record it. */
   check(sessionID: string, next: Call): DoomLoop | undefined {
     const history = this.#sessions.get(sessionID) ?? []
-    const calls = [...history, recorded(next)]
-    return detect(calls, (index) => calls[index]!.digest, this.threshold, this.maxCycle)
+    return detect(history, pending(next), this.threshold, this.maxCycle)
   }
 
   /**
-   * The session's recent calls, oldest first: each tool and a digest of its key (inputs are not kept,
-   * so a session that writes large files does not hold them here).
+   * The session's recent calls, oldest first: each tool and digests of its input and answer (inputs and
+   * outputs are not kept, so a session that reads or writes large files does not hold them here).
    */
   history(sessionID: string): Recorded[] {
     return [...(this.#sessions.get(sessionID) ?? [])]
@@ -162,23 +182,39 @@ export function doomLoopAsk(loop: DoomLoop, next: Call): AskInput {
   }
 }
 
-/** One sentence for people and models: what is being repeated. */
+/** For people and models: what is being repeated (no final period, so it fits in a sentence). */
 export function describeDoomLoop(loop: DoomLoop): string {
   if (loop.kind === "repeat") {
-    return `${loop.tool} was called ${loop.count} times in a row with the same input`
+    return `${loop.tool} was called ${loop.count} times in a row with the same input, and each earlier call got the same result`
   }
-  return `The same ${loop.length} calls (${loop.tools.join(", ")}) were repeated ${loop.repeats} times in a row`
+  return `The same ${loop.length} calls (${loop.tools.join(", ")}) were repeated ${loop.repeats} times in a row with the same results`
 }
 
 /** A call as the guard remembers it. */
 export interface Recorded {
   readonly tool: string
   /** SHA-256 of `callKey(call)`. */
-  readonly digest: string
+  readonly input: string
+  /** SHA-256 of the call key and its answer; none for a poll, which equals no other call. */
+  readonly key: string | undefined
 }
 
-function recorded(call: Call): Recorded {
-  return { tool: call.tool, digest: createHash("sha256").update(callKey(call)).digest("base64url") }
+function remembered(call: Answered): Recorded {
+  const input = callKey(call)
+  return {
+    tool: call.tool,
+    input: digest(input),
+    key: call.poll === true ? undefined : digest(`${input}\u0000${call.answer}`),
+  }
+}
+
+/** The next call: its answer is not known yet. */
+function pending(call: Call): { readonly tool: string; readonly input: string } {
+  return { tool: call.tool, input: digest(callKey(call)) }
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("base64url")
 }
 
 function resolveOptions(options: DoomLoopOptions): { threshold: number; maxCycle: number } {
@@ -198,35 +234,44 @@ function window(threshold: number, maxCycle: number): number {
   return Math.max(threshold, maxCycle * threshold) - 1
 }
 
-/** Detection over calls and their keys; the last call is the next one. */
+/** Keys that are the same call with the same answer (a poll's missing key equals nothing). */
+function same(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && a === b
+}
+
+/** Detection over the recorded calls and the next one (see `detectDoomLoop`). */
 function detect(
-  calls: readonly { readonly tool: string }[],
-  key: (index: number) => string,
+  history: readonly Recorded[],
+  next: { readonly tool: string; readonly input: string },
   threshold: number,
   maxCycle: number,
 ): DoomLoop | undefined {
-  const last = calls.length - 1
-  const next = calls[last]!
-  const nextKey = key(last)
-
-  let count = 1
-  while (count <= last && key(last - count) === nextKey) count++
-  if (count >= threshold) return { kind: "repeat", tool: next.tool, count }
+  const n = history.length
+  const previous = history[n - 1]
+  if (previous && previous.input === next.input && previous.key !== undefined) {
+    let count = 1
+    while (count < n && same(history[n - 1 - count]!.key, previous.key)) count++
+    if (count + 1 >= threshold) return { kind: "repeat", tool: next.tool, count: count + 1 }
+  }
 
   for (let length = 2; length <= maxCycle; length++) {
-    if (calls.length < length * threshold) break
+    if (n + 1 < length * threshold) break
+    const back = history[n - length]!
+    if (back.input !== next.input || back.key === undefined) continue
+    // Index n is the next call, assumed to answer as it did one period back.
+    const key = (index: number): string | undefined => (index === n ? back.key : history[index]!.key)
     // One call repeated is a repeat, not a cycle (and was not enough of one above).
     let single = true
-    for (let i = 1; i < length && single; i++) single = key(last - i) === nextKey
+    for (let i = 1; i < length && single; i++) single = same(key(n - i), back.key)
     if (single) continue
     // `run` counts the trailing calls that equal the call one period later.
     let run = length
-    while (run <= last && key(last - run) === key(last - run + length)) run++
+    while (run <= n && same(key(n - run), key(n - run + length))) run++
     const repeats = Math.floor(run / length)
     if (repeats < threshold) continue
     return {
       kind: "cycle",
-      tools: calls.slice(calls.length - length).map((call) => call.tool),
+      tools: [...history.slice(n - length + 1).map((call) => call.tool), next.tool],
       length,
       repeats,
     }

@@ -1,4 +1,13 @@
 import type { z } from "zod"
+import {
+  PermissionCorrectedError,
+  PermissionDeniedError,
+  type PermissionError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+} from "../permission/errors.ts"
+import { describeRule } from "../permission/rule-text.ts"
+import { type Call, canonicalJson, type DoomLoop } from "../session/doom-loop.ts"
 
 /** `questions[0].question` from `["questions", 0, "question"]`; `input` for the root. */
 export function readablePath(path: readonly PropertyKey[]): string {
@@ -61,4 +70,56 @@ export function inputTooDeep(tool: string, depth: number, max: number): string {
 export function nulByte(tool: string, value: string | undefined): string {
   const what = value === undefined ? "a value" : `the value ${JSON.stringify(value)}`
   return `The ${tool} tool was given ${what}, which contains a NUL byte (\\u0000). File paths, commands and their arguments cannot contain one, so nothing was opened or run. Send it again without the NUL byte.`
+}
+
+/** The longest call shown in a refusal; the rest of its input is cut. */
+const CALL_SHOWN_CHARS = 200
+
+/**
+ * The one sentence a loop refusal says: the call, how often it repeated with the same result, the rule
+ * that refused it (with where it was written) and how to change that rule. It says that a person said
+ * no only when one was asked and did.
+ */
+export function loopRefused(args: {
+  loop: DoomLoop
+  call: Call
+  threshold: number
+  error: PermissionError
+}): string {
+  const { loop, call, threshold, error } = args
+  const what = `Refused ${shownCall(call)}`
+  const repeated =
+    loop.kind === "repeat"
+      ? `it was the ${ordinal(loop.count)} identical call in a row and the ${loop.count - 1} before it got the same result`
+      : `it would repeat the cycle ${loop.tools.join(", ")} a ${ordinal(loop.repeats)} time with the same results`
+  const change = `to allow it, set "doom_loop": {"threshold": N} with N above ${threshold}, or "permission": {"doom_loop": "allow"}, in toolbelt.json`
+  if (error instanceof PermissionUnansweredError) {
+    const rule = error.rule ? `the rule ${describeRule(error.rule)}` : `the doom_loop rule (ask, the default)`
+    return `${what}: ${repeated}, and ${rule} needs a person's approval for that, but no one could be asked; ${change}, or try something else.`
+  }
+  if (error instanceof PermissionDeniedError) {
+    const rule = error.rule ? `the rule ${describeRule(error.rule)}` : "the doom_loop rules"
+    return `${what}: ${repeated}, and ${rule} refuses that; ${change}, or try something else.`
+  }
+  if (error instanceof PermissionCorrectedError) {
+    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no with this feedback: ${error.feedback}`
+  }
+  if (error instanceof PermissionRejectedError) {
+    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no; try something else instead of repeating the same calls.`
+  }
+  return `${what}: ${repeated}, and its doom_loop approval was lost (${error.message}); try something else instead of repeating the same calls.`
+}
+
+function shownCall(call: Call): string {
+  const input = canonicalJson(call.input)
+  const shown = input.length > CALL_SHOWN_CHARS ? `${input.slice(0, CALL_SHOWN_CHARS)}…` : input
+  return `${call.tool} ${shown}`
+}
+
+/** 1st, 2nd, 3rd, 4th, 11th, 21st. */
+function ordinal(n: number): string {
+  const tens = n % 100
+  const suffix =
+    tens >= 11 && tens <= 13 ? "th" : n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th"
+  return `${n}${suffix}`
 }

@@ -148,7 +148,9 @@ describe("doom loop in settlement", () => {
     expect((await settle(call("echo", { text: "same" }), d)).status).toBe("completed")
     const third = await settle(call("echo", { text: "same" }), d)
     expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
-    expect(third.status === "error" && third.error).toMatch(/echo was called 3 times in a row/)
+    expect(third.status === "error" && third.error).toMatch(
+      /^Refused echo \{"text":"same"\}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "deny" refuses that;/,
+    )
     expect(received).toHaveLength(2)
     // another session is not affected
     expect((await settle(call("echo", { text: "same" }, "other-session"), d)).status).toBe("completed")

@@ -5,13 +5,12 @@ import type { OutputStore } from "../output/store.ts"
 import { truncate } from "../output/truncate.ts"
 import {
   isPermissionError,
-  PermissionDeniedError,
   PermissionRejectedError,
   PermissionUnansweredError,
 } from "../permission/errors.ts"
 import type { PermissionService } from "../permission/service.ts"
 import type { Registry, Turn } from "../registry/registry.ts"
-import { type DoomLoopGuard, describeDoomLoop, doomLoopAsk } from "../session/doom-loop.ts"
+import { answerOf, type DoomLoopGuard, doomLoopAsk } from "../session/doom-loop.ts"
 import { depthBeyond, MAX_INPUT_DEPTH, storedInput, storedString } from "../session/input-bounds.ts"
 import { advance, asInput, type ToolPart, type ToolState } from "../session/part.ts"
 import type { FilePart, ModelContent } from "../tool/content.ts"
@@ -124,14 +123,16 @@ class Interrupted {}
  *    deeper than `MAX_INPUT_DEPTH` is refused here, before anything walks it recursively.
  * 1. Resolve the registration advertised for the call's turn (unknown or stale: error, no run).
  *    Then the `tool.execute.before` hooks may rewrite the arguments, deny, or supply the result,
- *    and the doom-loop guard asks `doom_loop` when the call repeats the session's recent calls.
+ *    and the doom-loop guard asks `doom_loop` when the session's recent calls show that running it
+ *    again would answer the same again (same calls, same answers, nothing changed).
  * 2. Decode the input with the tool's input codec (invalid: model-readable error, no run).
  * 3. Execute with the runner's context, once its start is recorded (abort: interruption, never a
  *    success; a NUL byte Node refuses in a path or command: invalid input, not a defect).
  * 4. Encode and validate the output with the output codec (invalid: never a success).
  * 5. Project the encoded output to model content; the `tool.execute.after` hooks see it whole.
  * 6. Bound the text (the full text goes to the output store; storing fails: the call fails).
- * 7. Record the final part state.
+ * 7. Record the final part state; the guard remembers what the call answered (not a refusal or an
+ *    interruption) and whether the tool called the answer a poll.
  */
 export async function settle(request: CallRequest, deps: SettleDeps): Promise<Settlement> {
   const recorded = deps.settled?.(request.sessionID, request.callID)
@@ -173,9 +174,18 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     if (outcome.action === "result") supplied = outcome.result
   }
 
+  // What the call answered and whether the tool called it a poll: the guard records them once it settled.
+  let answer: { text?: string; poll: boolean } = { poll: false }
   if (deps.doomLoop && !supplied) {
-    const stopped = await guardLoop(deps.doomLoop, deps.permission, request, name, args, signal)
+    const guard = deps.doomLoop
+    const stopped = await guardLoop(guard, deps.permission, request, name, args, signal)
     if (stopped) return recorder.fail(stopped, "loop", { doomLoop: true }, true)
+    recorder.onSettled((state) => {
+      const whole = answer.text !== undefined && state.status === "completed"
+      const text = answerOf(whole ? { ...state, output: answer.text! } : state)
+      if (text === undefined) return // interrupted: no answer
+      guard.record(request.sessionID, { tool: name, input: args, answer: text, poll: answer.poll })
+    })
   }
 
   let projection: Projection
@@ -224,6 +234,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     // 5. Project.
     try {
       projection = own.project(decoded.data, encoded)
+      answer.poll = own.pollable?.(decoded.data, encoded) === true
     } catch (error) {
       return recorder.defect(error, name, deps.onDefect)
     }
@@ -236,7 +247,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     ;({ title, output: text, metadata, attachments } = after)
   }
 
-  // 6. Bound.
+  // 6. Bound. The guard compares the whole text: a cut one names a new output file every time.
+  answer = { ...answer, text }
   let output = text
   let structured = projection.structured
   if (!projection.selfBounded) {
@@ -366,8 +378,9 @@ async function execute(
 }
 
 /**
- * Checks the session's recent calls for a loop and, when there is one, asks `doom_loop`. Returns the
- * model-visible reason when the loop must stop the turn.
+ * Checks the session's recent calls and their answers for a loop and, when there is one, asks
+ * `doom_loop`. Returns the model-visible reason when the loop must stop the turn: what repeated, the
+ * rule that decided and how to change it (see `Message.loopRefused`).
  */
 async function guardLoop(
   guard: DoomLoopGuard,
@@ -378,7 +391,7 @@ async function guardLoop(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const call = { tool: name, input: args }
-  const loop = guard.observe(request.sessionID, call)
+  const loop = guard.check(request.sessionID, call)
   if (!loop) return undefined
   const ask = doomLoopAsk(loop, call)
   try {
@@ -398,9 +411,7 @@ async function guardLoop(
     return undefined
   } catch (error) {
     if (!isPermissionError(error)) throw error
-    const why =
-      error instanceof PermissionDeniedError ? "the doom_loop permission denies repeating it" : error.message
-    return `Stopped a loop: ${describeDoomLoop(loop)}, and ${why}. The call was not run. Try a different approach instead of repeating the same calls.`
+    return Message.loopRefused({ loop, call, threshold: guard.threshold, error })
   }
 }
 
@@ -477,6 +488,8 @@ class PartRecorder {
   #writes: Promise<void> = Promise.resolve()
   /** Set by `trail()`: where a recording failure goes once nobody awaits it. */
   #trailing: ((error: unknown) => void) | undefined
+  /** Told the final state as soon as the call settled (the loop guard's record). */
+  #settled: ((state: ToolState) => void) | undefined
 
   constructor(request: CallRequest, sink: PartSink | undefined) {
     this.#sink = sink
@@ -518,6 +531,11 @@ class PartRecorder {
    */
   trail(report: (error: unknown) => void): void {
     this.#trailing = report
+  }
+
+  /** Calls `listener` with the final state, the moment the call settles. */
+  onSettled(listener: (state: ToolState) => void): void {
+    this.#settled = listener
   }
 
   pending(): Promise<void> {
@@ -617,6 +635,7 @@ class PartRecorder {
   }
 
   async #finish(state: ToolState): Promise<void> {
+    this.#settled?.(state)
     const moved = this.#move(state)
     const written = moved.then(() => this.#writes)
     const report = this.#trailing

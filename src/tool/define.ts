@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { type ModelContent, parseDataUrl, text } from "./content.ts"
 import type { Context, InitContext, Result } from "./context.ts"
-import type { Annotations, Availability, Projection } from "./internal.ts"
+import type { Annotations, Availability, Declarations, Paging, Projection } from "./internal.ts"
 import { type AnyTool, makeWith } from "./tool.ts"
 
 /** What a v1 tool's `init` returns. */
@@ -13,6 +13,11 @@ export interface Def<
   readonly parameters: P
   execute(args: z.output<P>, ctx: Context): Promise<Result<M>>
   formatValidationError?(error: z.ZodError): string
+  /**
+   * Whether this result is a look at something still changing (a running job's state): the loop guard
+   * then never counts the call as a repeat (see `Tool.make`'s `pollable`).
+   */
+  pollable?(result: Result<M>): boolean
 }
 
 export type Init<P extends z.ZodType, M extends Record<string, unknown>> =
@@ -28,6 +33,8 @@ export interface Info<
   init(ctx?: InitContext): Promise<Def<P, M>>
   readonly available?: (env: Availability) => boolean
   readonly annotations?: Annotations
+  readonly permission?: string
+  readonly paging?: Paging
 }
 
 export type AnyInfo = Info<any, any>
@@ -39,7 +46,7 @@ export type AnyInfo = Info<any, any>
 export function define<P extends z.ZodType, M extends Record<string, unknown> = Record<string, any>>(
   id: string,
   init: Init<P, M>,
-  options?: { available?: (env: Availability) => boolean; annotations?: Annotations },
+  options?: Declarations,
 ): Info<P, M> {
   return Object.freeze({
     id,
@@ -49,6 +56,8 @@ export function define<P extends z.ZodType, M extends Record<string, unknown> = 
     },
     ...(options?.available ? { available: options.available } : {}),
     ...(options?.annotations ? { annotations: options.annotations } : {}),
+    ...(options?.permission ? { permission: options.permission } : {}),
+    ...(options?.paging ? { paging: options.paging } : {}),
   })
 }
 
@@ -76,10 +85,7 @@ const ResultSchema = z.object({
 })
 
 /** Turns an initialised v1 definition into the one internal representation. */
-export function fromDef(
-  def: Def,
-  options?: { available?: (env: Availability) => boolean; annotations?: Annotations },
-): AnyTool {
+export function fromDef(def: Def, options?: Declarations): AnyTool {
   return makeWith(
     {
       description: def.description,
@@ -87,8 +93,18 @@ export function fromDef(
       output: ResultSchema,
       execute: (args, ctx) => def.execute(args, ctx) as Promise<z.output<typeof ResultSchema>>,
       ...(def.formatValidationError ? { formatValidationError: def.formatValidationError.bind(def) } : {}),
+      ...(def.pollable
+        ? {
+            pollable: (_decoded: unknown, encoded: unknown) => {
+              const result = encoded as z.output<typeof ResultSchema>
+              return def.pollable!({ ...result, title: result.title ?? "", metadata: result.metadata ?? {} })
+            },
+          }
+        : {}),
       ...(options?.available ? { available: options.available } : {}),
       ...(options?.annotations ? { annotations: options.annotations } : {}),
+      ...(options?.permission ? { permission: options.permission } : {}),
+      ...(options?.paging ? { paging: options.paging } : {}),
     },
     (_decoded, encoded) => projectResult(encoded as z.input<typeof ResultSchema>),
   )

@@ -33,6 +33,38 @@ export interface Projection {
   readonly selfBounded?: boolean
 }
 
+/**
+ * A tool that reads a text file page by page declares how, so the runtime can name the exact call that
+ * reads the rest of a truncated output (under the name the tool is registered with) and size its pages.
+ */
+export interface Paging {
+  /** Input field names: the file's path, the first line to return (1-based), how many lines. */
+  readonly path: string
+  readonly offset: string
+  readonly limit: string
+  /** The most lines one call returns. */
+  readonly maxLines: number
+  /** The most bytes one call returns, counted as each line's UTF-8 bytes plus one (its newline). */
+  readonly maxBytes: number
+  /** Lines longer than this many characters come back shortened. */
+  readonly maxLineLength: number
+}
+
+/** What a tool declares about itself besides its schema and executor; read by the runtime, never by the model. */
+export interface Declarations {
+  /** Where the tool is offered (feature flags, provider/model rules, client kind). */
+  readonly available?: (env: Availability) => boolean
+  readonly annotations?: Annotations
+  /**
+   * The permission key the tool belongs to, when not its own name: the tool is hidden from the model
+   * whenever that key's last rule is `* deny`. A tool that only serves another (reading a background
+   * job of `bash`) names that tool's key, so denying `bash` hides it too.
+   */
+  readonly permission?: string
+  /** How the tool reads a file page by page: the hint after a truncated result names a call to it. */
+  readonly paging?: Paging
+}
+
 export interface ToolInternals {
   readonly description: string
   readonly input: z.ZodType
@@ -42,6 +74,12 @@ export interface ToolInternals {
   readonly formatValidationError: ((error: z.ZodError) => string) | undefined
   readonly available: ((env: Availability) => boolean) | undefined
   readonly annotations: Annotations
+  /** The permission key the tool belongs to (see `Declarations.permission`); undefined: its own name. */
+  readonly permission: string | undefined
+  /** How the tool reads a file page by page, when it does (see `Paging`). */
+  readonly paging: Paging | undefined
+  /** Whether a result is a look at something still changing (see `MakeConfig.pollable`). */
+  readonly pollable: ((decoded: unknown, encoded: unknown) => boolean) | undefined
   jsonSchema?: Record<string, unknown>
 }
 

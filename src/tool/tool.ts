@@ -1,7 +1,7 @@
 import type { z } from "zod"
 import { type ModelContent, text } from "./content.ts"
 import type { Context } from "./context.ts"
-import { type Annotations, type Availability, attach, type Projection } from "./internal.ts"
+import { type Annotations, type Availability, attach, type Paging, type Projection } from "./internal.ts"
 
 declare const brand: unique symbol
 
@@ -32,15 +32,26 @@ export interface MakeConfig<I extends z.ZodType, O extends z.ZodType> {
   /** Where the tool is offered (feature flags, provider/model rules, client kind). */
   readonly available?: (env: Availability) => boolean
   readonly annotations?: Annotations
+  /** The permission key the tool belongs to, when not its own name (see `Declarations`). */
+  readonly permission?: string
+  /** How the tool reads a file page by page (see `Paging`). */
+  readonly paging?: Paging
+  /**
+   * Whether this result is a look at something still changing (a running job's state): the loop guard
+   * then never counts the call as a repeat, however often the same answer comes back. A tool made to be
+   * polled says so here; a result that shows the change itself (new content) needs nothing.
+   */
+  readonly pollable?: (args: { input: z.output<I>; output: z.input<O> }) => boolean
 }
 
 /** A tool without an output codec: its value is passed to projection as it is. */
 export interface PlainConfig<I extends z.ZodType, R>
-  extends Omit<MakeConfig<I, z.ZodType<R>>, "output" | "execute" | "toModelOutput" | "title"> {
+  extends Omit<MakeConfig<I, z.ZodType<R>>, "output" | "execute" | "toModelOutput" | "title" | "pollable"> {
   readonly output?: undefined
   readonly execute: (input: z.output<I>, ctx: Context) => Promise<R> | R
   readonly toModelOutput?: (args: { input: z.output<I>; output: R }) => readonly ModelContent[]
   readonly title?: (args: { input: z.output<I>; output: R }) => string
+  readonly pollable?: (args: { input: z.output<I>; output: R }) => boolean
 }
 
 /**
@@ -54,8 +65,17 @@ export function make<I extends z.ZodType, R>(config: PlainConfig<I, R>): Tool<z.
 export function make<I extends z.ZodType, O extends z.ZodType>(
   config: MakeConfig<I, O>,
 ): Tool<z.output<I>, z.output<O>> {
-  const { toModelOutput, title } = config
-  return makeWith(config, (decoded, encoded): Projection => {
+  const { toModelOutput, title, pollable, ...rest } = config
+  const settings = {
+    ...rest,
+    ...(pollable
+      ? {
+          pollable: (decoded: unknown, encoded: unknown) =>
+            pollable({ input: decoded, output: encoded } as { input: z.output<I>; output: z.input<O> }),
+        }
+      : {}),
+  }
+  return makeWith(settings, (decoded, encoded): Projection => {
     const args = { input: decoded, output: encoded } as { input: z.output<I>; output: z.input<O> }
     const content = toModelOutput ? toModelOutput(args) : defaultContent(encoded)
     return {
@@ -68,10 +88,12 @@ export function make<I extends z.ZodType, O extends z.ZodType>(
 
 /** `make` with a given projection; the runtime's own adapters (v1 results) use it. */
 export function makeWith<I extends z.ZodType, O extends z.ZodType>(
-  config: Omit<MakeConfig<I, O>, "toModelOutput" | "title">,
+  config: Omit<MakeConfig<I, O>, "toModelOutput" | "title" | "pollable"> & {
+    readonly pollable?: (decoded: unknown, encoded: unknown) => boolean
+  },
   project: (decoded: unknown, encoded: unknown) => Projection,
 ): Tool<z.output<I>, z.output<O>> {
-  const { description, input, output, execute, formatValidationError, available } = config
+  const { description, input, output, execute, formatValidationError, available, pollable } = config
   if (typeof execute !== "function") throw new TypeError("Tool.make: execute must be a function")
   if (typeof description !== "string") throw new TypeError("Tool.make: description must be a string")
   const handle = Object.freeze(Object.create(null)) as Tool<z.output<I>, z.output<O>>
@@ -84,6 +106,9 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
     formatValidationError,
     available,
     annotations: { ...config.annotations },
+    permission: config.permission,
+    paging: config.paging,
+    pollable,
   })
   return handle
 }

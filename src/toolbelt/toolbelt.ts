@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs"
 import { resolve } from "node:path"
-import { agentRules, DEFAULT_AGENT } from "../agent/agent.ts"
+import { DEFAULT_AGENT } from "../agent/agent.ts"
+import { loadPolicy, type Policy } from "../agent/policy.ts"
 import { Bus } from "../bus/bus.ts"
 import type { PermissionAsked } from "../bus/events.ts"
 import { type Config, loadConfig } from "../config/config.ts"
@@ -11,9 +12,7 @@ import type { McpServers } from "../mcp/client/index.ts"
 import { defaultDataDir, outputDir } from "../output/data-dir.ts"
 import { type Limits, resolveLimits } from "../output/limits.ts"
 import { OutputStore } from "../output/store.ts"
-import { fromConfig, loadPermissionRules } from "../permission/config.ts"
 import { PermissionEngine } from "../permission/engine.ts"
-import type { Ruleset } from "../permission/rule.ts"
 import { disabled } from "../permission/ruleset.ts"
 import type { AskRequest } from "../permission/service.ts"
 import type { Decide } from "../permission/simple.ts"
@@ -21,7 +20,7 @@ import { installCustomTools } from "../plugins/custom-tools.ts"
 import { installPlugins, type PluginLoadError } from "../plugins/load.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../registry/registry.ts"
 import type { Handle } from "../registry/tool-set.ts"
-import { DoomLoopGuard } from "../session/doom-loop.ts"
+import { answerOf, DoomLoopGuard } from "../session/doom-loop.ts"
 import type { ToolPart } from "../session/part.ts"
 import { withInterruptedCalls } from "../settle/interrupted-calls.ts"
 import { type CallRequest, type PartSink, type Settlement, settle } from "../settle/settle.ts"
@@ -71,6 +70,8 @@ export interface Toolbelt {
   readonly config: Config
   readonly registry: Registry
   readonly permission: PermissionEngine
+  /** The permission policy: every agent's rules and the config files (and variable) they came from. */
+  readonly policy: Policy
   readonly bus: Bus
   readonly hooks: Hooks
   readonly store: Store
@@ -121,10 +122,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   )
   const hooks = new Hooks()
 
-  const policy = options.config
-    ? { rules: fromConfig(config.permission ?? {}, { origin: GIVEN_CONFIG }), agents: agentConfigs(config) }
-    : await loadPermissionRules(directory, env)
-  const rulesOf = agentRules({ dataDir, directory, rules: policy.rules, agents: policy.agents })
+  const policy = await loadPolicy({ directory, dataDir, env, ...(options.config ? { config } : {}) })
+  const rulesOf = policy.rulesOf
   const permission = new PermissionEngine({
     projectID: directory,
     rules: rulesOf,
@@ -214,6 +213,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     config,
     registry,
     permission,
+    policy,
     bus,
     hooks,
     store,
@@ -229,11 +229,12 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     async tools(query = {}) {
       const agent = query.agent ?? DEFAULT_AGENT
       const advertised = await registry.tools({ ...query, agent })
+      // Hidden with the permission it belongs to: bash_output and bash_kill go when bash is denied.
       const hidden = disabled(
-        advertised.map((tool) => tool.name),
+        advertised.map((tool) => tool.permission),
         rulesOf(agent),
       )
-      const visible = advertised.filter((tool) => !hidden.has(tool.name))
+      const visible = advertised.filter((tool) => !hidden.has(tool.permission))
       if (!hooks.has("tool.definition")) return visible
       return Promise.all(
         visible.map(async (tool) => {
@@ -255,8 +256,11 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       for (const part of interrupted) announce(part)
       if (!seeded.has(sessionID)) {
         seeded.add(sessionID)
-        for (const part of store.parts.list(sessionID))
-          doomLoop.record(sessionID, { tool: part.tool, input: part.state.input })
+        for (const part of store.parts.list(sessionID)) {
+          const answer = answerOf(part.state)
+          if (answer !== undefined)
+            doomLoop.record(sessionID, { tool: part.tool, input: part.state.input, answer })
+        }
       }
       const settlement = await settle(
         {
@@ -292,19 +296,6 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     close,
     [Symbol.asyncDispose]: close,
   }
-}
-
-/** Where rules of a config passed in code (not read from files) come from. */
-const GIVEN_CONFIG = "the config given to createToolbelt"
-
-function agentConfigs(config: Config): Record<string, Ruleset> {
-  const out: Record<string, Ruleset> = {}
-  for (const [name, value] of Object.entries(config.agent ?? {})) {
-    const permission = (value as { permission?: unknown } | undefined)?.permission
-    if (permission !== undefined)
-      out[name] = fromConfig(permission, { origin: GIVEN_CONFIG, where: `agent.${name}.permission` })
-  }
-  return out
 }
 
 /**

@@ -17,29 +17,38 @@ export const Parameters = z.object({
  * 1. Find the job in this session (another session's jobs do not exist here).
  * 2. Read what it printed since the last read, bounded like a command's output.
  * 3. Say whether it runs, or how it ended.
+ * While the job runs the result is a poll (`pollable`): the loop guard never counts it.
  */
-export const BashOutputTool = Tool.define("bash_output", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    const settings = readSettings(ctx.extra)
-    const job = jobs.get(ctx.sessionID, params.job_id)
-    if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
-    const read = await job.readNew(settings.limits)
-    return {
-      title: `Output of ${job.id}`,
-      output: formatRead(read),
-      metadata: {
-        output: previewOf(job.process.capture.tail()),
-        truncated: read.output.truncated,
-        ...(read.output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
-        jobID: job.id,
-        status: read.status,
-        exit: job.result?.exitCode ?? null,
-      },
-    }
+export const BashOutputTool = Tool.define(
+  "bash_output",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const settings = readSettings(ctx.extra)
+      const job = jobs.get(ctx.sessionID, params.job_id)
+      if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
+      const read = await job.readNew(settings.limits)
+      return {
+        title: `Output of ${job.id}`,
+        output: formatRead(read),
+        metadata: {
+          output: previewOf(job.process.capture.tail()),
+          truncated: read.output.truncated,
+          ...(read.output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
+          jobID: job.id,
+          status: read.status,
+          exit: job.result?.exitCode ?? null,
+        },
+      }
+    },
+    // Polling a running job is what this tool is for: "no new output yet" again is not a loop. Once the
+    // job ended its answer can no longer change, so asking again counts like any repeated call.
+    pollable: (result) => result.metadata.status === "running",
   },
-})
+  // Reads what bash started: shown only while bash is allowed.
+  { permission: "bash" },
+)
 
 /** `Job job_x (npm run dev): running for 12 s (pid 1234)` and the new output. */
 export function formatRead(read: JobRead): string {
