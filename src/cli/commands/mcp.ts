@@ -21,6 +21,15 @@ Options:
   --host HOST     the address to bind with --http (default: 127.0.0.1); any address beyond loopback
                   needs a token
   --token TOKEN   with --http: require "Authorization: Bearer TOKEN" (default: $TOOLBELT_MCP_TOKEN)
+  --session-idle-ms MS
+                  with --http: end a session unused for this long, killing its commands (default:
+                  "mcp.session_idle_ms" of toolbelt.json, else 1800000 = 30 min); its id then gets 404
+  --max-sessions N
+                  with --http: live sessions at most; one more ends the longest idle (default:
+                  "mcp.max_sessions", else 100)
+  --max-request-bytes N
+                  with --http: the largest request body (default: "mcp.max_request_bytes", else
+                  16777216 = 16 MiB)
   -h, --help      show this help
 
 Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
@@ -40,6 +49,9 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       http: { type: "string" },
       host: { type: "string" },
       token: { type: "string" },
+      "session-idle-ms": { type: "string" },
+      "max-sessions": { type: "string" },
+      "max-request-bytes": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -54,8 +66,16 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw new UsageError(`--http needs a port number from 0 to 65535, not "${values.http}".`)
   }
-  if (port === undefined && (values.host !== undefined || values.token !== undefined)) {
-    throw new UsageError("--host and --token only apply with --http PORT.")
+  const limits = {
+    sessionIdleMs: countFlag(values["session-idle-ms"], "--session-idle-ms"),
+    maxSessions: countFlag(values["max-sessions"], "--max-sessions"),
+    maxRequestBytes: countFlag(values["max-request-bytes"], "--max-request-bytes"),
+  }
+  const httpOnly = [values.host, values.token, ...Object.values(limits)].some((value) => value !== undefined)
+  if (port === undefined && httpOnly) {
+    throw new UsageError(
+      "--host, --token, --session-idle-ms, --max-sessions and --max-request-bytes only apply with --http PORT.",
+    )
   }
   const token = values.token ?? (io.env.TOOLBELT_MCP_TOKEN || undefined)
 
@@ -100,6 +120,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           port,
           ...(values.host ? { host: values.host } : {}),
           ...(token ? { token } : {}),
+          ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
         })
       } catch (error) {
         if (error instanceof HttpServeError) throw new UsageError(error.message)
@@ -117,6 +138,16 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     toolbelt.close()
     restoreConsole()
   }
+}
+
+/** A flag that must be a whole number above 0, or absent. */
+function countFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number <= 0) {
+    throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`)
+  }
+  return number
 }
 
 /** Sends console.log/info/debug to stderr; returns how to undo it. */

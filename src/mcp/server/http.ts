@@ -4,10 +4,11 @@ import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
 import {
   isInitializeRequest,
+  isJSONRPCNotification,
   isLegacyRequest,
+  type JSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
   readRequestBody,
-  SUPPORTED_PROTOCOL_VERSIONS,
   UnsupportedProtocolVersionError,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server"
@@ -15,8 +16,11 @@ import type { Toolbelt } from "../../toolbelt/toolbelt.ts"
 import { ascending } from "../../util/id.ts"
 import { logger } from "../../util/log.ts"
 import { isLoopback, jsonRpcRefusal, refuse } from "./guard.ts"
+import { errorResponse, type ReadBody, readText } from "./json-rpc-body.ts"
+import { PROTOCOL_VERSIONS, trackProtocolVersion } from "./protocol-versions.ts"
 import { createMcpServer, type ToolbeltMcpServer } from "./server.ts"
-import type { AskFallback } from "./settings.ts"
+import { type EndReason, SessionTable } from "./session-table.ts"
+import { type AskFallback, mcpSettings } from "./settings.ts"
 
 const log = logger("mcp")
 
@@ -34,6 +38,12 @@ export interface ServeHttpOptions {
   readonly agent?: string
   readonly ask?: AskFallback
   readonly answerTimeoutMs?: number
+  /** A session unused for this long ends (default: `mcp.session_idle_ms` of the config, else 30 min). */
+  readonly sessionIdleMs?: number
+  /** Live sessions at most (default: `mcp.max_sessions`, else 100). */
+  readonly maxSessions?: number
+  /** The largest request body (default: `mcp.max_request_bytes`, else 16 MiB). */
+  readonly maxRequestBytes?: number
 }
 
 export interface McpHttpServer {
@@ -47,6 +57,10 @@ export interface McpHttpServer {
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly mcp: ToolbeltMcpServer
+  /** The revision negotiated at `initialize`. */
+  readonly version: () => string | undefined
+  /** Closes the SDK server: its transport and streams, and (through it) the toolbelt session. */
+  end(): Promise<void>
 }
 
 export class HttpServeError extends Error {
@@ -58,12 +72,20 @@ export class HttpServeError extends Error {
  * 1. Refuse to bind beyond loopback without a token.
  * 2. Every request passes the guard first: Host and Origin name this machine (or the bound
  *    address), and the bearer token matches when one is set.
- * 3. An `initialize` request opens an MCP session (`Mcp-Session-Id`) with its own toolbelt session;
+ * 3. A POST body is read here, up to the size limit (413 with the limit and how to raise it), and
+ *    must be JSON-RPC (-32700 for text that is not JSON, -32600 for JSON that is not JSON-RPC, or
+ *    for a batch outside 2025-03-26) before the SDK's transport sees it.
+ * 4. An `initialize` request opens an MCP session (`Mcp-Session-Id`) with its own toolbelt session;
  *    later requests of the session (POST, the GET event stream, DELETE) go to its transport.
- * 4. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
+ * 5. Sessions end by DELETE, by idleness or to make room (`SessionTable`); ending one aborts its
+ *    calls, kills their processes and its background jobs, and lets go of its server. Its id then
+ *    gets 404, which tells MCP clients to initialize again.
+ * 6. A `notifications/cancelled` ends the HTTP response stream of the request it cancels (the
+ *    request gets no response, so nothing else would end it).
+ * 7. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
  *    span the calls of a client, so its requests are answered with the protocol versions served
  *    here: negotiating clients fall back to `initialize`.
- * 5. `close` ends every session (aborting its calls) and the listener.
+ * 8. `close` ends every session and the listener.
  */
 export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? "127.0.0.1"
@@ -73,35 +95,47 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       `Binding to ${host} would let other machines run tools: set a token with --token or TOOLBELT_MCP_TOKEN (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
     )
   }
-  const sessions = new Map<string, Session>()
+  const settings = mcpSettings(options.toolbelt.config)
+  const maxRequestBytes = options.maxRequestBytes ?? settings.maxRequestBytes
+  const sessions = new SessionTable<Session>({
+    idleMs: options.sessionIdleMs ?? settings.sessionIdleMs,
+    maxSessions: options.maxSessions ?? settings.maxSessions,
+    onEnd: (id, reason) => log.debug("MCP session ended", { id, reason }),
+  })
   const guard = { host, ...(options.token ? { token: options.token } : {}) }
 
+  // 4. A new session.
   const open = async (request: Request, body: unknown): Promise<Response> => {
     let session: Session | undefined
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: maxRequestBytes,
       onsessioninitialized: (id) => {
-        if (session) sessions.set(id, session)
+        if (session) sessions.add(id, session)
       },
-      onsessionclosed: (id) => {
-        sessions.delete(id)
-      },
+      onsessionclosed: (id) => sessions.end(id, "deleted"),
     })
+    const version = trackProtocolVersion(transport)
     const mcp = await createMcpServer(options.toolbelt, {
       session: ascending("ses"),
+      protocolVersion: version,
       ...(options.agent ? { agent: options.agent } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
       ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
     })
-    session = { transport, mcp }
+    session = { transport, mcp, version, end: () => mcp.server.close() }
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId)
+      if (transport.sessionId) void sessions.end(transport.sessionId, "closed")
     }
     await mcp.server.connect(transport)
     const response = await transport.handleRequest(request, { parsedBody: body })
     // An initialize that failed opened nothing.
-    if (!transport.sessionId || !sessions.has(transport.sessionId)) await mcp.server.close()
-    return response
+    const id = transport.sessionId
+    if (!id || sessions.get(id) !== session) {
+      await mcp.server.close()
+      return response
+    }
+    return whileSent(response, sessions.use(id))
   }
 
   const handle = async (request: Request): Promise<Response> => {
@@ -113,43 +147,45 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       return jsonRpcRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}.`)
     }
 
-    // 3. A request of an open session.
     const id = request.headers.get("mcp-session-id")
-    if (id) {
-      const session = sessions.get(id)
-      if (!session) {
-        return jsonRpcRefusal(
-          404,
-          "Session not found: it ended or the server restarted. Initialize a new one.",
-          {},
-          -32001,
-        )
-      }
-      return session.transport.handleRequest(request)
-    }
-    if (request.method !== "POST") {
+    const session = id ? sessions.get(id) : undefined
+    if (id && !session) return sessionNotFound(sessions.endedBecause(id))
+    if (!session && request.method !== "POST") {
       return jsonRpcRefusal(
         400,
         "Bad Request: no Mcp-Session-Id header. Start a session with an initialize request.",
       )
     }
-    let body: unknown
-    try {
-      const read = await readRequestBody(request)
-      if (read.tooLarge) return jsonRpcRefusal(413, "Payload too large.")
-      body = JSON.parse(read.text)
-    } catch (error) {
-      return jsonRpcRefusal(400, `Parse error: ${(error as Error).message}`, {}, -32700)
-    }
-    const messages = Array.isArray(body) ? body : [body]
-    if (messages.some((message) => isInitializeRequest(message))) return open(request, body)
 
-    // 4. The 2026-07-28 revision: answered with the versions this server speaks.
-    if (!(await isLegacyRequest(request, body))) {
+    // 3. The body.
+    let read: ReadBody | undefined
+    if (request.method === "POST") {
+      const body = await readRequestBody(request, maxRequestBytes).catch(() => undefined)
+      if (!body) return jsonRpcRefusal(400, "Bad Request: the request body could not be read.")
+      if (body.tooLarge) return tooLarge(maxRequestBytes)
+      read = readText(body.text, session?.version())
+      if (read.kind === "refused") return jsonRpcError(400, read)
+    }
+    const messages = read?.kind === "message" ? [read.message] : read?.kind === "batch" ? read.messages : []
+    const parsedBody =
+      read?.kind === "message" ? read.message : read?.kind === "batch" ? read.messages : undefined
+
+    // A request of an open session.
+    if (id && session) {
+      const release = sessions.use(id)
+      const response = await session.transport.handleRequest(request, { parsedBody })
+      // 6. Cancelled requests: their streams end.
+      for (const cancelled of cancelledRequests(messages)) session.transport.closeSSEStream(cancelled)
+      return whileSent(response, release)
+    }
+    if (messages.some((message) => isInitializeRequest(message))) return open(request, parsedBody)
+
+    // 7. The 2026-07-28 revision: answered with the versions this server speaks.
+    if (!(await isLegacyRequest(request, parsedBody))) {
       const first = messages[0] as { id?: unknown } | undefined
       const error = new UnsupportedProtocolVersionError({
-        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-        requested: requestedVersion(body) ?? "unknown",
+        supported: [...PROTOCOL_VERSIONS],
+        requested: requestedVersion(parsedBody) ?? "unknown",
       })
       return new Response(
         JSON.stringify({
@@ -189,15 +225,90 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       return sessions.size
     },
     async close() {
-      const open = [...sessions.values()]
-      sessions.clear()
-      await Promise.all(open.map((session) => session.mcp.server.close().catch(() => {})))
+      // 8. Every session, then the listener.
+      await sessions.endAll()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
       })
     },
   }
+}
+
+/**
+ * The response, whose `release` runs once it has been sent in full or the client went away (the
+ * session is in use meanwhile: an open stream is a client waiting).
+ */
+function whileSent(response: Response, release: () => void): Response {
+  if (!response.body) {
+    release()
+    return response
+  }
+  const reader = response.body.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (!done) return controller.enqueue(value)
+        release()
+        controller.close()
+      } catch (error) {
+        release()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      release()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
+
+/** The ids of the requests these messages cancel. */
+function cancelledRequests(messages: readonly JSONRPCMessage[]): (string | number)[] {
+  const ids: (string | number)[] = []
+  for (const message of messages) {
+    if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") continue
+    const id = (message.params as { requestId?: unknown } | undefined)?.requestId
+    if (typeof id === "string" || typeof id === "number") ids.push(id)
+  }
+  return ids
+}
+
+const ENDINGS: Record<EndReason, string> = {
+  deleted: "it was ended by the client (DELETE)",
+  expired: "it was not used for longer than the idle limit (mcp.session_idle_ms)",
+  evicted: "the server reached its limit of live sessions (mcp.max_sessions) and it was the longest idle",
+  closed: "its connection closed",
+}
+
+/** 404 for a session id that is not live, saying why when it is known: the client initializes again. */
+function sessionNotFound(reason: EndReason | undefined): Response {
+  const why = reason ? ENDINGS[reason] : "it ended, or the server restarted"
+  return jsonRpcRefusal(404, `Session not found: ${why}. Initialize a new session.`, {}, -32001)
+}
+
+function tooLarge(limit: number): Response {
+  return jsonRpcRefusal(
+    413,
+    `Payload Too Large: the request body is over the limit of ${limit} bytes (${mebibytes(limit)}). Raise it with {"mcp": {"max_request_bytes": N}} in toolbelt.json or --max-request-bytes N.`,
+  )
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+}
+
+function jsonRpcError(status: number, refusal: Extract<ReadBody, { kind: "refused" }>): Response {
+  return new Response(JSON.stringify(errorResponse(refusal)), {
+    status,
+    headers: { "content-type": "application/json" },
+  })
 }
 
 /** The protocol version a 2026-07-28 request claims in its `_meta` envelope. */
