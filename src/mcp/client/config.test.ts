@@ -100,6 +100,7 @@ describe("parseMcpConfig", () => {
     expect(parseMcpConfig(undefined)).toEqual([])
     // the MCP server's own setting shares the key and is not a server
     expect(parseMcpConfig({ ask: "reject" })).toEqual([])
+    expect(parseMcpConfig({ session_idle_ms: 60_000, max_sessions: 10, max_request_bytes: 1024 })).toEqual([])
     expect(parseMcpConfig({ ask: { type: "local", command: ["x"] } })).toHaveLength(1)
     expect(parseMcpConfig({})).toEqual([])
   })

@@ -56,6 +56,18 @@ describe("askForm", () => {
     })
   })
 
+  it("labels the choices with enum + enumNames for a client of a revision before 2025-11-25", () => {
+    const decision = askForm(ask, { titledEnums: false }).requestedSchema.properties.decision
+    expect(decision).toEqual({
+      type: "string",
+      title: "Decision",
+      description: 'Allow this bash request once, always (saves "bash" for git push *), or reject it.',
+      enum: ["once", "always", "reject"],
+      enumNames: ["Allow once", 'Always allow "bash" for git push *', "Reject"],
+    })
+    expect(decision).not.toHaveProperty("oneOf")
+  })
+
   it("names no tool when the ask has none, and falls back to the patterns for 'always'", () => {
     const form = askForm({ ...ask, tool: undefined, always: [], metadata: {} })
     expect(form.message.split("\n")[0]).toBe('A tool asks for permission "bash":')
