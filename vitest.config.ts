@@ -7,11 +7,11 @@ export default defineConfig({
   resolve: {
     // Tests import the package by its own name, as users do, and get the sources.
     alias: [
-      { find: /^toolbelt$/, replacement: src("index.ts") },
-      { find: /^toolbelt\/tool$/, replacement: src("tool/index.ts") },
-      { find: /^toolbelt\/plugin$/, replacement: src("plugin/index.ts") },
-      { find: /^toolbelt\/ai$/, replacement: src("ai/index.ts") },
-      { find: /^toolbelt\/mcp$/, replacement: src("mcp/server/index.ts") },
+      { find: /^agent-toolbelt$/, replacement: src("index.ts") },
+      { find: /^agent-toolbelt\/tool$/, replacement: src("tool/index.ts") },
+      { find: /^agent-toolbelt\/plugin$/, replacement: src("plugin/index.ts") },
+      { find: /^agent-toolbelt\/ai$/, replacement: src("ai/index.ts") },
+      { find: /^agent-toolbelt\/mcp$/, replacement: src("mcp/server/index.ts") },
     ],
   },
   test: {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createToolbelt, Tool } from "toolbelt"
+import { createToolbelt, Tool } from "agent-toolbelt"
 import { expect, it } from "vitest"
 import { z } from "zod"
 

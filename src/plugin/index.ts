@@ -1,4 +1,4 @@
-// The helper for writing custom tools and plugins: `import { tool } from "toolbelt/plugin"`.
+// The helper for writing custom tools and plugins: `import { tool } from "agent-toolbelt/plugin"`.
 //
 // A custom tool is a file in `.toolbelt/tools/` (or `.opencode/tools/`) exporting `tool({...})`. The
 // format is opencode's, so a file written for opencode (`import { tool } from "@opencode-ai/plugin"`)

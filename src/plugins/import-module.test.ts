@@ -67,7 +67,7 @@ describe("importModule", () => {
     const file = join(dir, "both.ts")
     await writeFile(
       file,
-      `import { tool as ours } from "toolbelt/plugin"\nimport { tool as theirs } from "@opencode-ai/plugin"\nexport const same = ours === theirs\nexport const zod = typeof ours.schema.object\n`,
+      `import { tool as ours } from "agent-toolbelt/plugin"\nimport { tool as before } from "toolbelt/plugin"\nimport { tool as theirs } from "@opencode-ai/plugin"\nexport const same = ours === theirs && ours === before\nexport const zod = typeof ours.schema.object\n`,
     )
     expect(await importModule(file)).toMatchObject({ same: true, zod: "function" })
   })

@@ -6,10 +6,12 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { stripVTControlCharacters } from "node:util"
 
 /**
- * The specifiers that resolve to toolbelt's own helper (`src/plugin/index.ts`): toolbelt's name for it,
+ * The specifiers that resolve to toolbelt's own helper (`src/plugin/index.ts`): toolbelt's package name
+ * for it (and the name it had before the package was renamed, which files written then still import),
  * and opencode's, so a custom tool written for opencode loads without its package installed.
  */
 export const HELPER_SPECIFIERS: readonly string[] = [
+  "agent-toolbelt/plugin",
   "toolbelt/plugin",
   "@opencode-ai/plugin",
   "@opencode-ai/plugin/tool",
