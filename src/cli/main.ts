@@ -8,7 +8,7 @@ Commands:
   tools     list the registered tools and their JSON Schemas
   call      run one tool call through the full pipeline
   mcp       serve the tools to MCP clients (stdio, or --http PORT)
-  permissions  list or revoke the "always" approvals saved for a project
+  permissions  the permission policy and where each rule came from; list or revoke saved approvals
   run       an agent turn: a model (AI SDK provider or local server) calling the tools
 
 Run "toolbelt <command> --help" for a command's options.

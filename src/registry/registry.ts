@@ -1,5 +1,11 @@
 import { fromDef, isInfo } from "../tool/define.ts"
-import { type Annotations, type Availability, inputJsonSchema, internals } from "../tool/internal.ts"
+import {
+  type Annotations,
+  type Availability,
+  inputJsonSchema,
+  internals,
+  type Paging,
+} from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
 import { logger } from "../util/log.ts"
 import { type Entry, type Handle, type Placement, type Registrable, ToolSet } from "./tool-set.ts"
@@ -12,6 +18,10 @@ export interface Advertised {
   readonly description: string
   readonly inputSchema: Record<string, unknown>
   readonly annotations: Annotations
+  /** The permission key the tool belongs to: its own declaration, else its name. */
+  readonly permission: string
+  /** How the tool reads a file page by page, when it declares it. */
+  readonly paging?: Paging
   readonly entry: Entry
 }
 
@@ -79,6 +89,8 @@ export class Registry {
         fromDef(def, {
           ...(info.available ? { available: info.available } : {}),
           ...(info.annotations ? { annotations: info.annotations } : {}),
+          ...(info.permission ? { permission: info.permission } : {}),
+          ...(info.paging ? { paging: info.paging } : {}),
         }),
       )
       // A failed init is not cached: the next turn tries again.
@@ -107,6 +119,8 @@ export class Registry {
             description: own.description,
             inputSchema: inputJsonSchema(tool),
             annotations: own.annotations,
+            permission: own.permission ?? entry.name,
+            ...(own.paging ? { paging: own.paging } : {}),
             entry,
           }
         } catch (error) {

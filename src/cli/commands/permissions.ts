@@ -1,18 +1,26 @@
 import { parseArgs } from "node:util"
+import { DEFAULT_AGENT } from "../../agent/agent.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { formatPolicyReport, policyReport } from "./permissions-show.ts"
 
-export const PERMISSIONS_HELP = `Usage: toolbelt permissions <list|revoke> [options]
+export const PERMISSIONS_HELP = `Usage: toolbelt permissions [show|list|revoke] [options]
 
-The "always" approvals saved for a project. A configured deny in toolbelt.json always wins over them.
+A project's permission policy, where each rule came from, and the "always" approvals saved for it.
+A configured deny in toolbelt.json always wins over a saved approval.
 
 Commands:
+  show            (the default) the config files read, those found but not used (opencode.json unless
+                  toolbelt.json sets "permission_sources": ["opencode"]), every rule that can decide
+                  each permission with the file and key it came from, and the directories outside the
+                  project that are allowed without asking
   list            show the saved approvals (id, permission, pattern, when)
   revoke <id>     remove one saved approval (use "all" to remove every one of this project)
 
 Options:
   --cwd DIR       the project directory (default: the current directory)
+  --agent NAME    the agent whose rules to show (default: build)
   --json          print JSON
   -h, --help      show this help
 `
@@ -20,17 +28,24 @@ Options:
 export async function permissionsCommand(argv: string[], io: IO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { cwd: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      cwd: { type: "string" },
+      agent: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
     strict: true,
     allowPositionals: true,
   })
-  const [action, id, ...rest] = positionals
-  if (values.help || !action) {
+  const [action = "show", id, ...rest] = positionals
+  if (values.help) {
     io.stdout.write(PERMISSIONS_HELP)
-    return values.help ? EXIT.ok : EXIT.usage
+    return EXIT.ok
   }
-  if (action !== "list" && action !== "revoke")
-    throw new UsageError(`unknown action "${action}": use list or revoke.`)
+  if (action !== "show" && action !== "list" && action !== "revoke")
+    throw new UsageError(`unknown action "${action}": use show, list or revoke.`)
+  if (values.agent !== undefined && action !== "show")
+    throw new UsageError("--agent goes with show: approvals are saved per project, not per agent.")
   if (action === "revoke" && !id)
     throw new UsageError("revoke needs the id of an approval (see toolbelt permissions list).")
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`)
@@ -39,9 +54,24 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     directory: projectDirectory(values.cwd, io.cwd),
     sweep: false,
     builtins: false,
+    customTools: false,
+    mcp: false,
+    env: io.env,
   })
   try {
     const approvals = toolbelt.permission.approvals()
+    if (action === "show") {
+      const report = policyReport({
+        directory: toolbelt.directory,
+        agent: values.agent ?? DEFAULT_AGENT,
+        policy: toolbelt.policy,
+        env: io.env,
+        approvals: approvals.length,
+      })
+      if (values.json) writeJson(io.stdout, report)
+      else io.stdout.write(formatPolicyReport(report))
+      return EXIT.ok
+    }
     if (action === "list") {
       if (values.json) writeJson(io.stdout, approvals)
       else if (!approvals.length) io.stdout.write(`No saved approvals for ${toolbelt.directory}.\n`)

@@ -19,37 +19,43 @@ export const Parameters = z.object({
  * 2. Kill the tree (SIGTERM, SIGKILL after the grace period) and wait until it is gone.
  * 3. Report what was killed and the output printed since the last read.
  */
-export const BashKillTool = Tool.define("bash_kill", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    const settings = readSettings(ctx.extra)
-    const job = jobs.get(ctx.sessionID, params.job_id)
-    if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
-    const wasRunning = job.status === "running"
-    const report = await job.kill("bash_kill")
-    const read = await job.readNew(settings.limits)
-    const lines: string[] = []
-    if (!wasRunning)
-      lines.push(`Job ${job.id} was not running any more (${job.describeStatus()}); nothing to kill.`)
-    else if (report.killed.length) lines.push(`Killed job ${job.id}: ${formatProcesses(report.killed, 20)}.`)
-    else lines.push(`Job ${job.id} had already ended.`)
-    if (report.survivors.length) {
-      lines.push(
-        `These processes could not be killed and may still be running: ${formatProcesses(report.survivors)}.`,
-      )
-    }
-    return {
-      title: `Kill ${job.id}`,
-      output: `${lines.join("\n")}\n\n${formatRead(read)}`,
-      metadata: {
-        truncated: read.output.truncated,
-        ...(read.output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
-        jobID: job.id,
-        killed: report.killed.map((info) => info.pid),
-        status: job.status,
-        exit: job.result?.exitCode ?? null,
-      },
-    }
+export const BashKillTool = Tool.define(
+  "bash_kill",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const settings = readSettings(ctx.extra)
+      const job = jobs.get(ctx.sessionID, params.job_id)
+      if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
+      const wasRunning = job.status === "running"
+      const report = await job.kill("bash_kill")
+      const read = await job.readNew(settings.limits)
+      const lines: string[] = []
+      if (!wasRunning)
+        lines.push(`Job ${job.id} was not running any more (${job.describeStatus()}); nothing to kill.`)
+      else if (report.killed.length)
+        lines.push(`Killed job ${job.id}: ${formatProcesses(report.killed, 20)}.`)
+      else lines.push(`Job ${job.id} had already ended.`)
+      if (report.survivors.length) {
+        lines.push(
+          `These processes could not be killed and may still be running: ${formatProcesses(report.survivors)}.`,
+        )
+      }
+      return {
+        title: `Kill ${job.id}`,
+        output: `${lines.join("\n")}\n\n${formatRead(read)}`,
+        metadata: {
+          truncated: read.output.truncated,
+          ...(read.output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
+          jobID: job.id,
+          killed: report.killed.map((info) => info.pid),
+          status: job.status,
+          exit: job.result?.exitCode ?? null,
+        },
+      }
+    },
   },
-})
+  // Stops what bash started: shown only while bash is allowed.
+  { permission: "bash" },
+)
