@@ -156,6 +156,99 @@ describe("doom loop in settlement", () => {
     expect((await settle(call("echo", { text: "same" }, "other-session"), d)).status).toBe("completed")
   })
 
+  it("a call whose answer changed in between is never refused, however often it is made", async () => {
+    let version = 0
+    registry.register({
+      look: Tool.make({ description: "look", input: z.object({}), execute: () => `version ${version}` }),
+    })
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "deny" },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    for (let i = 0; i < 50; i++) {
+      version++
+      expect((await settle(call("look", {}), d)).status).toBe("completed")
+    }
+    // Nothing changes any more: the third identical answer would be a loop.
+    expect((await settle(call("look", {}), d)).status).toBe("completed")
+    expect(await settle(call("look", {}), d)).toMatchObject({ status: "error", kind: "loop" })
+  })
+
+  it("a tool's poll is never counted; once it stops being one, repeats count again", async () => {
+    let running = true
+    registry.register({
+      watch: Tool.make({
+        description: "watch",
+        input: z.object({}),
+        execute: () => (running ? "still running, no new output" : "done"),
+        pollable: ({ output }) => output !== "done",
+      }),
+    })
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "deny" },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    for (let i = 0; i < 20; i++) expect((await settle(call("watch", {}), d)).status).toBe("completed")
+    running = false
+    expect((await settle(call("watch", {}), d)).status).toBe("completed")
+    expect((await settle(call("watch", {}), d)).status).toBe("completed")
+    expect(await settle(call("watch", {}), d)).toMatchObject({ status: "error", kind: "loop" })
+  })
+
+  it("with no one to ask, the refusal is one sentence: the call, the count, the rule and its source, the fix", async () => {
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      {
+        permission: "doom_loop",
+        pattern: "*",
+        action: "ask",
+        source: { origin: "toolbelt's defaults", key: "permission.doom_loop" },
+      },
+    ]
+    const d = {
+      ...deps({ doomLoop: new DoomLoopGuard() }, rules),
+      permission: new RulePermissions({
+        rules,
+        decide: async () => ({ unanswered: "stdin is not a terminal and --yes was not given" }),
+      }),
+    }
+    await settle(call("echo", { text: "same" }), d)
+    await settle(call("echo", { text: "same" }), d)
+    const third = await settle(call("echo", { text: "same" }), d)
+    expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
+    const error = third.status === "error" ? third.error : ""
+    expect(error).toBe(
+      'Refused echo {"text":"same"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+    )
+    expect(error).not.toMatch(/user rejected/i)
+    expect(received).toHaveLength(2)
+  })
+
+  it("a cycle refused by a deny names the cycle and the rule's file and key", async () => {
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      {
+        permission: "doom_loop",
+        pattern: "*",
+        action: "deny",
+        source: { origin: "/p/toolbelt.json", key: "permission.doom_loop" },
+      },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    const results = []
+    for (let i = 0; i < 3; i++) {
+      results.push(await settle(call("echo", { text: "a" }), d))
+      results.push(await settle(call("other", {}), d))
+    }
+    expect(results.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("completed"))
+    const last = results[5]!
+    expect(last.status === "error" && last.error).toBe(
+      'Refused other {}: it would repeat the cycle echo, other a 3rd time with the same results, and the rule "doom_loop": "deny" (permission.doom_loop in /p/toolbelt.json) refuses that; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+    )
+  })
+
   it("detects a short cycle (A,B,A,B,A,B) and runs on when doom_loop is allowed", async () => {
     const asked: string[] = []
     const guard = new DoomLoopGuard()

@@ -13,6 +13,8 @@ const DETAILS_MAX_CHARS = 4000
 export interface AskAnswer {
   readonly reply: PermissionReply
   readonly message?: string
+  /** With `reject`: no one could be asked, and why (the call's error then claims no one said no). */
+  readonly unanswered?: string
 }
 
 export interface AskFormOptions {

@@ -281,7 +281,7 @@ export class McpSession {
     } catch (error) {
       if (call.abort.signal.aborted) return
       call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${(error as Error).message}), so toolbelt rejected the call.`
-      answer = { reply: "reject" }
+      answer = { reply: "reject", unanswered: call.fallbackError }
     }
     this.#reply(ask, answer)
   }
@@ -366,7 +366,8 @@ export class McpSession {
       return
     }
     call.fallbackError ??= fallbackRejection(ask, this.#options.toolbelt.directory)
-    this.#reply(ask, { reply: "reject" })
+    // No one was asked: the engine's error says so (a refused loop's message is built from it).
+    this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
   }
 
   #reply(ask: PermissionAsked, answer: AskAnswer): void {
@@ -375,6 +376,7 @@ export class McpSession {
         requestID: ask.id,
         reply: answer.reply,
         ...(answer.message ? { message: answer.message } : {}),
+        ...(answer.unanswered ? { unanswered: answer.unanswered } : {}),
       })
     } catch (error) {
       // Already answered (another reply settled it) or withdrawn (the call was aborted).

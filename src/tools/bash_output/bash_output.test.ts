@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS } from "../../output/limits.ts"
 import { OutputStore } from "../../output/store.ts"
 import { RulePermissions } from "../../permission/simple.ts"
 import { Registry } from "../../registry/registry.ts"
+import { DoomLoopGuard } from "../../session/doom-loop.ts"
 import { type CallRequest, type SettleDeps, type Settlement, settle } from "../../settle/settle.ts"
 import { jobs, killSessionJobs, portOpen } from "../../shell/jobs/index.ts"
 import { BashTool } from "../bash/bash.ts"
@@ -265,6 +266,35 @@ describe("background jobs", () => {
     for (const pid of pids) expect(gone(pid)).toBe(true)
     expect(job.status).toBe("killed")
     expect(jobs.get(SESSION, job.id)).toBeUndefined()
+  })
+})
+
+describe("polling and the loop guard", () => {
+  it("polling a running job is never a loop; polling it after it ended is", async () => {
+    const rules = [
+      { permission: "*", pattern: "*", action: "allow" as const },
+      { permission: "doom_loop", pattern: "*", action: "deny" as const },
+    ]
+    deps = { ...deps, permission: new RulePermissions({ rules }), doomLoop: new DoomLoopGuard() }
+    const started = completed(
+      await call("bash", {
+        command: "echo started; sleep 600",
+        run_in_background: true,
+        ready_pattern: "started",
+      }),
+    )
+    const id = String(started.metadata.jobID)
+    // The same call, and after the first read the same "(no new output)" again and again.
+    for (let i = 0; i < 10; i++) {
+      const polled = completed(await call("bash_output", { job_id: id }))
+      expect(polled.metadata.status).toBe("running")
+    }
+    completed(await call("bash_kill", { job_id: id }))
+    // Ended: its answer can no longer change, so the third identical read in a row is refused.
+    completed(await call("bash_output", { job_id: id }))
+    completed(await call("bash_output", { job_id: id }))
+    const third = await call("bash_output", { job_id: id })
+    expect(third).toMatchObject({ status: "error", kind: "loop" })
   })
 })
 
