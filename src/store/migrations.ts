@@ -163,12 +163,26 @@ CREATE TABLE interrupted_call (
 ) STRICT, WITHOUT ROWID;
 `
 
+/**
+ * What each session has been shown once (the instruction files `read` attaches): kept with the session,
+ * so `toolbelt call --session`, MCP and the library agree on what a session has seen.
+ */
+const V5 = `
+CREATE TABLE session_seen (
+  session_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  PRIMARY KEY (session_id, key)
+) STRICT, WITHOUT ROWID;
+`
+
 /** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial schema", up: V1 },
   { version: 2, name: "mcp tool pins", up: V2 },
   { version: 3, name: "part output column", up: V3 },
   { version: 4, name: "owner start time, interrupted calls to report", up: V4 },
+  { version: 5, name: "what each session has been shown", up: V5 },
 ]
 
 /** The schema version recorded in the database (0 for a new one). */

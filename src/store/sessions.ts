@@ -33,7 +33,7 @@ interface SessionRow {
 }
 
 /** Tables keyed by session without a foreign key (see migrations.ts), cleared by `remove`. */
-const SESSION_TABLES = ["part", "journal", "pending_ask", "read_ledger", "todo"] as const
+const SESSION_TABLES = ["part", "journal", "pending_ask", "read_ledger", "todo", "session_seen"] as const
 
 export class Sessions {
   readonly #db: Database

@@ -7,6 +7,7 @@ import { migrate } from "./migrations.ts"
 import { Owners } from "./owners.ts"
 import { PartRows, Parts } from "./parts.ts"
 import { ReadLedger } from "./read-ledger.ts"
+import { SessionSeen } from "./session-seen.ts"
 import { Sessions } from "./sessions.ts"
 import { type Database, describeBusy, openDatabase, type Synchronous } from "./sqlite.ts"
 import { Todos } from "./todos.ts"
@@ -41,6 +42,8 @@ export interface Store {
   readonly parts: Parts
   readonly approvals: SqliteApprovalStore
   readonly readLedger: ReadLedger
+  /** What each session has been shown once (instruction files). */
+  readonly seen: SessionSeen
   readonly todos: Todos
   readonly journal: Journal
   /** Closes the store; open calls it leaves become recoverable by the next `journal.recover()`. */
@@ -93,6 +96,7 @@ export function openStore(options: StoreOptions): Store {
     parts: new Parts(db, rows, owners.id, () => group.flush()),
     approvals: new SqliteApprovalStore(db),
     readLedger: new ReadLedger(db, group),
+    seen: new SessionSeen(db, group),
     todos: new Todos(db),
     journal: new Journal(db, rows, owners, group, options.now),
     close,

@@ -179,6 +179,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     directory,
     worktree,
     readLedger: store.readLedger,
+    // Kept with the session in the store: an instruction file is attached once per session, in any process.
+    firstTime: (sessionID, key) => store.seen.firstTime(sessionID, key),
     requireRead: (config.file as { require_read?: boolean } | undefined)?.require_read ?? true,
     publish: bus.publish,
     hooks,
