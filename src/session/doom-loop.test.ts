@@ -239,7 +239,7 @@ describe("a loop is the same call getting the same answer", () => {
 
   it("keys answers by digest: a long answer counts like a short one", () => {
     const big = { ...A, answer: "x".repeat(1_000_000) }
-    expect(detectDoomLoop([big, big], A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+    expect(detectDoomLoop([big, big], big)).toEqual({ kind: "repeat", tool: "read", count: 3 })
   })
 })
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import type { FilePart } from "../tool/content.ts"
 import type { AskInput } from "../tool/context.ts"
 import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "./input-bounds.ts"
 import type { ToolState } from "./part.ts"
@@ -55,13 +56,15 @@ export const DEFAULT_MAX_CYCLE = 3
  * 3. Cycle: for each length 2..`maxCycle` (shortest first), the call one period back has `next`'s input
  *    and the calls up to it repeat with that period, answers included, so that with `next` answering
  *    as it did one period back there are `threshold` full periods; the period is not one call repeated.
+ * 4. When `next` already ran (it is `Answered`), it must also have answered as the call it repeats did:
+ *    then a call whose target changed since is never counted, even the first one after the change.
  *
  * A repeat is reported before a cycle; `count` and `repeats` measure the whole run found in `history`.
  * Pure: the same arguments always give the same answer.
  */
 export function detectDoomLoop(
   history: readonly Answered[],
-  next: Call,
+  next: Call | Answered,
   options: DoomLoopOptions = {},
 ): DoomLoop | undefined {
   const { threshold, maxCycle } = resolveOptions(options)
@@ -83,13 +86,20 @@ export function callKey(call: Call): string {
  * answer: a call not finished, interrupted, or refused by the guard (refusing changes nothing).
  */
 export function answerOf(state: ToolState): string | undefined {
-  if (state.status === "completed") {
-    const files = (state.attachments ?? []).map((file) => file.url)
-    return ["completed", state.output, ...files].join("\u0000")
-  }
+  if (state.status === "completed") return completedAnswer(state.output, state.attachments ?? [])
   if (state.status !== "error") return undefined
   if (state.metadata?.interrupted === true || state.metadata?.doomLoop === true) return undefined
-  return `error\u0000${state.error}`
+  return errorAnswer(state.error)
+}
+
+/** The answer of a call that completed with `output` (see `answerOf`). */
+export function completedAnswer(output: string, attachments: readonly FilePart[]): string {
+  return ["completed", output, ...attachments.map((file) => file.url)].join("\u0000")
+}
+
+/** The answer of a call that failed with `error` (see `answerOf`). */
+export function errorAnswer(error: string): string {
+  return `error\u0000${error}`
 }
 
 /** JSON with object keys sorted at every depth; values JSON cannot hold are written as JSON would. */
@@ -148,8 +158,12 @@ export class DoomLoopGuard {
     }
   }
 
-  /** Whether running `next` would continue a loop in the session's recent calls. Does not record it. */
-  check(sessionID: string, next: Call): DoomLoop | undefined {
+  /**
+   * Whether `next` continues a loop in the session's recent calls. Before it runs (`next` a `Call`):
+   * whether running it would, if it answers as before. After it ran (`next` `Answered`): whether it
+   * did, its answer included; a poll never does. Does not record it.
+   */
+  check(sessionID: string, next: Call | Answered): DoomLoop | undefined {
     const history = this.#sessions.get(sessionID) ?? []
     return detect(history, pending(next), this.threshold, this.maxCycle)
   }
@@ -208,9 +222,19 @@ function remembered(call: Answered): Recorded {
   }
 }
 
-/** The next call: its answer is not known yet. */
-function pending(call: Call): { readonly tool: string; readonly input: string } {
-  return { tool: call.tool, input: digest(callKey(call)) }
+/** The next call; `key` when it ran already (undefined for a poll, which continues nothing). */
+interface Next {
+  readonly tool: string
+  readonly input: string
+  readonly ran: boolean
+  readonly key: string | undefined
+}
+
+function pending(call: Call | Answered): Next {
+  if (!("answer" in call))
+    return { tool: call.tool, input: digest(callKey(call)), ran: false, key: undefined }
+  const { input, key } = remembered(call)
+  return { tool: call.tool, input, ran: true, key }
 }
 
 function digest(text: string): string {
@@ -242,13 +266,15 @@ function same(a: string | undefined, b: string | undefined): boolean {
 /** Detection over the recorded calls and the next one (see `detectDoomLoop`). */
 function detect(
   history: readonly Recorded[],
-  next: { readonly tool: string; readonly input: string },
+  next: Next,
   threshold: number,
   maxCycle: number,
 ): DoomLoop | undefined {
   const n = history.length
+  // A call that ran continues a loop only if it answered as the call it would repeat did.
+  const answersAs = (key: string | undefined) => !next.ran || same(next.key, key)
   const previous = history[n - 1]
-  if (previous && previous.input === next.input && previous.key !== undefined) {
+  if (previous && previous.input === next.input && previous.key !== undefined && answersAs(previous.key)) {
     let count = 1
     while (count < n && same(history[n - 1 - count]!.key, previous.key)) count++
     if (count + 1 >= threshold) return { kind: "repeat", tool: next.tool, count: count + 1 }
@@ -257,7 +283,7 @@ function detect(
   for (let length = 2; length <= maxCycle; length++) {
     if (n + 1 < length * threshold) break
     const back = history[n - length]!
-    if (back.input !== next.input || back.key === undefined) continue
+    if (back.input !== next.input || back.key === undefined || !answersAs(back.key)) continue
     // Index n is the next call, assumed to answer as it did one period back.
     const key = (index: number): string | undefined => (index === n ? back.key : history[index]!.key)
     // One call repeated is a repeat, not a cycle (and was not enough of one above).

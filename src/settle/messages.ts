@@ -6,6 +6,7 @@ import {
   PermissionRejectedError,
   PermissionUnansweredError,
 } from "../permission/errors.ts"
+import type { Rule } from "../permission/rule.ts"
 import { describeRule } from "../permission/rule-text.ts"
 import { type Call, canonicalJson, type DoomLoop } from "../session/doom-loop.ts"
 
@@ -92,7 +93,11 @@ export function loopRefused(args: {
     loop.kind === "repeat"
       ? `it was the ${ordinal(loop.count)} identical call in a row and the ${loop.count - 1} before it got the same result`
       : `it would repeat the cycle ${loop.tools.join(", ")} a ${ordinal(loop.repeats)} time with the same results`
-  const change = `to allow it, set "doom_loop": {"threshold": N} with N above ${threshold}, or "permission": {"doom_loop": "allow"}, in toolbelt.json`
+  const rule =
+    error instanceof PermissionDeniedError || error instanceof PermissionUnansweredError
+      ? error.rule
+      : undefined
+  const change = `to allow it, set "doom_loop": {"threshold": N} with N above ${threshold}, or "permission": {"doom_loop": "allow"}, in ${configToChange(rule)}`
   if (error instanceof PermissionUnansweredError) {
     const rule = error.rule ? `the rule ${describeRule(error.rule)}` : `the doom_loop rule (ask, the default)`
     return `${what}: ${repeated}, and ${rule} needs a person's approval for that, but no one could be asked; ${change}, or try something else.`
@@ -108,6 +113,18 @@ export function loopRefused(args: {
     return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no; try something else instead of repeating the same calls.`
   }
   return `${what}: ${repeated}, and its doom_loop approval was lost (${error.message}); try something else instead of repeating the same calls.`
+}
+
+/** Where to change the loop rule: the file it was written in, the config it was given in, else toolbelt.json. */
+function configToChange(rule: Rule | undefined): string {
+  const origin = rule?.source?.origin
+  if (
+    origin === undefined ||
+    origin === "TOOLBELT_PERMISSION" ||
+    !/^(\/|[A-Za-z]:[\\/]|the config)/.test(origin)
+  )
+    return "toolbelt.json"
+  return origin
 }
 
 function shownCall(call: Call): string {

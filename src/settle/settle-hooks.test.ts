@@ -175,6 +175,58 @@ describe("doom loop in settlement", () => {
     expect(await settle(call("look", {}), d)).toMatchObject({ status: "error", kind: "loop" })
   })
 
+  it("a read-only call is judged on its own answer: the first read after a change is never refused", async () => {
+    let content = "one"
+    const seen: string[] = []
+    registry.register({
+      peek: Tool.make({
+        description: "peek",
+        input: z.object({}),
+        execute: () => {
+          seen.push(content)
+          return content
+        },
+        annotations: { readOnly: true },
+      }),
+    })
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "deny" },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    const statuses: string[] = []
+    const peek = async () => statuses.push((await settle(call("peek", {}), d)).status)
+    await peek()
+    await peek()
+    content = "two" // changed after two identical answers
+    await peek()
+    await peek()
+    await peek() // "two" a third time in a row: a loop
+    expect(statuses).toEqual(["completed", "completed", "completed", "completed", "error"])
+    expect(seen).toEqual(["one", "one", "two", "two", "two"])
+  })
+
+  it("a read-only call that fails the same way again and again is a loop too", async () => {
+    registry.register({
+      missing: Tool.make({
+        description: "missing",
+        input: z.object({}),
+        execute: () => {
+          throw new Tool.ToolFailure("File not found: /nope")
+        },
+        annotations: { readOnly: true },
+      }),
+    })
+    const rules: Rule[] = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "doom_loop", pattern: "*", action: "deny" },
+    ]
+    const d = deps({ doomLoop: new DoomLoopGuard() }, rules)
+    expect(await settle(call("missing", {}), d)).toMatchObject({ kind: "failure" })
+    expect(await settle(call("missing", {}), d)).toMatchObject({ kind: "failure" })
+    expect(await settle(call("missing", {}), d)).toMatchObject({ kind: "loop" })
+  })
+
   it("a tool's poll is never counted; once it stops being one, repeats count again", async () => {
     let running = true
     registry.register({
@@ -245,7 +297,7 @@ describe("doom loop in settlement", () => {
     expect(results.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("completed"))
     const last = results[5]!
     expect(last.status === "error" && last.error).toBe(
-      'Refused other {}: it would repeat the cycle echo, other a 3rd time with the same results, and the rule "doom_loop": "deny" (permission.doom_loop in /p/toolbelt.json) refuses that; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'Refused other {}: it would repeat the cycle echo, other a 3rd time with the same results, and the rule "doom_loop": "deny" (permission.doom_loop in /p/toolbelt.json) refuses that; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in /p/toolbelt.json, or try something else.',
     )
   })
 

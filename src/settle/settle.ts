@@ -10,7 +10,14 @@ import {
 } from "../permission/errors.ts"
 import type { PermissionService } from "../permission/service.ts"
 import type { Registry, Turn } from "../registry/registry.ts"
-import { answerOf, type DoomLoopGuard, doomLoopAsk } from "../session/doom-loop.ts"
+import {
+  answerOf,
+  completedAnswer,
+  type DoomLoop,
+  type DoomLoopGuard,
+  doomLoopAsk,
+  errorAnswer,
+} from "../session/doom-loop.ts"
 import { depthBeyond, MAX_INPUT_DEPTH, storedInput, storedString } from "../session/input-bounds.ts"
 import { advance, asInput, type ToolPart, type ToolState } from "../session/part.ts"
 import type { FilePart, ModelContent } from "../tool/content.ts"
@@ -124,7 +131,9 @@ class Interrupted {}
  * 1. Resolve the registration advertised for the call's turn (unknown or stale: error, no run).
  *    Then the `tool.execute.before` hooks may rewrite the arguments, deny, or supply the result,
  *    and the doom-loop guard asks `doom_loop` when the session's recent calls show that running it
- *    again would answer the same again (same calls, same answers, nothing changed).
+ *    again would answer the same again (same calls, same answers, nothing changed). A read-only call
+ *    is judged after it ran instead (steps 2, 3 and 6), on its own answer, so that a changed target
+ *    is never a loop; running it costs nothing that a refusal would have saved.
  * 2. Decode the input with the tool's input codec (invalid: model-readable error, no run).
  * 3. Execute with the runner's context, once its start is recorded (abort: interruption, never a
  *    success; a NUL byte Node refuses in a path or command: invalid input, not a defect).
@@ -176,9 +185,26 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
 
   // What the call answered and whether the tool called it a poll: the guard records them once it settled.
   let answer: { text?: string; poll: boolean } = { poll: false }
-  if (deps.doomLoop && !supplied) {
-    const guard = deps.doomLoop
-    const stopped = await guardLoop(guard, deps.permission, request, name, args, signal)
+  const guard = supplied ? undefined : deps.doomLoop
+  const loopCall = { tool: name, input: args }
+  // A read-only call is harmless to run, so it runs first and is a loop only if it answered as before:
+  // a file changed since the last read is never refused. Any other call is judged before it runs.
+  const judgeAfter = guard !== undefined && own.annotations.readOnly === true
+  /** The refusal of a read-only call that answered `text` as the calls it repeats did, if refused. */
+  const refusedAfter = async (text: string): Promise<string | undefined> => {
+    if (!guard || !judgeAfter || answer.poll) return undefined
+    const loop = guard.check(request.sessionID, { ...loopCall, answer: text })
+    return loop ? askLoop(loop, guard, deps.permission, request, name, args, signal) : undefined
+  }
+  /** `recorder.fail`, unless failing the same way again is a loop the rules refuse. */
+  const failed = async (error: string, kind: ErrorKind, metadata?: Record<string, unknown>) => {
+    const stopped = await refusedAfter(errorAnswer(error))
+    if (stopped) return recorder.fail(stopped, "loop", { doomLoop: true }, true)
+    return recorder.fail(error, kind, metadata)
+  }
+  if (guard) {
+    const loop = judgeAfter ? undefined : guard.check(request.sessionID, loopCall)
+    const stopped = loop && (await askLoop(loop, guard, deps.permission, request, name, args, signal))
     if (stopped) return recorder.fail(stopped, "loop", { doomLoop: true }, true)
     recorder.onSettled((state) => {
       const whole = answer.text !== undefined && state.status === "completed"
@@ -195,10 +221,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     // 2. Decode.
     const decoded = await own.input.safeParseAsync(args)
     if (!decoded.success) {
-      return recorder.fail(
-        Message.invalidArguments(name, decoded.error, own.formatValidationError),
-        "invalid",
-      )
+      return failed(Message.invalidArguments(name, decoded.error, own.formatValidationError), "invalid")
     }
     if (signal.aborted) return recorder.interrupted()
 
@@ -210,7 +233,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
       value = await execute(own, decoded.data, ctx, signal, deps)
     } catch (error) {
       if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
-      if (isToolFailure(error)) return recorder.fail(error.message, "failure", error.metadata)
+      if (isToolFailure(error)) return failed(error.message, "failure", error.metadata)
       const nul = nulByteOf(error)
       if (nul) return recorder.fail(Message.nulByte(name, nul.value), "invalid")
       if (isPermissionError(error)) {
@@ -249,6 +272,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
 
   // 6. Bound. The guard compares the whole text: a cut one names a new output file every time.
   answer = { ...answer, text }
+  const stopped = await refusedAfter(completedAnswer(text, attachments))
+  if (stopped) return recorder.fail(stopped, "loop", { doomLoop: true }, true)
   let output = text
   let structured = projection.structured
   if (!projection.selfBounded) {
@@ -378,11 +403,11 @@ async function execute(
 }
 
 /**
- * Checks the session's recent calls and their answers for a loop and, when there is one, asks
- * `doom_loop`. Returns the model-visible reason when the loop must stop the turn: what repeated, the
- * rule that decided and how to change it (see `Message.loopRefused`).
+ * Asks `doom_loop` about a loop the guard found. Returns the model-visible reason when the loop must
+ * stop the turn: what repeated, the rule that decided and how to change it (see `Message.loopRefused`).
  */
-async function guardLoop(
+async function askLoop(
+  loop: DoomLoop,
   guard: DoomLoopGuard,
   permission: PermissionService,
   request: CallRequest,
@@ -391,8 +416,6 @@ async function guardLoop(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const call = { tool: name, input: args }
-  const loop = guard.check(request.sessionID, call)
-  if (!loop) return undefined
   const ask = doomLoopAsk(loop, call)
   try {
     await permission.ask(
