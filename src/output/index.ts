@@ -1,7 +1,7 @@
 // Output bounding and the managed output store: what the model sees of a large tool result, and where the rest goes.
 export { type Cut, type CutOptions, cut } from "./cut.ts"
 export { defaultDataDir, outputDir } from "./data-dir.ts"
-export { type HintOptions, hint } from "./hint.ts"
+export { type HintOptions, hint, type Pager, pagesOf, type ReadRestOptions, readRest } from "./hint.ts"
 export { DEFAULT_LIMITS, type Direction, type Limits, type LimitsConfig, resolveLimits } from "./limits.ts"
 export { newOutputId, OUTPUT_PREFIX, timestampOf } from "./output-id.ts"
 export { findSignals, type Region, SIGNAL_CAPS, type Signal } from "./signals.ts"

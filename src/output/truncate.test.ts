@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import type { Pager } from "./hint.ts"
 import { OutputStore } from "./store.ts"
 import { truncate } from "./truncate.ts"
 
@@ -18,7 +19,16 @@ afterEach(async () => {
 })
 
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`)
-const grepOrRead = "Use Grep to search the full content or Read with offset/limit to view specific sections"
+const searchOrRead = "Search that file for what you need, or read"
+const pager: Pager = {
+  tool: "read",
+  path: "filePath",
+  offset: "offset",
+  limit: "limit",
+  maxLines: 2000,
+  maxBytes: 51200,
+  maxLineLength: 2000,
+}
 const saved = "The tool call succeeded but the output was truncated. Full output saved to:"
 
 function truncatedOnly<T extends { truncated: boolean }>(result: T): Extract<T, { truncated: true }> {
@@ -38,22 +48,30 @@ describe("truncate", () => {
 
   it("head: preview, what was removed, then the hint naming the next read", async () => {
     const text = numbered(100).join("\n")
-    const result = truncatedOnly(await truncate(text, { limits: { maxLines: 10, maxBytes: 51200 }, store }))
+    const result = truncatedOnly(
+      await truncate(text, { limits: { maxLines: 10, maxBytes: 51200 }, store, pager: () => pager }),
+    )
     expect(result).toMatchObject({ removed: 90, unit: "lines" })
     expect(result.content).toBe(
       `${numbered(10).join("\n")}\n\n...90 lines truncated...\n\n` +
-        `${saved} ${result.outputPath}\n${grepOrRead}, e.g. read with filePath ${JSON.stringify(result.outputPath)} and offset 11.`,
+        `${saved} ${result.outputPath}\n${searchOrRead} lines 11-100 with: ` +
+        `read {"filePath":${JSON.stringify(result.outputPath)},"offset":11,"limit":90}`,
     )
   })
 
   it("tail: what was removed and the hint first, the preview last", async () => {
     const text = numbered(100).join("\n")
     const result = truncatedOnly(
-      await truncate(text, { limits: { maxLines: 10, maxBytes: 51200 }, direction: "tail", store }),
+      await truncate(text, {
+        limits: { maxLines: 10, maxBytes: 51200 },
+        direction: "tail",
+        store,
+        pager: () => pager,
+      }),
     )
     expect(result.content).toBe(
       `...90 lines truncated...\n\n${saved} ${result.outputPath}\n` +
-        `${grepOrRead}, e.g. read with filePath ${JSON.stringify(result.outputPath)} and offset 1 and limit 90.\n\n` +
+        `${searchOrRead} lines 1-90 with: read {"filePath":${JSON.stringify(result.outputPath)},"offset":1,"limit":90}\n\n` +
         numbered(100).slice(90).join("\n"),
     )
   })

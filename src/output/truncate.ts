@@ -1,5 +1,5 @@
 import { cut } from "./cut.ts"
-import { hint } from "./hint.ts"
+import { hint, type Pager } from "./hint.ts"
 import type { Direction, Limits } from "./limits.ts"
 import type { Signal } from "./signals.ts"
 import type { OutputStore } from "./store.ts"
@@ -12,6 +12,11 @@ export interface TruncateOptions {
   store: Pick<OutputStore, "write">
   /** The agent may hand the file to a subagent; changes the hint. */
   canDelegate?: boolean
+  /**
+   * The tool the agent reads files page by page with (asked only when the output is cut): the hint
+   * names calls to it that fit its pages.
+   */
+  pager?: () => Pager | undefined
 }
 
 export type Truncated =
@@ -40,6 +45,8 @@ export async function truncate(text: string, options: TruncateOptions): Promise<
     canDelegate: options.canDelegate ?? false,
     firstCutLine: result.firstCutLine,
     lastCutLine: result.lastCutLine,
+    pager: options.pager?.(),
+    text,
   })
   const blocks =
     direction === "head"

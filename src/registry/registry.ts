@@ -1,3 +1,4 @@
+import type { Pager } from "../output/hint.ts"
 import { fromDef, isInfo } from "../tool/define.ts"
 import {
   type Annotations,
@@ -135,6 +136,25 @@ export class Registry {
       }),
     )
     return results.filter((tool): tool is Advertised => tool !== undefined)
+  }
+
+  /**
+   * The tool that reads files page by page for `query`, for the hint after a truncated result; found
+   * from declarations alone (nothing is initialised), so it costs a walk over the names.
+   * 1. The first effective registration that declares `paging`;
+   * 2. that is available for the query and whose permission `allowed` keeps (not denied to the agent);
+   * 3. named as registered.
+   */
+  pager(query: ToolsQuery, allowed: (permission: string) => boolean): Pager | undefined {
+    for (const name of this.ids()) {
+      const entry = this.resolve(name)!
+      const declared = isInfo(entry.value) ? entry.value : internals(entry.value)
+      if (!declared.paging) continue
+      if (declared.available && !declared.available(query)) continue
+      if (!allowed(declared.permission ?? name)) continue
+      return { ...declared.paging, tool: name }
+    }
+    return undefined
   }
 
   /** Captures the registration identity of each advertised name for a provider turn. */

@@ -1,5 +1,6 @@
 import type { z } from "zod"
 import type { AfterOutput, Hooks } from "../hooks/hooks.ts"
+import type { Pager } from "../output/hint.ts"
 import type { Direction, Limits } from "../output/limits.ts"
 import type { OutputStore } from "../output/store.ts"
 import { truncate } from "../output/truncate.ts"
@@ -71,6 +72,8 @@ export interface SettleDeps {
   readonly parts?: PartSink
   /** Whether the agent may delegate reading a large output (decides the truncation hint). */
   readonly canDelegate?: (agent: string) => boolean
+  /** The tool an agent reads files page by page with, if any: the truncation hint names calls to it. */
+  readonly pager?: (agent: string) => Pager | undefined
   /** How long an aborted call may take to wind down before it is recorded as interrupted. */
   readonly abortGraceMs?: number
   /** Told about defects (with their stack) for logs. */
@@ -284,6 +287,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
         direction: request.bounding?.direction ?? "head",
         store: deps.store,
         canDelegate: deps.canDelegate?.(request.agent) ?? false,
+        pager: () => deps.pager?.(request.agent),
       })
     } catch (error) {
       return recorder.fail(Message.unstorableOutput(name, errorText(error)), "output")

@@ -189,6 +189,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // What the shell tool reads: its config section, the output limits, where to spool output.
   const shellExtra = { shell: config.shell, limits, outputDir: output.dir, dataDir }
   const sessions = new Set<string>()
+  // The tool this agent reads files page by page with (read, unless replaced or denied): hints name it.
+  const pagerFor = (agent: string) =>
+    registry.pager({ agent }, (permission) => disabled([permission], rulesOf(agent)).size === 0)
 
   let closed: Promise<void> | undefined
   const close = () => {
@@ -271,7 +274,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
           agent,
           messageID: input.messageID ?? ascending("msg"),
           callID: input.callID ?? ascending("call"),
-          extra: { ...extra, ...shellExtra, ...(input.extra ?? {}) },
+          extra: { ...extra, ...shellExtra, pager: () => pagerFor(agent), ...(input.extra ?? {}) },
         },
         {
           registry,
@@ -282,6 +285,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
           hooks,
           doomLoop,
           settled: (session, callID) => store.journal.settled(session, callID),
+          pager: pagerFor,
           canDelegate: (name) =>
             registry.resolve("task") !== undefined && permission.evaluate("task", "*", name) !== "deny",
           onDefect: (error, part) =>

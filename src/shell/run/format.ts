@@ -1,3 +1,4 @@
+import { type Pager, readRest } from "../../output/hint.ts"
 import type { Signal } from "../../output/signals.ts"
 
 /** A bounded piece of output, from a finished command or from a job's log. */
@@ -16,10 +17,14 @@ export interface Bounded {
 
 /**
  * The text the model reads for bounded output: the tail, and when it was cut, a header in opencode's
- * words (`...output truncated...` / `Full output saved to: <file>`) that says how much is shown, how to
- * read the rest, and the error and summary lines from the part that was cut.
+ * words (`...output truncated...` / `Full output saved to: <file>`) that says how much is shown, the calls
+ * that read the rest (to `pager`, the tool that reads files page by page, within its page limits), and
+ * the error and summary lines from the part that was cut.
  */
-export function formatBounded(output: Bounded, options: { empty?: string } = {}): string {
+export function formatBounded(
+  output: Bounded,
+  options: { empty?: string; pager?: () => Pager | undefined } = {},
+): string {
   const body = output.text.endsWith("\n") ? output.text.slice(0, -1) : output.text
   if (!output.truncated) return body === "" ? (options.empty ?? "(no output)") : body
   const first = output.firstLine ?? 1
@@ -33,14 +38,12 @@ export function formatBounded(output: Bounded, options: { empty?: string } = {})
       ? `the end of line ${lastCut}, the last ${formatBytes(Buffer.byteLength(body))} of it (a single line too long to show whole)`
       : `the last ${output.keptLines} of ${output.totalLines} lines`
   if (output.outputPath) {
-    const file = JSON.stringify(output.outputPath)
     header.push(
       `Full output saved to: ${output.outputPath}\n` +
         `Shown: ${shown} (${formatBytes(output.totalBytes)} in all). ` +
-        `Use Grep on that file to search it, or Read with filePath ${file}` +
         (cutLines > 0
-          ? `, offset ${first} and limit ${cutLines} to see lines ${first}-${lastCut}, which were cut.`
-          : "."),
+          ? `Search that file for what you need, or ${readRest({ pager: options.pager?.(), path: output.outputPath, from: first, to: lastCut })}`
+          : "Search that file for what you need."),
     )
   } else {
     header.push(

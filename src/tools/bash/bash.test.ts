@@ -331,7 +331,7 @@ describe("large output", () => {
     expect(result.output).toMatch(/^\.\.\.output truncated\.\.\.\n\nFull output saved to: /)
     expect(result.output).toContain(`Full output saved to: ${path}\n`)
     expect(result.output).toContain("the last 2000 of 2500 lines")
-    expect(result.output).toContain("offset 1 and limit 500")
+    expect(result.output).toContain("read lines 1-500 ")
     expect(result.output.endsWith("\n501\n502")).toBe(false)
     expect(result.output.split("\n\n").at(-1)!.split("\n")).toEqual(
       Array.from({ length: 2000 }, (_, i) => String(i + 501)),

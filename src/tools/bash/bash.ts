@@ -208,7 +208,7 @@ export const BashTool = Tool.define("bash", () => ({
     if (bwrap && result.reason === "exit" && result.exitCode !== 0) {
       notes.push(`The command ran in the sandbox (${describePolicy(sandboxPolicy(settings, cwd))}).`)
     }
-    const output = withNotes(formatBounded(result.output), notes)
+    const output = withNotes(formatBounded(result.output, { pager: settings.pager }), notes)
     const metadata: BashMetadata = {
       output: withNotes(previewOf(result.output.tail), notes),
       exit: result.exitCode,
@@ -547,7 +547,7 @@ async function startJob(options: StartJob): Promise<Tool.Result<BashMetadata>> {
     lines.push(`User aborted the command; background job ${job.id} was stopped.`)
   }
   if (job.logPath) lines.push(`Its full log is written to ${job.logPath}.`)
-  const body = formatBounded(read.output, { empty: "(no output yet)" })
+  const body = formatBounded(read.output, { empty: "(no output yet)", pager: readSettings(ctx.extra).pager })
   const output = `${lines.join("\n")}\n\nOutput so far:\n${body}`
   const exit = job.result?.exitCode ?? null
   return {

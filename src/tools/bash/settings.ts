@@ -1,5 +1,6 @@
 import { tmpdir } from "node:os"
 import { defaultDataDir, outputDir } from "../../output/data-dir.ts"
+import type { Pager } from "../../output/hint.ts"
 import { DEFAULT_LIMITS, type Limits } from "../../output/limits.ts"
 import * as Tool from "../../tool/index.ts"
 
@@ -31,6 +32,8 @@ export interface ShellSettings {
   readonly storeDir: string
   readonly tmp: string
   readonly shellEnv: ShellEnvHook | undefined
+  /** The tool the agent reads files page by page with (from the runtime): a cut output's hint names calls to it. */
+  readonly pager: () => Pager | undefined
 }
 
 /** The part of the hooks registry the shell uses (`Hooks#shellEnv`). */
@@ -48,7 +51,8 @@ export interface ShellEnvHook {
  *   prompt_idle?, sandbox?}` (times in ms; `prompt_idle: 0` turns prompt detection off);
  * - `sandbox`: `true`, `false` or `{network?, writable?}`; overrides `shell.sandbox`;
  * - `limits` `{maxLines, maxBytes}`; `outputDir` or `store.dir` or `dataDir` for the output store;
- * - `hooks`: anything with `shellEnv` (the plugin hooks registry).
+ * - `hooks`: anything with `shellEnv` (the plugin hooks registry);
+ * - `pager`: a function giving the tool that reads files page by page (the hint after a cut output).
  * A bad value is a ToolFailure that names the setting and says what it must be.
  */
 export function readSettings(extra: Readonly<Record<string, unknown>>): ShellSettings {
@@ -92,6 +96,7 @@ export function readSettings(extra: Readonly<Record<string, unknown>>): ShellSet
     storeDir,
     tmp: tmpdir(),
     shellEnv,
+    pager: typeof extra.pager === "function" ? (extra.pager as () => Pager | undefined) : () => undefined,
   }
 }
 

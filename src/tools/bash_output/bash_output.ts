@@ -1,4 +1,5 @@
 import { z } from "zod"
+import type { Pager } from "../../output/hint.ts"
 import { type JobRead, jobs } from "../../shell/jobs/index.ts"
 import { formatBounded, previewOf } from "../../shell/run/index.ts"
 import * as Tool from "../../tool/index.ts"
@@ -31,7 +32,7 @@ export const BashOutputTool = Tool.define(
       const read = await job.readNew(settings.limits)
       return {
         title: `Output of ${job.id}`,
-        output: formatRead(read),
+        output: formatRead(read, settings.pager),
         metadata: {
           output: previewOf(job.process.capture.tail()),
           truncated: read.output.truncated,
@@ -51,10 +52,10 @@ export const BashOutputTool = Tool.define(
 )
 
 /** `Job job_x (npm run dev): running for 12 s (pid 1234)` and the new output. */
-export function formatRead(read: JobRead): string {
+export function formatRead(read: JobRead, pager?: () => Pager | undefined): string {
   const { job } = read
   const head = `Job ${job.id} (${job.description ?? job.command}): ${job.describeStatus()}.`
-  const body = formatBounded(read.output, { empty: "(no new output)" })
+  const body = formatBounded(read.output, { empty: "(no new output)", ...(pager ? { pager } : {}) })
   return `${head}\n\nNew output:\n${body}`
 }
 

@@ -193,7 +193,18 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       return withInstructions(text, title, filepath, directory, (key) => firstTime(ctx.sessionID, key))
     },
   },
-  { annotations: { readOnly: true } },
+  {
+    annotations: { readOnly: true },
+    // Its own page limits: the hint after a truncated result names calls to it that fit them.
+    paging: {
+      path: "filePath",
+      offset: "offset",
+      limit: "limit",
+      maxLines: DEFAULT_READ_LIMITS.limit,
+      maxBytes: DEFAULT_READ_LIMITS.maxBytes,
+      maxLineLength: DEFAULT_READ_LIMITS.maxLineLength,
+    },
+  },
 )
 
 /** The tool's result for a text page: the page, then the instruction files this session has not seen. */
