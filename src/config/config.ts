@@ -7,6 +7,11 @@ import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
 export interface Config {
   readonly tool_output?: { readonly max_lines?: number; readonly max_bytes?: number }
   readonly permission?: unknown
+  /**
+   * Other agents' configs whose permission rules toolbelt applies too: `["opencode"]` reads the
+   * `permission` and `agent.<name>.permission` of `opencode.json(c)`. Default: none, toolbelt's own only.
+   */
+  readonly permission_sources?: readonly string[]
   readonly agent?: Readonly<Record<string, unknown>>
   /** Plugin modules, resolved to absolute paths (relative entries are relative to their file). */
   readonly plugin?: readonly string[]
