@@ -83,7 +83,13 @@ export interface ToolInternals {
   jsonSchema?: Record<string, unknown>
 }
 
-const registry = new WeakMap<object, ToolInternals>()
+// Kept under a global symbol, so the tools of every copy of this module are known to every other: a
+// plugin that imports the package while the command line runs its bundle (or a second install of the
+// package) makes its tools with another copy than the runtime that checks them.
+const REGISTRY = Symbol.for("agent-toolbelt.tool-internals")
+const shared = globalThis as { [REGISTRY]?: WeakMap<object, ToolInternals> }
+shared[REGISTRY] ??= new WeakMap<object, ToolInternals>()
+const registry = shared[REGISTRY]
 
 export function attach(handle: object, internals: ToolInternals): void {
   registry.set(handle, internals)

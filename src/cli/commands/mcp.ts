@@ -11,7 +11,7 @@ export const MCP_HELP = `Usage: toolbelt mcp [options]
 
 Serves toolbelt's tools to MCP clients (Claude Desktop, Claude Code, Cursor, Codex, Zed, ...), behind
 the project's permission policy. Over stdio by default: stdout carries only protocol messages, logs go
-to stderr. Each connection is a session (its own read ledger, todos and approvals).
+to stderr. Each connection is a session (its own read ledger and approvals).
 
 Options:
   --cwd DIR       the project directory (default: the current directory)
@@ -36,8 +36,13 @@ Permission asks are shown to the person by the client (MCP elicitation: allow on
 with a message). A client without elicitation gets the "mcp.ask" setting of toolbelt.json instead:
 "reject" (the default; the error says how to allow the call in config) or "allow".
 
-Client configuration (Claude Desktop, Claude Code, Cursor):
-  {"mcpServers": {"toolbelt": {"command": "npx", "args": ["-y", "toolbelt", "mcp", "--cwd", "/path/to/project"]}}}
+Client configuration, with toolbelt's clone at /path/to/toolbelt (any Node on PATH will do: an older one
+than 22.12 hands over to the Node 24 that npm install put in the clone):
+  Claude Desktop, Claude Code, Cursor:
+    {"mcpServers": {"toolbelt": {"command": "node", "args": ["/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"]}}}
+  opencode (opencode.json):
+    {"mcp": {"toolbelt": {"type": "local", "command": ["node", "/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"], "enabled": true}}}
+After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
 `
 
 export async function mcpCommand(argv: string[], io: IO): Promise<number> {
