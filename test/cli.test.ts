@@ -198,7 +198,8 @@ describe("toolbelt call", () => {
       )
       try {
         await waitFor(() => existsSync(marker), 60_000)
-        expect(findByCommandLine(sleep)).toHaveLength(1)
+        // The marker is touched just before bash starts the sleep: wait for the sleep itself.
+        await waitFor(() => findByCommandLine(sleep).length === 1, 60_000)
         wrapper.kill("SIGKILL")
         await waitFor(
           () =>
