@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util"
-import { HttpServeError, serveMcpHttp } from "../../mcp/server/http.ts"
+import type { serveMcpHttp } from "../../mcp/server/http.ts"
 import { mcpSettings } from "../../mcp/server/settings.ts"
 import { serveMcpStdio } from "../../mcp/server/stdio.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
@@ -117,9 +117,11 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
         await server.close()
         return EXIT.ok
       }
+      // Loaded for --http only: a stdio server starts without Hono and the HTTP transport.
+      const http = await import("../../mcp/server/http.ts")
       let server: Awaited<ReturnType<typeof serveMcpHttp>>
       try {
-        server = await serveMcpHttp({
+        server = await http.serveMcpHttp({
           toolbelt,
           agent,
           port,
@@ -128,7 +130,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
         })
       } catch (error) {
-        if (error instanceof HttpServeError) throw new UsageError(error.message)
+        if (error instanceof http.HttpServeError) throw new UsageError(error.message)
         throw error
       }
       io.stderr.write(`toolbelt mcp: serving ${toolbelt.directory} at ${server.url}\n`)
