@@ -1,0 +1,178 @@
+// The life of `toolbelt mcp --http` sessions: ended by DELETE, by idleness or to make room, and what
+// ending one must do (abort its calls, kill its processes and jobs, let go of its memory).
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { serveMcpHttp } from "../../src/mcp/server/http.ts"
+import { createToolbelt } from "../../src/toolbelt/toolbelt.ts"
+import {
+  type HttpServer,
+  makeProject,
+  type Project,
+  processesWith,
+  startHttp,
+  textOf,
+  until,
+} from "./helpers.ts"
+import { callTool, JSON_HEADERS, openSession, post } from "./raw.ts"
+
+let project: Project
+
+beforeAll(async () => {
+  project = await makeProject()
+})
+
+afterAll(async () => {
+  await project?.remove()
+})
+
+/** Starts a `sleep` through bash in the session and walks away: the request is dropped mid-call. */
+async function startAndWalkAway(url: string, session: Record<string, string>, needle: string, id = 2) {
+  const leave = new AbortController()
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, ...session },
+    body: JSON.stringify(callTool(id, "bash", { command: `sleep ${needle}`, description: "wait" })),
+    signal: leave.signal,
+  })
+  expect(response.status).toBe(200)
+  await until(async () => (await processesWith(`sleep ${needle}`)).length > 0, `sleep ${needle} to start`)
+  leave.abort()
+}
+
+function deleteSession(url: string, session: Record<string, string>): Promise<Response> {
+  return fetch(url, { method: "DELETE", headers: session })
+}
+
+describe("toolbelt mcp --http: ending sessions", () => {
+  let server: HttpServer
+
+  beforeAll(async () => {
+    server = await startHttp(project, ["--max-sessions", "2"])
+  })
+
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0)
+  })
+
+  it("DELETE aborts the session's calls and kills its commands and background jobs", async () => {
+    const session = await openSession(server.url, "2025-11-25")
+    const job = await post(
+      server.url,
+      callTool(2, "bash", { command: "sleep 63.11", description: "job", run_in_background: true }),
+      session,
+    )
+    expect(textOf(job.messages[0]?.result)).toMatch(/job/i)
+    await startAndWalkAway(server.url, session, "63.12", 3)
+    expect(await processesWith("sleep 63.11")).not.toEqual([])
+
+    expect((await deleteSession(server.url, session)).status).toBe(200)
+    await until(
+      async () => (await processesWith("sleep 63.1")).length === 0,
+      "the session's command and background job to be killed",
+    )
+    const after = await post(server.url, { jsonrpc: "2.0", id: 9, method: "ping" }, session)
+    expect(after.status).toBe(404)
+    expect(after.text).toContain("ended by the client (DELETE)")
+  })
+
+  it("makes room for a new session by ending the longest idle one, which then gets 404", async () => {
+    const first = await openSession(server.url, "2025-11-25")
+    const second = await openSession(server.url, "2025-11-25")
+    expect((await post(server.url, { jsonrpc: "2.0", id: 2, method: "ping" }, first)).status).toBe(200)
+    const third = await openSession(server.url, "2025-11-25")
+    const evicted = await post(server.url, { jsonrpc: "2.0", id: 3, method: "ping" }, second)
+    expect(evicted.status).toBe(404)
+    expect(evicted.messages[0]).toMatchObject({ error: { code: -32001 } })
+    expect(evicted.text).toContain("limit of live sessions (mcp.max_sessions)")
+    for (const live of [first, third]) {
+      expect((await post(server.url, { jsonrpc: "2.0", id: 4, method: "ping" }, live)).status).toBe(200)
+    }
+  })
+})
+
+describe("toolbelt mcp --http: abandoned sessions", () => {
+  /** Heap in use after a full collection (the test process is the server here). */
+  function heapAfterGc(): number {
+    setFlagsFromString("--expose-gc")
+    const gc = runInNewContext("gc") as () => void
+    gc()
+    gc()
+    return process.memoryUsage().heapUsed
+  }
+
+  /**
+   * Opens `count` sessions, each running `sleep 65.<tag><n>`, and walks away from all of them once
+   * every sleep runs. A session that expired before its call came (a loaded machine) gets 404, and is
+   * opened again, as an MCP client does.
+   */
+  async function abandon(url: string, count: number, tag: string): Promise<Record<string, string>[]> {
+    const leave = new AbortController()
+    // Held until every sleep runs: a response nobody holds is collected, and its connection closed.
+    const streams: Response[] = []
+    const start = async (index: number): Promise<Record<string, string>> => {
+      const session = await openSession(url, "2025-11-25").catch(() => undefined)
+      if (!session) return start(index)
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { ...JSON_HEADERS, ...session },
+        body: JSON.stringify(
+          callTool(2, "bash", { command: `sleep 65.${tag}${index}`, description: "wait" }),
+        ),
+        signal: leave.signal,
+      })
+      if (response.status === 404) return start(index)
+      expect(response.status).toBe(200)
+      streams.push(response)
+      return session
+    }
+    const sessions: Record<string, string>[] = []
+    for (let index = 0; index < count; index += 10) {
+      const chunk = Array.from({ length: Math.min(10, count - index) }, (_, offset) => start(index + offset))
+      sessions.push(...(await Promise.all(chunk)))
+    }
+    await until(
+      async () => new Set((await processesWith(`sleep 65.${tag}`)).map(String)).size >= count,
+      `${count} sleeps to run`,
+      60_000,
+    )
+    leave.abort()
+    streams.length = 0
+    return sessions
+  }
+
+  it("end when idle: 100 sessions with running commands leave no process, no session and no memory behind", async () => {
+    await using toolbelt = await createToolbelt({
+      directory: project.dir,
+      env: project.env,
+      dataDir: project.env.TOOLBELT_DATA_DIR!,
+    })
+    const server = await serveMcpHttp({ toolbelt, port: 0, sessionIdleMs: 1000 })
+    const ended = async (tag: string) => {
+      await until(() => server.sessions === 0, "every idle session to end", 60_000)
+      await until(
+        async () => (await processesWith(`sleep 65.${tag}`)).length === 0,
+        "every sleep to be killed",
+      )
+    }
+    try {
+      // A first round warms up what stays (compiled code, the tool list, the store's statements).
+      await abandon(server.url, 20, "1")
+      await ended("1")
+      const baseline = heapAfterGc()
+
+      const sessions = await abandon(server.url, 100, "2")
+      await ended("2")
+      for (const session of sessions) {
+        const answer = await post(server.url, { jsonrpc: "2.0", id: 9, method: "ping" }, session)
+        expect(answer.status).toBe(404)
+        expect(answer.text).toContain("not used for longer than the idle limit (mcp.session_idle_ms)")
+      }
+      // 100 live sessions hold ~3.3 MB (measured): what stays must be well under that.
+      const grown = heapAfterGc() - baseline
+      expect(grown, `heap grew by ${grown} bytes`).toBeLessThan(1_500_000)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
