@@ -60,11 +60,7 @@ export class StdioLineTransport implements Transport {
   async start(): Promise<void> {
     if (this.#started) throw new Error("StdioLineTransport already started.")
     this.#started = true
-    this.#stdin.on("data", this.#onData)
-    this.#stdin.on("error", this.#onError)
-    this.#stdin.on("end", this.#onEnd)
-    this.#stdin.on("close", this.#onEnd)
-    this.#stdout.on("error", this.#onError)
+    this.#listen("on")
     if (this.#stdin.readableEnded || this.#stdin.destroyed) setImmediate(this.#onEnd)
   }
 
@@ -84,15 +80,19 @@ export class StdioLineTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    this.#stdin.off("data", this.#onData)
-    this.#stdin.off("error", this.#onError)
-    this.#stdin.off("end", this.#onEnd)
-    this.#stdin.off("close", this.#onEnd)
-    this.#stdout.off("error", this.#onError)
+    this.#listen("off")
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause()
     this.#chunks = []
     this.#batches.clear()
     this.onclose?.()
+  }
+
+  #listen(method: "on" | "off"): void {
+    this.#stdin[method]("data", this.#onData)
+    this.#stdin[method]("error", this.#onError)
+    this.#stdin[method]("end", this.#onEnd)
+    this.#stdin[method]("close", this.#onEnd)
+    this.#stdout[method]("error", this.#onError)
   }
 
   // 1. Lines.
