@@ -88,6 +88,11 @@ export interface Toolbelt {
   /** The tools an agent may see: registered, available, not hidden by its permission rules. */
   tools(query?: ToolsQuery): Promise<Advertised[]>
   call(input: CallInput): Promise<Settlement>
+  /**
+   * A session's connection ended (an MCP client left): its background jobs are killed, and what this
+   * process holds for it (session-only approvals, loop history) is let go. The store keeps its record.
+   */
+  endSession(sessionID: string): Promise<void>
   /** Stops everything: pending asks are rejected, MCP servers closed, the store closed (if it is ours). */
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
@@ -298,6 +303,13 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
         },
       )
       return withInterruptedCalls(settlement, interrupted)
+    },
+    async endSession(sessionID) {
+      sessions.delete(sessionID)
+      seeded.delete(sessionID)
+      doomLoop.forget(sessionID)
+      permission.forgetSession(sessionID)
+      await killSessionJobs(sessionID)
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -11,7 +11,6 @@ import {
 import type { Event, PermissionAsked } from "../../bus/events.ts"
 import type { Turn } from "../../registry/registry.ts"
 import type { Settlement } from "../../settle/settle.ts"
-import { killSessionJobs } from "../../shell/jobs/index.ts"
 import type { Toolbelt } from "../../toolbelt/toolbelt.ts"
 import { ascending } from "../../util/id.ts"
 import { logger } from "../../util/log.ts"
@@ -214,7 +213,7 @@ export class McpSession {
     }
   }
 
-  /** Aborts every call of the connection, kills its background jobs, drops its session-only approvals. */
+  /** Aborts every call of the connection, kills its background jobs, drops what the process holds for it. */
   close(): void {
     if (this.#closed) return
     this.#closed = true
@@ -226,9 +225,8 @@ export class McpSession {
       call.abort.abort(new Error("The MCP connection closed."))
     }
     this.#waiting.clear()
-    this.#options.toolbelt.permission.forgetSession(this.#options.sessionID)
-    // The connection was the session: its background jobs end with it.
-    killSessionJobs(this.#options.sessionID)
+    // The connection was the session: its background jobs and what the process holds for it end with it.
+    void this.#options.toolbelt.endSession(this.#options.sessionID)
   }
 
   async #settleOrAsk(
