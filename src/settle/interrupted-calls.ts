@@ -1,7 +1,7 @@
 // Calls whose process died under them, as the next call of their session reports them.
 
 import type { ToolPart } from "../session/part.ts"
-import type { Settlement } from "./settle.ts"
+import type { Settlement } from "./types.ts"
 
 /** How much of an interrupted call's input the report shows: enough to recognise the call. */
 const INPUT_CHARS = 200
