@@ -3,7 +3,7 @@
 // re-indented with tabs), and a miss (the not-found message with the closest region), in ms per call
 // (median). Run: node bench/edit.bench.ts
 import { pathToFileURL } from "node:url"
-import { replace } from "../src/tools/edit/matchers.ts"
+import { replace } from "../src/tools/edit/replace.ts"
 
 const LINES = 20_000
 const ROUNDS = 30
@@ -58,9 +58,9 @@ export async function run(): Promise<Record<string, number>> {
   const spaced = (text: string) => text.replaceAll("\t", "    ")
   const missing = spaced(exactOld).replace("fetchValue", "fetchValues").replace("options.force", "opts.force")
 
-  const exact = replace(content, exactOld, exactNew)
-  const fuzzy = replace(content, spaced(exactOld), spaced(exactNew))
-  const miss = replace(content, missing, "x")
+  const exact = replace({ content, oldString: exactOld, newString: exactNew })
+  const fuzzy = replace({ content, oldString: spaced(exactOld), newString: spaced(exactNew) })
+  const miss = replace({ content, oldString: missing, newString: "x" })
   if (!exact.ok || exact.matcher !== "exact") throw new Error("the exact edit did not apply exactly")
   if (!fuzzy.ok || fuzzy.matcher !== "line-trimmed" || fuzzy.content !== exact.content) {
     throw new Error("the fuzzy edit did not give the exact edit's result")
@@ -72,10 +72,14 @@ export async function run(): Promise<Record<string, number>> {
   return {
     lines: LINES,
     bytes: Buffer.byteLength(content),
-    exact_ms: median(() => replace(content, exactOld, exactNew)),
-    fuzzy_indentation_ms: median(() => replace(content, spaced(exactOld), spaced(exactNew))),
-    not_found_ms: median(() => replace(content, missing, "x")),
-    crlf_exact_ms: median(() => replace(content.replaceAll("\n", "\r\n"), exactOld, exactNew)),
+    exact_ms: median(() => replace({ content, oldString: exactOld, newString: exactNew })),
+    fuzzy_indentation_ms: median(() =>
+      replace({ content, oldString: spaced(exactOld), newString: spaced(exactNew) }),
+    ),
+    not_found_ms: median(() => replace({ content, oldString: missing, newString: "x" })),
+    crlf_exact_ms: median(() =>
+      replace({ content: content.replaceAll("\n", "\r\n"), oldString: exactOld, newString: exactNew }),
+    ),
   }
 }
 

@@ -17,29 +17,35 @@ const file = [
 
 describe("findClosestRegion", () => {
   it("finds the window whose lines are most like oldString's", () => {
-    const region = findClosestRegion(file, ["for (const item of items) {", "  sum += item.cost", "}"])
+    const region = findClosestRegion({
+      fileLines: file,
+      findLines: ["for (const item of items) {", "  sum += item.cost", "}"],
+    })
     expect(region).toMatchObject({ first: 4, count: 3 })
     expect(region!.similarity).toBeGreaterThan(0.8)
   })
 
   it("finds a line with a typo when no line is equal (bigram pass)", () => {
-    const region = findClosestRegion(file, ["  retrun sum"])
+    const region = findClosestRegion({ fileLines: file, findLines: ["  retrun sum"] })
     expect(region).toMatchObject({ first: 7, count: 1 })
   })
 
   it("is undefined for a blank oldString or an empty file", () => {
-    expect(findClosestRegion(file, ["", "  "])).toBeUndefined()
-    expect(findClosestRegion([], ["a"])).toBeUndefined()
+    expect(findClosestRegion({ fileLines: file, findLines: ["", "  "] })).toBeUndefined()
+    expect(findClosestRegion({ fileLines: [], findLines: ["a"] })).toBeUndefined()
   })
 
   it("keeps the window inside the file", () => {
-    const region = findClosestRegion(file, ["export const name = 'shop'", "more", "lines"])
+    const region = findClosestRegion({
+      fileLines: file,
+      findLines: ["export const name = 'shop'", "more", "lines"],
+    })
     expect(region).toMatchObject({ first: 8, count: 3 })
   })
 
   it("stays fast on a big file with many similar lines", () => {
     const big = Array.from({ length: 20_000 }, (_, i) => `\tconst v${i} = compute(${i})`)
-    const region = findClosestRegion(big, ["const v19990 = compute(19991)"])
+    const region = findClosestRegion({ fileLines: big, findLines: ["const v19990 = compute(19991)"] })
     expect(region?.first).toBe(19_990)
   })
 })
@@ -59,7 +65,10 @@ describe("lineDiff", () => {
 
 describe("describeClosest", () => {
   it("names the region with file line numbers and shows the diff", () => {
-    const text = describeClosest(file, ["for (const item of items) {", "    sum += item.cost", "  }"])
+    const text = describeClosest({
+      fileLines: file,
+      findLines: ["for (const item of items) {", "    sum += item.cost", "  }"],
+    })
     expect(text).toBe(
       [
         `The closest region of the file is lines 5-7 (90% similar). How oldString differs from it ("-" only in oldString, "+" only in the file, numbers are file lines):`,
@@ -74,7 +83,10 @@ describe("describeClosest", () => {
   })
 
   it("says when the file has tabs where oldString has spaces", () => {
-    const text = describeClosest(["\tif (a) {", "\t\tb(1)", "\t}"], ["    if (a) {", "        b(2)", "    }"])
+    const text = describeClosest({
+      fileLines: ["\tif (a) {", "\t\tb(1)", "\t}"],
+      findLines: ["    if (a) {", "        b(2)", "    }"],
+    })
     expect(text).toContain(
       "2 lines differ only in whitespace (the file indents with tabs, oldString with spaces).",
     )
@@ -82,7 +94,7 @@ describe("describeClosest", () => {
   })
 
   it("says when nothing resembles oldString", () => {
-    expect(describeClosest(file, ["zzzz qqqq"])).toBe(
+    expect(describeClosest({ fileLines: file, findLines: ["zzzz qqqq"] })).toBe(
       "No region of the file resembles oldString; read the file to see its current content.",
     )
   })
@@ -90,7 +102,7 @@ describe("describeClosest", () => {
   it("shows long regions as changes with context", () => {
     const long = Array.from({ length: 60 }, (_, i) => `line ${i}`)
     const find = long.slice(10, 50).map((line, i) => (i === 20 ? "changed" : line))
-    const text = describeClosest(long, find)
+    const text = describeClosest({ fileLines: long, findLines: find })
     expect(text).toContain("lines 11-50 (")
     expect(text).toContain("   - changed\n31 + line 30")
     expect(text.split("\n").length).toBeLessThan(15)

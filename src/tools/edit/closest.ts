@@ -14,6 +14,15 @@ export interface ClosestRegion {
   readonly similarity: number
 }
 
+export interface ClosestInput {
+  /** The file's lines (LF). */
+  readonly fileLines: readonly string[]
+  /** oldString's lines. */
+  readonly findLines: readonly string[]
+  /** The file's lines trimmed, when the caller already has them (computed otherwise). */
+  readonly trimmed?: readonly string[]
+}
+
 /** The most distinctive lines of oldString used to place windows (the longest ones). */
 const PROBES = 16
 /** Probes also compared fuzzily (bigrams) when too few lines are found as they are. */
@@ -33,11 +42,9 @@ const FINALISTS = 64
  * every file line by bigrams (linear in the file). The best 64 windows are then scored pair by pair
  * with Levenshtein similarity.
  */
-export function findClosestRegion(
-  fileLines: readonly string[],
-  findLines: readonly string[],
-  trimmed: readonly string[] = fileLines.map((line) => line.trim()),
-): ClosestRegion | undefined {
+export function findClosestRegion(input: ClosestInput): ClosestRegion | undefined {
+  const { fileLines, findLines } = input
+  const trimmed = input.trimmed ?? fileLines.map((line) => line.trim())
   const n = fileLines.length
   const m = findLines.length
   const count = Math.min(m, n)
@@ -230,12 +237,9 @@ const MAX_SHOWN = 60
  * line diff between oldString and it, numbered with the file's lines. Regions less than 30% similar are
  * not worth showing; the hint then says so.
  */
-export function describeClosest(
-  fileLines: readonly string[],
-  findLines: readonly string[],
-  trimmed?: readonly string[],
-): string {
-  const region = findClosestRegion(fileLines, findLines, trimmed)
+export function describeClosest(input: ClosestInput): string {
+  const { fileLines, findLines } = input
+  const region = findClosestRegion(input)
   if (!region || region.similarity < 0.3) {
     return "No region of the file resembles oldString; read the file to see its current content."
   }

@@ -1,14 +1,14 @@
 import { z } from "zod"
 import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
-import { describeMatch } from "../file-edit/describe-match.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
 import { notFoundHint } from "../file-edit/encode-edit.ts"
 import { notFoundMessage } from "../file-edit/target.ts"
 import { loadText } from "../load-text.ts"
 import { relativePath, resolvePath } from "../paths.ts"
 import { services } from "../services.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "./matchers.ts"
+import type { MatcherName } from "./match-context.ts"
+import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "./replace.ts"
 
 export const Parameters = z.object({
   filePath: z
@@ -69,7 +69,12 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
           return { text: params.newString, info: undefined }
         }
         if (params.oldString === "") throw new Tool.ToolFailure(EMPTY_MESSAGE)
-        const replaced = replace(current.text, params.oldString, params.newString, params.replaceAll ?? false)
+        const replaced = replace({
+          content: current.text,
+          oldString: params.oldString,
+          newString: params.newString,
+          replaceAll: params.replaceAll ?? false,
+        })
         if (!replaced.ok)
           throw new Tool.ToolFailure(replaced.message + notFoundHint(current.encoding, params.oldString))
         return { text: replaced.content, info: replaced }

@@ -1,5 +1,10 @@
-/** The edit matchers' shared vocabulary: matcher names, candidate spans, and the per-call match context. */
-import { collapseWhitespace, splitLines, unescapeLine } from "./normalise-text.ts"
+/**
+ * What the edit matchers share (matchers.ts holds the matchers themselves):
+ * - the vocabulary: matcher names, candidate spans, the matcher shape;
+ * - `MatchContext`, the file and oldString of one call, with the line forms the matchers compare;
+ * - the normalised forms of text (split lines, collapsed whitespace, unescaped text);
+ * - the search primitives (substring occurrences, windows of equal lines).
+ */
 import { detectIndentUnit, type IndentUnit } from "./reindent.ts"
 
 export type MatcherName =
@@ -131,4 +136,90 @@ export class MatchContext {
     }
     return { start, end, lines: { first, count }, ...(missingNewline ? { missingNewline } : {}) }
   }
+}
+
+// The normalised forms of text that the matchers compare.
+
+/** Lines of a text; a final line break ends the last line instead of starting an empty one. */
+export function splitLines(text: string): string[] {
+  return (text.length > 1 && text.endsWith("\n") ? text.slice(0, -1) : text).split("\n")
+}
+
+/** Whitespace runs collapsed to one space, trimmed. Most lines need only the trim. */
+export function collapseWhitespace(text: string): string {
+  const trimmed = text.trim()
+  return /\s\s|[^\S ]/.test(trimmed) ? trimmed.replace(/\s+/g, " ") : trimmed
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "'": "'",
+  '"': '"',
+  "`": "`",
+  "\\": "\\",
+  $: "$",
+  "\n": "\n",
+}
+
+/**
+ * Resolves the escapes models add when they over-escape code: a backslash before n, t, r, a quote, a
+ * backtick, a backslash, a dollar sign or a line break. Other backslashes stay.
+ */
+export function unescapeString(text: string): string {
+  return text.replace(/\\([ntr'"`\\$\n])/g, (_, char: string) => ESCAPES[char]!)
+}
+
+/** `unescapeString` for one line of a file: a backslash that ends the line escapes its line break. */
+export function unescapeLine(line: string): string {
+  if (!line.includes("\\")) return line
+  const out = unescapeString(line)
+  // An odd run of backslashes at the end leaves one unpaired: it escaped the line break, which unescapes
+  // to the line break itself, so the backslash goes.
+  let run = 0
+  while (run < line.length && line[line.length - 1 - run] === "\\") run++
+  return run % 2 === 1 ? out.slice(0, -1) : out
+}
+
+// Search primitives the matchers share.
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+}
+
+/** Every start of `needle` in `text`, overlapping ones included. */
+export function* occurrences(text: string, needle: string): Generator<number> {
+  if (needle === "") return
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) yield at
+}
+
+/**
+ * Starts of the windows of `want.length` lines where every line of `have` (the file's lines, mapped as
+ * the matcher compares them) equals `want`'s. Linear in the file plus the work on windows whose most
+ * selective line already matches.
+ */
+export function* windowsWhere(
+  context: MatchContext,
+  have: readonly string[],
+  want: readonly string[],
+): Generator<number> {
+  const count = want.length
+  // Start from the first non-blank wanted line: it is the most selective.
+  const pivot = Math.max(
+    0,
+    want.findIndex((line) => line !== ""),
+  )
+  const last = context.lines.length - count
+  next: for (let i = 0; i <= last; i++) {
+    if (have[i + pivot] !== want[pivot]) continue
+    for (let k = 0; k < count; k++) if (have[i + k] !== want[k]) continue next
+    yield i
+  }
+}
+
+/** Lines of oldString compared by a looser matcher: none when it is blank (it would match any blank line). */
+export function wantLines(context: MatchContext, map: (line: string) => string): string[] | undefined {
+  const want = context.findLines.map(map)
+  return want.every((line) => line.trim() === "") ? undefined : want
 }

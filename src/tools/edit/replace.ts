@@ -14,16 +14,137 @@
  * - line-number gutters copied from read output are stripped (gutter.ts);
  * - CRLF is handled here (line-endings.ts): pass the file's text as read (BOM removed), write back what
  *   comes out;
- * - a miss names the closest region of the file with a line diff (closest.ts).
+ * - a miss names the closest region of the file with a line diff (closest.ts);
+ * - `describeMatch` turns a match that was not exact into the note the tool shows the model.
  */
-import { apply } from "./apply-match.ts"
 import { describeClosest } from "./closest.ts"
 import { stripGutters } from "./gutter.ts"
-import { normaliseLineEndings, toLF } from "./line-endings.ts"
-import { lineNumbers } from "./line-numbers.ts"
-import { type Candidate, MatchContext, type Matcher } from "./match-context.ts"
-import { MATCHERS } from "./matcher-chain.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, NOT_FOUND_MESSAGE, type ReplaceResult } from "./replace-result.ts"
+import {
+  endingForSpan,
+  type LFText,
+  type LineEnding,
+  normaliseLineEndings,
+  originalOffset,
+  toLF,
+  withLineEnding,
+} from "./line-endings.ts"
+import { type Candidate, MatchContext, type Matcher, type MatcherName } from "./match-context.ts"
+import { MATCHERS } from "./matchers.ts"
+import { indentOf, reindent } from "./reindent.ts"
+
+export type ReplaceResult =
+  | {
+      readonly ok: true
+      /** The new file text, in the file's own line endings. */
+      readonly content: string
+      readonly matcher: MatcherName
+      /** How many spans were replaced. */
+      readonly occurrences: number
+      /** What was not exact and how it was reconciled, for the tool to report; absent when exact. */
+      readonly normalisation?: string
+      /** 1-based line (in the original file) where each replaced span starts. */
+      readonly lines: readonly number[]
+    }
+  | {
+      readonly ok: false
+      readonly reason: "not-found" | "ambiguous" | "identical" | "empty"
+      readonly message: string
+    }
+
+export const IDENTICAL_MESSAGE = "No changes to apply: oldString and newString are identical."
+export const EMPTY_MESSAGE =
+  "oldString cannot be empty when editing an existing file. Provide the exact text to replace, or use write for an intentional full-file replacement."
+export const NOT_FOUND_MESSAGE =
+  "Could not find oldString in the file. It must match exactly, including whitespace and indentation."
+
+export interface ReplaceInput {
+  /** The file's text as read (BOM removed), in its own line endings. */
+  readonly content: string
+  readonly oldString: string
+  readonly newString: string
+  /** Replace every candidate of the deciding matcher instead of exactly one (default false). */
+  readonly replaceAll?: boolean
+}
+
+/**
+ * Replaces oldString with newString in a file's text.
+ *
+ * 1. Identical strings → `identical`; an empty oldString → `empty` (creating a file is the tool's job).
+ * 2. Line endings: the file and both strings are matched as LF (see line-endings.ts); untouched lines
+ *    keep their bytes, new line breaks take the file's convention.
+ * 3. Gutters: when oldString is not in the file as given, `12: `-style prefixes copied from read output
+ *    are stripped from both strings (gutter.ts).
+ * 4. The matchers run in order; the first that yields any candidate decides. Candidates much larger
+ *    than oldString are refused (`isDisproportionate`).
+ *    - replaceAll: every non-overlapping candidate of that matcher (so every exact occurrence, and
+ *      looser matches only when there is no exact one);
+ *    - otherwise one candidate is replaced, and several are `ambiguous`, with their line numbers.
+ * 5. Each replacement is newString adapted to its span: unescaped or trimmed as the matcher requires,
+ *    re-indented when whole lines matched with other indentation (reindent.ts), its final line break
+ *    dropped at the end of a file that has none.
+ * 6. Nothing found → `not-found`, naming the closest region of the file with a line diff (closest.ts).
+ */
+export function replace(input: ReplaceInput): ReplaceResult {
+  const { content, oldString, newString, replaceAll = false } = input
+  if (oldString === newString) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
+  if (oldString === "") return { ok: false, reason: "empty", message: EMPTY_MESSAGE }
+
+  const file = toLF(content)
+  let find = normaliseLineEndings(oldString)
+  let replacement = normaliseLineEndings(newString)
+  if (find === replacement) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
+
+  const notes: string[] = []
+  if (!file.text.includes(find)) {
+    const stripped = stripGutters(find, replacement)
+    if (stripped && stripped.oldString.trim() !== "") {
+      const fromBoth = stripped.newString !== replacement
+      find = stripped.oldString
+      replacement = stripped.newString
+      notes.push(
+        `line-number prefixes copied from read output were stripped from ${fromBoth ? "oldString and newString" : "oldString"}`,
+      )
+      if (find === replacement) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
+    }
+  }
+
+  const context = new MatchContext(file.text, find)
+  const refused: Candidate[] = []
+  for (const matcher of MATCHERS) {
+    const found = collect(matcher, context, refused)
+    if (found.length === 0) continue
+    if (!replaceAll && found.length > 1) {
+      const lines = lineNumbers(
+        file.text,
+        found.map((candidate) => candidate.start),
+      )
+      const when = matcher.when ? ` ${matcher.when}` : ""
+      return {
+        ok: false,
+        reason: "ambiguous",
+        message: `Found ${found.length} matches for oldString (at lines ${listLines(lines)})${when}. Provide more surrounding lines in oldString to identify the correct match, or set replaceAll to true.`,
+      }
+    }
+    const chosen = replaceAll ? nonOverlapping(found) : found
+    return apply({ content, file, context, matcher, chosen, replacement, newString, notes })
+  }
+
+  const parts = [NOT_FOUND_MESSAGE]
+  const first = refused[0]
+  if (first) {
+    const [from, to] = [
+      context.lineOf(first.start) + 1,
+      context.lineOf(Math.max(first.start, first.end - 1)) + 1,
+    ]
+    parts.push(
+      `A looser match at lines ${from}-${to} was refused because the matched span is much larger than oldString. Re-read the file and provide the full exact oldString for the intended replacement.`,
+    )
+  }
+  parts.push(
+    describeClosest({ fileLines: context.lines, findLines: context.findLines, trimmed: context.trimmed }),
+  )
+  return { ok: false, reason: "not-found", message: parts.join("\n\n") }
+}
 
 /**
  * The 1.18 guard against a fuzzy match swallowing far more than oldString: a span is refused when it
@@ -88,84 +209,159 @@ function listLines(lines: readonly number[]): string {
   return lines.length > 20 ? `${shown} and ${lines.length - 20} more` : shown
 }
 
-/**
- * Replaces oldString with newString in a file's text.
- *
- * 1. Identical strings → `identical`; an empty oldString → `empty` (creating a file is the tool's job).
- * 2. Line endings: the file and both strings are matched as LF (see line-endings.ts); untouched lines
- *    keep their bytes, new line breaks take the file's convention.
- * 3. Gutters: when oldString is not in the file as given, `12: `-style prefixes copied from read output
- *    are stripped from both strings (gutter.ts).
- * 4. The matchers run in order; the first that yields any candidate decides. Candidates much larger
- *    than oldString are refused (`isDisproportionate`).
- *    - replaceAll: every non-overlapping candidate of that matcher (so every exact occurrence, and
- *      looser matches only when there is no exact one);
- *    - otherwise one candidate is replaced, and several are `ambiguous`, with their line numbers.
- * 5. Each replacement is newString adapted to its span: unescaped or trimmed as the matcher requires,
- *    re-indented when whole lines matched with other indentation (reindent.ts), its final line break
- *    dropped at the end of a file that has none.
- * 6. Nothing found → `not-found`, naming the closest region of the file with a line diff (closest.ts).
- */
-export function replace(
-  content: string,
-  oldString: string,
-  newString: string,
-  replaceAll = false,
-): ReplaceResult {
-  if (oldString === newString) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
-  if (oldString === "") return { ok: false, reason: "empty", message: EMPTY_MESSAGE }
+interface Application {
+  /** The file's text as given. */
+  readonly content: string
+  readonly file: LFText
+  readonly context: MatchContext
+  readonly matcher: Matcher
+  readonly chosen: readonly Candidate[]
+  /** newString, LF, gutters stripped. */
+  readonly replacement: string
+  /** newString as the caller gave it. */
+  readonly newString: string
+  readonly notes: string[]
+}
 
-  const file = toLF(content)
-  let find = normaliseLineEndings(oldString)
-  let replacement = normaliseLineEndings(newString)
-  if (find === replacement) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
-
-  const notes: string[] = []
-  if (!file.text.includes(find)) {
-    const stripped = stripGutters(find, replacement)
-    if (stripped && stripped.oldString.trim() !== "") {
-      const fromBoth = stripped.newString !== replacement
-      find = stripped.oldString
-      replacement = stripped.newString
-      notes.push(
-        `line-number prefixes copied from read output were stripped from ${fromBoth ? "oldString and newString" : "oldString"}`,
-      )
-      if (find === replacement) return { ok: false, reason: "identical", message: IDENTICAL_MESSAGE }
-    }
-  }
-
-  const context = new MatchContext(file.text, find)
-  const refused: Candidate[] = []
-  for (const matcher of MATCHERS) {
-    const found = collect(matcher, context, refused)
-    if (found.length === 0) continue
-    if (!replaceAll && found.length > 1) {
-      const lines = lineNumbers(
-        file.text,
-        found.map((candidate) => candidate.start),
-      )
-      const when = matcher.when ? ` ${matcher.when}` : ""
-      return {
-        ok: false,
-        reason: "ambiguous",
-        message: `Found ${found.length} matches for oldString (at lines ${listLines(lines)})${when}. Provide more surrounding lines in oldString to identify the correct match, or set replaceAll to true.`,
+/** Step 5: writes the chosen candidates' replacements into the file, with the notes on what was reconciled. */
+function apply(input: Application): ReplaceResult {
+  const { file, context, matcher, chosen, replacement, notes } = input
+  const pieces: string[] = []
+  const endings = new Set<LineEnding>()
+  let at = 0
+  for (const candidate of chosen) {
+    let text = candidate.adapt ? candidate.adapt(replacement) : replacement
+    const description =
+      candidate.describe ??
+      (matcher.name === "line-trimmed" ? describeLines(context, candidate) : matcher.describe)
+    if (description && !notes.includes(description)) notes.push(description)
+    if (candidate.lines) {
+      const re = reindentFor(context, candidate, text)
+      if (re) {
+        text = re.text
+        if (!notes.includes(re.note)) notes.push(re.note)
       }
     }
-    const chosen = replaceAll ? nonOverlapping(found) : found
-    return apply({ content, file, context, matcher, chosen, replacement, newString, notes })
+    if (candidate.missingNewline && text.endsWith("\n")) {
+      text = text.slice(0, -1)
+      const note = "the file's last line has no line break, so newString's final line break was dropped"
+      if (!notes.includes(note)) notes.push(note)
+    }
+    const start = originalOffset(file, candidate.start)
+    const end = originalOffset(file, candidate.end)
+    const ending = endingForSpan(file, candidate.start, candidate.end)
+    if (text.includes("\n")) endings.add(ending)
+    pieces.push(input.content.slice(at, start), withLineEnding(text, ending))
+    at = end
   }
+  pieces.push(input.content.slice(at))
+  const lineNote = lineEndingNote(input.newString, endings)
+  if (lineNote) notes.push(lineNote)
+  const lines = lineNumbers(
+    file.text,
+    chosen.map((candidate) => candidate.start),
+  )
+  return {
+    ok: true,
+    content: pieces.join(""),
+    matcher: matcher.name,
+    occurrences: chosen.length,
+    lines,
+    ...(notes.length > 0 ? { normalisation: notes.join("; ") } : {}),
+  }
+}
 
-  const parts = [NOT_FOUND_MESSAGE]
-  const first = refused[0]
-  if (first) {
-    const [from, to] = [
-      context.lineOf(first.start) + 1,
-      context.lineOf(Math.max(first.start, first.end - 1)) + 1,
-    ]
-    parts.push(
-      `A looser match at lines ${from}-${to} was refused because the matched span is much larger than oldString. Re-read the file and provide the full exact oldString for the intended replacement.`,
-    )
+/**
+ * For a line-trimmed match, what exactly differed; "" when the lines are equal (the match only had to
+ * give up oldString's final line break at the end of the file).
+ */
+function describeLines(context: MatchContext, candidate: Candidate): string {
+  const first = candidate.lines?.first ?? 0
+  const pairs = context.findLines.map((line, k) => [line, context.lines[first + k] ?? ""] as const)
+  if (pairs.every(([a, b]) => a === b)) return ""
+  return whitespaceDifference(pairs)
+}
+
+/** How a matched span's lines differ from oldString's, in words, for line-trimmed matches. */
+function whitespaceDifference(pairs: readonly (readonly [string, string])[]): string {
+  const leading = pairs.some(([a, b]) => indentOf(a) !== indentOf(b))
+  const trailing = pairs.some(([a, b]) => a.length - a.trimEnd().length !== b.length - b.trimEnd().length)
+  if (leading && !trailing) return "matched ignoring indentation"
+  if (trailing && !leading) return "matched ignoring trailing whitespace"
+  return "matched ignoring leading and trailing whitespace on each line"
+}
+
+function reindentFor(context: MatchContext, candidate: Candidate, text: string) {
+  const { first, count } = candidate.lines!
+  const matchedLines = context.lines.slice(first, first + count)
+  const n = context.findLines.length
+  const pairs: (readonly [number, number])[] =
+    count === n
+      ? context.findLines.map((_, k) => [k, k] as const)
+      : [
+          [0, 0],
+          [n - 1, count - 1],
+        ]
+  return reindent({
+    newString: text,
+    oldLines: context.findLines,
+    matchedLines,
+    pairs,
+    ...(context.indentUnit ? { fileUnit: context.indentUnit } : {}),
+  })
+}
+
+/** Says so when newString's line breaks were written in another convention than it used. */
+function lineEndingNote(newString: string, endings: ReadonlySet<LineEnding>): string | undefined {
+  const crlf = newString.includes("\r\n")
+  const bareLF = /(^|[^\r])\n/.test(newString)
+  if (endings.has("\r\n") && bareLF) return "newString's line breaks written as CRLF, as the file uses"
+  if (endings.has("\n") && crlf) return "newString's line breaks written as LF, as the file uses"
+  return undefined
+}
+
+/** 1-based line numbers of ascending offsets, counting line breaks once. */
+function lineNumbers(text: string, offsets: readonly number[]): number[] {
+  const out: number[] = []
+  let line = 1
+  let at = 0
+  for (const offset of offsets) {
+    for (
+      let next = text.indexOf("\n", at);
+      next !== -1 && next < offset;
+      next = text.indexOf("\n", next + 1)
+    ) {
+      line++
+      at = next + 1
+    }
+    out.push(line)
   }
-  parts.push(describeClosest(context.lines, context.findLines, context.trimmed))
-  return { ok: false, reason: "not-found", message: parts.join("\n\n") }
+  return out
+}
+
+// How an edit tells the model that its oldString did not match the file exactly, so it learns the
+// file's style (indentation, line endings, escaping) for its next edit.
+
+/** Line numbers named at most; a replaceAll of hundreds of places names the first ones. */
+const MAX_LINES = 10
+
+/**
+ * The sentence that tells the model how its strings differed from the file, or undefined when the
+ * match was exact and nothing had to be reconciled.
+ */
+export function describeMatch(
+  matcher: MatcherName,
+  normalisation: string | undefined,
+  lines: readonly number[],
+): string | undefined {
+  const shown = lines.length > MAX_LINES ? `${lines.slice(0, MAX_LINES).join(", ")}, ...` : lines.join(", ")
+  const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${shown}`
+  if (matcher === "exact" || matcher === "multi-occurrence") {
+    return normalisation ? `Note: ${normalisation}.` : undefined
+  }
+  const how = normalisation ?? `matched by the ${matcher} matcher`
+  return (
+    `Note: oldString did not match the file exactly (${matcher} matcher, at ${where}): ${how}. ` +
+    "Copy oldString from the file as it is to match exactly next time."
+  )
 }

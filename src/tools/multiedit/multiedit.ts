@@ -1,8 +1,8 @@
 import { z } from "zod"
 import { checkExternalDirectory } from "../../permission/external-directory.ts"
 import * as Tool from "../../tool/index.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, type MatcherName, replace } from "../edit/matchers.ts"
-import { describeMatch } from "../file-edit/describe-match.ts"
+import type { MatcherName } from "../edit/match-context.ts"
+import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../edit/replace.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
 import { notFoundHint } from "../file-edit/encode-edit.ts"
 import { notFoundMessage } from "../file-edit/target.ts"
@@ -99,7 +99,12 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
         for (let index = start; index < total; index++) {
           const edit = params.edits[index]!
           if (edit.oldString === "") throw failure(index, EMPTY_MESSAGE)
-          const replaced = replace(text, edit.oldString, edit.newString, edit.replaceAll ?? false)
+          const replaced = replace({
+            content: text,
+            oldString: edit.oldString,
+            newString: edit.newString,
+            replaceAll: edit.replaceAll ?? false,
+          })
           if (!replaced.ok) throw failure(index, replaced.message + notFoundHint(encoding, edit.oldString))
           text = replaced.content
           results.push({
