@@ -68,13 +68,13 @@ export const MATCHERS: readonly Matcher[] = [
   { name: "multi-occurrence", describe: "", when: "", find: multiOccurrence },
 ]
 
-// 1. Exact.
+/** 1. Exact. */
 export function* exact(context: MatchContext): Generator<Candidate> {
   for (const at of occurrences(context.content, context.find))
     yield { start: at, end: at + context.find.length }
 }
 
-// 2. Line-trimmed: every line equal once trimmed.
+/** 2. Line-trimmed: every line equal once trimmed. */
 export function* lineTrimmed(context: MatchContext): Generator<Candidate> {
   const want = wantLines(context, (line) => line.trim())
   if (!want) return
@@ -84,7 +84,7 @@ export function* lineTrimmed(context: MatchContext): Generator<Candidate> {
 /** Least middle-line similarity a block-anchor candidate needs (opencode 1.18). */
 export const BLOCK_ANCHOR_THRESHOLD = 0.65
 
-// 3. Block-anchor: first and last lines as anchors, middle lines similar enough.
+/** 3. Block-anchor: first and last lines as anchors, middle lines similar enough. */
 export function* blockAnchor(context: MatchContext): Generator<Candidate> {
   const want = context.findLines.map((line) => line.trim())
   const n = want.length
@@ -183,7 +183,7 @@ function middleSimilarity(
   return counted <= 0 ? 1 : sum / counted
 }
 
-// 4. Whitespace-normalised: whitespace runs collapsed, inside lines too.
+/** 4. Whitespace-normalised: whitespace runs collapsed, inside lines too. */
 export function* whitespaceNormalised(context: MatchContext): Generator<Candidate> {
   const want = wantLines(context, collapseWhitespace)
   if (!want) return
@@ -220,7 +220,7 @@ function withoutCommonIndent(lines: readonly string[]): string[] {
   return lines.map((line) => (isBlank(line) ? "" : line.slice(common)))
 }
 
-// 5. Indentation-flexible: equal once each side loses its common indentation.
+/** 5. Indentation-flexible: equal once each side loses its common indentation. */
 export function* indentationFlexible(context: MatchContext): Generator<Candidate> {
   const want = withoutCommonIndent(context.findLines)
   if (want.every((line) => line === "")) return
@@ -236,8 +236,10 @@ export function* indentationFlexible(context: MatchContext): Generator<Candidate
   }
 }
 
-// 6. Escape-normalised: oldString over-escaped (\n, \t, \" ... for real characters), or the file holds
-// escapes that oldString has resolved.
+/**
+ * 6. Escape-normalised: oldString over-escaped (\n, \t, \" ... for real characters), or the file holds
+ * escapes that oldString has resolved.
+ */
 export function* escapeNormalised(context: MatchContext): Generator<Candidate> {
   const unescaped = unescapeString(context.find)
   if (unescaped.trim() === "") return
@@ -277,7 +279,7 @@ function escapeLike(fileText: string): (newString: string) => string {
     )
 }
 
-// 7. Trimmed-boundary: oldString with whitespace around it that the file does not have there.
+/** 7. Trimmed-boundary: oldString with whitespace around it that the file does not have there. */
 export function* trimmedBoundary(context: MatchContext): Generator<Candidate> {
   const { find } = context
   const trimmed = find.trim()
@@ -294,7 +296,7 @@ export function* trimmedBoundary(context: MatchContext): Generator<Candidate> {
   for (const at of occurrences(context.content, trimmed)) yield { start: at, end: at + trimmed.length, adapt }
 }
 
-// 8. Context-aware: same line count, first and last lines equal, at least half the middle lines equal.
+/** 8. Context-aware: same line count, first and last lines equal, at least half the middle lines equal. */
 export function* contextAware(context: MatchContext): Generator<Candidate> {
   const want = context.findLines.map((line) => line.trim())
   const n = want.length
@@ -317,9 +319,11 @@ export function* contextAware(context: MatchContext): Generator<Candidate> {
   }
 }
 
-// 9. Multi-occurrence: every exact occurrence. opencode needs it to count occurrences for replaceAll;
-// here the exact matcher already yields them all, so it never finds what exact missed. It stays last
-// so the chain keeps opencode's shape.
+/**
+ * 9. Multi-occurrence: every exact occurrence. opencode needs it to count occurrences for replaceAll;
+ * here the exact matcher already yields them all, so it never finds what exact missed. It stays last
+ * so the chain keeps opencode's shape.
+ */
 export function* multiOccurrence(context: MatchContext): Generator<Candidate> {
   yield* exact(context)
 }
