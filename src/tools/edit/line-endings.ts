@@ -1,7 +1,7 @@
 /**
  * Line endings for the edit tool: matching happens on LF text, and the file keeps its own convention.
  *
- * `replace()` (matchers.ts) does all of this itself, so the tool passes the file's text as read (BOM
+ * `replace()` (replace.ts) does all of this itself, so the tool passes the file's text as read (BOM
  * removed) and writes back what it gets: lines the edit did not touch keep their exact endings, even in
  * a file that mixes CRLF and LF, and new line breaks take the ending of the region they replace (or of
  * the file, when that region had none). The helpers are exported for the tool's diff, which is computed
