@@ -20,8 +20,19 @@ export function processIO(): IO {
 /** Exit codes of every command: 0 done, 1 the tool (or the work) failed, 2 the command line was wrong. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
+/**
+ * The command line was wrong (exit 2). `main` reports it: `toolbelt <command>: <message>` on stderr
+ * (and as the error of `--json`'s one object), then the command's help, unless `help` is false
+ * because the message alone says what to pass (an unknown tool, arguments that are not JSON).
+ */
 export class UsageError extends Error {
   override readonly name = "UsageError"
+  readonly help: boolean
+
+  constructor(message: string, options: { help?: boolean } = {}) {
+    super(message)
+    this.help = options.help ?? true
+  }
 }
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,4 +1,5 @@
-import { EXIT, type IO, processIO, writeJson, wroteJson } from "./io.ts"
+import type { Command } from "./command-line.ts"
+import { EXIT, type IO, processIO, type UsageError, writeJson, wroteJson } from "./io.ts"
 
 const HELP = `toolbelt: the tool runtime of a coding agent
 
@@ -14,33 +15,13 @@ Commands:
 Run "toolbelt <command> --help" for a command's options.
 `
 
-interface Command {
-  readonly run: (argv: string[], io: IO) => Promise<number>
-  readonly help: string
-}
-
 // Loaded on demand: `toolbelt --help` or `toolbelt call` does not pay for the AI SDK or the MCP SDK.
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  tools: async () => {
-    const m = await import("./commands/tools.ts")
-    return { run: m.toolsCommand, help: m.TOOLS_HELP }
-  },
-  call: async () => {
-    const m = await import("./commands/call.ts")
-    return { run: m.callCommand, help: m.CALL_HELP }
-  },
-  mcp: async () => {
-    const m = await import("./commands/mcp.ts")
-    return { run: m.mcpCommand, help: m.MCP_HELP }
-  },
-  permissions: async () => {
-    const m = await import("./commands/permissions.ts")
-    return { run: m.permissionsCommand, help: m.PERMISSIONS_HELP }
-  },
-  run: async () => {
-    const m = await import("./commands/run.ts")
-    return { run: m.runCommand, help: m.RUN_HELP }
-  },
+const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
+  tools: () => import("./commands/tools.ts"),
+  call: () => import("./commands/call.ts"),
+  mcp: () => import("./commands/mcp.ts"),
+  permissions: () => import("./commands/permissions.ts"),
+  run: () => import("./commands/run.ts"),
 }
 
 /** Runs one command line; returns the exit code. */
@@ -49,7 +30,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
   if (!command || command === "--help" || command === "-h" || command === "help") {
     const topic = command === "help" ? rest[0] : undefined
     const load = topic ? COMMANDS[topic] : undefined
-    io.stdout.write(load ? (await load()).help : HELP)
+    io.stdout.write(load ? (await load()).command.help : HELP)
     return EXIT.ok
   }
   if (command === "--version" || command === "-v") {
@@ -61,20 +42,26 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     io.stderr.write(`toolbelt: unknown command "${command}".\n\n${HELP}`)
     return EXIT.usage
   }
-  const entry = await load()
+  const { command: entry } = await load()
   try {
     return await entry.run(rest, io)
   } catch (error) {
     const message = (error as Error).message ?? String(error)
     const code = (error as NodeJS.ErrnoException).code
     const usage = code?.startsWith("ERR_PARSE_ARGS") || (error as Error).name === "UsageError"
+    const help = usage && (error as Partial<UsageError>).help !== false
     // `--json` promises one JSON object on stdout whatever happens, a failure before the command
     // could print its own included.
-    if (rest.includes("--json") && !wroteJson(io.stdout))
-      writeJson(io.stdout, { status: "error", error: message })
-    io.stderr.write(`toolbelt ${command}: ${message}\n${usage ? `\n${entry.help}` : ""}`)
+    if (asksForJson(rest) && !wroteJson(io.stdout)) writeJson(io.stdout, { status: "error", error: message })
+    io.stderr.write(`toolbelt ${command}: ${message}\n${help ? `\n${entry.help}` : ""}`)
     return usage ? EXIT.usage : EXIT.failed
   }
+}
+
+/** Whether `--json` is among the flags (after `--` it is an argument, e.g. a prompt, not the flag). */
+function asksForJson(argv: string[]): boolean {
+  const end = argv.indexOf("--")
+  return (end < 0 ? argv : argv.slice(0, end)).includes("--json")
 }
 
 async function version(): Promise<string> {

@@ -1,11 +1,12 @@
-import { parseArgs } from "node:util"
 import type { InterruptedCall } from "../../settle/interrupted-calls.ts"
 import type { Settlement } from "../../settle/settle.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
-import { warnCrashRecovery } from "../crash-warnings.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
+import { checkAgent, warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
 
@@ -24,41 +25,28 @@ Options:
 Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, bad JSON).
 `
 
-export async function callCommand(argv: string[], io: IO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      cwd: { type: "string" },
-      session: { type: "string" },
-      agent: { type: "string" },
-      yes: { type: "boolean", short: "y" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
-  })
-  if (values.help) {
-    io.stdout.write(CALL_HELP)
-    return EXIT.ok
-  }
-  const json = values.json ?? false
-  const usage = (message: string) => {
-    if (json) writeJson(io.stdout, { status: "error", error: message })
-    io.stderr.write(`toolbelt call: ${message}\n`)
-    return EXIT.usage
-  }
-  const [name, rawArgs, ...rest] = positionals
-  if (!name) return usage("missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]")
-  if (rest.length)
-    return usage(`unexpected arguments: ${rest.join(" ")}. Pass the tool's arguments as one JSON object.`)
+export const command: Command = { run: callCommand, help: CALL_HELP }
 
-  let input: unknown
-  try {
-    input = await parseInput(rawArgs, io)
-  } catch (error) {
-    return usage((error as Error).message)
-  }
+export async function callCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({
+    argv,
+    io,
+    help: CALL_HELP,
+    shared: ["cwd", "session", "agent", "yes", "json"],
+    positionals: true,
+  })
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
+  const json = values.json ?? false
+  const [name, rawArgs, ...rest] = positionals
+  if (!name)
+    throw new UsageError("missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]", { help: false })
+  if (rest.length)
+    throw new UsageError(
+      `unexpected arguments: ${rest.join(" ")}. Pass the tool's arguments as one JSON object.`,
+      { help: false },
+    )
+  const input = await parseInput(rawArgs, io)
 
   const decide = commandDecide(io, "call", values.yes)
 
@@ -68,24 +56,18 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     sweep: false,
   })
   const abort = new AbortController()
-  const onSignal = () => abort.abort()
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
+  const stopListening = onStopSignal(() => abort.abort())
   try {
-    for (const failure of toolbelt.pluginErrors)
-      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
-    warnCrashRecovery(toolbelt, io)
+    warnStartUp(toolbelt, io)
     const agent = values.agent ?? "build"
-    try {
-      toolbelt.permission.evaluate("*", "*", agent)
-    } catch (error) {
-      return usage((error as Error).message)
-    }
+    checkAgent(toolbelt, agent)
     const ids = toolbelt.registry.ids()
     const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
     if (!known) {
       const available = (await toolbelt.tools({ agent, client: "cli" })).map((tool) => tool.name).sort()
-      return usage(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`)
+      throw new UsageError(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`, {
+        help: false,
+      })
     }
     const result = await toolbelt.call({
       tool: known,
@@ -97,8 +79,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     report(result, json, io)
     return result.status === "completed" ? EXIT.ok : EXIT.failed
   } finally {
-    process.off("SIGINT", onSignal)
-    process.off("SIGTERM", onSignal)
+    stopListening()
     // The result is out and true (a completed call's work is done and recorded): a failure to close the
     // store now, e.g. another process holding the database past the busy timeout, is a warning, not a
     // second answer that contradicts the first.
@@ -116,6 +97,7 @@ async function parseInput(raw: string | undefined, io: IO): Promise<unknown> {
   } catch (error) {
     throw new UsageError(
       `ARGS_JSON is not valid JSON (${(error as Error).message}). Pass one JSON object, e.g. '{"filePath":"README.md"}'.`,
+      { help: false },
     )
   }
 }

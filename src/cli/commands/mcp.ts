@@ -1,11 +1,12 @@
-import { parseArgs } from "node:util"
 import type { serveMcpHttp } from "../../mcp/server/http.ts"
 import { mcpSettings } from "../../mcp/server/settings.ts"
 import { serveMcpStdio } from "../../mcp/server/stdio.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
-import { warnCrashRecovery } from "../crash-warnings.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
 
 export const MCP_HELP = `Usage: toolbelt mcp [options]
 
@@ -45,27 +46,26 @@ than 22.12 hands over to the Node 24 that npm install put in the clone):
 After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
 `
 
+export const command: Command = { run: mcpCommand, help: MCP_HELP }
+
 export async function mcpCommand(argv: string[], io: IO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      cwd: { type: "string" },
-      agent: { type: "string" },
+  const line = parseCommandLine({
+    argv,
+    io,
+    help: MCP_HELP,
+    shared: ["cwd", "agent"],
+    flags: {
       http: { type: "string" },
       host: { type: "string" },
       token: { type: "string" },
       "session-idle-ms": { type: "string" },
       "max-sessions": { type: "string" },
       "max-request-bytes": { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
-    allowPositionals: true,
+    positionals: true,
   })
-  if (values.help) {
-    io.stdout.write(MCP_HELP)
-    return EXIT.ok
-  }
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}.`)
   const port = values.http === undefined ? undefined : Number(values.http)
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
@@ -97,14 +97,10 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     } catch (error) {
       throw new UsageError((error as Error).message)
     }
-    for (const failure of toolbelt.pluginErrors)
-      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
-    warnCrashRecovery(toolbelt, io)
+    warnStartUp(toolbelt, io)
 
     const stopped = Promise.withResolvers<void>()
-    const onSignal = () => stopped.resolve()
-    process.once("SIGINT", onSignal)
-    process.once("SIGTERM", onSignal)
+    const stopListening = onStopSignal(() => stopped.resolve())
     try {
       if (port === undefined) {
         const server = serveMcpStdio({
@@ -138,8 +134,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       await server.close()
       return EXIT.ok
     } finally {
-      process.off("SIGINT", onSignal)
-      process.off("SIGTERM", onSignal)
+      stopListening()
     }
   } finally {
     toolbelt.close()

@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util"
 import { DEFAULT_AGENT } from "../../agent/agent.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { formatPolicyReport, policyReport } from "./permissions-show.ts"
@@ -25,23 +25,19 @@ Options:
   -h, --help      show this help
 `
 
+export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
+
 export async function permissionsCommand(argv: string[], io: IO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      cwd: { type: "string" },
-      agent: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
+  const line = parseCommandLine({
+    argv,
+    io,
+    help: PERMISSIONS_HELP,
+    shared: ["cwd", "agent", "json"],
+    positionals: true,
   })
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
   const [action = "show", id, ...rest] = positionals
-  if (values.help) {
-    io.stdout.write(PERMISSIONS_HELP)
-    return EXIT.ok
-  }
   if (action !== "show" && action !== "list" && action !== "revoke")
     throw new UsageError(`unknown action "${action}": use show, list or revoke.`)
   if (values.agent !== undefined && action !== "show")

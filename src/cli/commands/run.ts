@@ -1,13 +1,14 @@
-import { parseArgs } from "node:util"
 import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../ai/loop.ts"
 import { ModelSpecError, PROVIDERS, resolveModel } from "../../ai/provider.ts"
 import type { Subscription } from "../../bus/bus.ts"
 import type { ToolPart } from "../../session/part.ts"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
-import { warnCrashRecovery } from "../crash-warnings.ts"
-import { EXIT, type IO, readAll } from "../io.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, readAll, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { commandDecide } from "../prompt.ts"
+import { checkAgent, warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
 
@@ -35,45 +36,39 @@ Exit codes: 0 the turn finished; 1 a model or tool failure stopped it (provider 
 permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
 `
 
+export const command: Command = { run: runCommand, help: RUN_HELP }
+
 export async function runCommand(argv: string[], io: IO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
+  const line = parseCommandLine({
+    argv,
+    io,
+    help: RUN_HELP,
+    shared: ["cwd", "agent", "session", "yes"],
+    flags: {
       model: { type: "string", short: "m" },
       "base-url": { type: "string" },
-      cwd: { type: "string" },
-      agent: { type: "string" },
       steps: { type: "string" },
-      session: { type: "string" },
-      yes: { type: "boolean", short: "y" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
-    allowPositionals: true,
+    positionals: true,
   })
-  if (values.help) {
-    io.stdout.write(RUN_HELP)
-    return EXIT.ok
-  }
-  const usage = (message: string) => {
-    io.stderr.write(`toolbelt run: ${message}\n`)
-    return EXIT.usage
-  }
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
+  const usage = (message: string) => new UsageError(message, { help: false })
 
   let prompt = positionals.join(" ")
   if (prompt === "-") prompt = await readAll(io.stdin)
-  if (!prompt.trim()) return usage('missing the prompt. Usage: toolbelt run "<prompt>" [--model provider/id]')
+  if (!prompt.trim()) throw usage('missing the prompt. Usage: toolbelt run "<prompt>" [--model provider/id]')
   const steps = values.steps === undefined ? DEFAULT_STEPS : Number(values.steps)
   if (!Number.isInteger(steps) || steps < 1)
-    return usage(`--steps must be a positive integer, got "${values.steps}".`)
+    throw usage(`--steps must be a positive integer, got "${values.steps}".`)
   const spec = values.model ?? io.env.TOOLBELT_MODEL
-  if (!spec) return usage("no model: pass --model provider/id (or set TOOLBELT_MODEL).")
+  if (!spec) throw usage("no model: pass --model provider/id (or set TOOLBELT_MODEL).")
   let model: ReturnType<typeof resolveModel>
   try {
     const baseURL = values["base-url"]
     model = resolveModel({ spec, env: io.env, ...(baseURL ? { baseURL } : {}) })
   } catch (error) {
-    if (error instanceof ModelSpecError) return usage(error.message)
+    if (error instanceof ModelSpecError) throw usage(error.message)
     throw error
   }
 
@@ -85,22 +80,14 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     sweep: false,
   })
   const abort = new AbortController()
-  const onSignal = () => abort.abort()
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
+  const stopListening = onStopSignal(() => abort.abort())
   const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR
   const renderer = new PartRenderer(io.stderr, color)
   let subscription: Subscription | undefined
   try {
-    for (const failure of toolbelt.pluginErrors)
-      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
-    warnCrashRecovery(toolbelt, io)
+    warnStartUp(toolbelt, io)
     const agent = values.agent ?? "build"
-    try {
-      toolbelt.permission.evaluate("*", "*", agent)
-    } catch (error) {
-      return usage((error as Error).message)
-    }
+    checkAgent(toolbelt, agent)
     let text = ""
     const result = await runTurn({
       toolbelt,
@@ -130,8 +117,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     return report(result, io)
   } finally {
     subscription?.()
-    process.off("SIGINT", onSignal)
-    process.off("SIGTERM", onSignal)
+    stopListening()
     toolbelt.close()
   }
 }

@@ -1,7 +1,8 @@
-import { parseArgs } from "node:util"
 import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { warnPluginErrors } from "../start-up.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME]
 
@@ -14,26 +15,21 @@ Options:
   -h, --help    show this help
 `
 
+export const command: Command = { run: toolsCommand, help: TOOLS_HELP }
+
 export async function toolsCommand(argv: string[], io: IO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: "boolean" },
-      cwd: { type: "string" },
-      agent: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: false,
+  const line = parseCommandLine({
+    argv,
+    io,
+    help: TOOLS_HELP,
+    shared: ["json", "cwd", "agent"],
+    positionals: false,
   })
-  if (values.help) {
-    io.stdout.write(TOOLS_HELP)
-    return EXIT.ok
-  }
+  if (!line) return EXIT.ok
+  const { values } = line
   const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
   try {
-    for (const failure of toolbelt.pluginErrors)
-      io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    warnPluginErrors(toolbelt, io)
     const tools = await toolbelt.tools({ agent: values.agent ?? "build", client: "cli" })
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
