@@ -1,9 +1,9 @@
 import { z } from "zod"
-import { jobs } from "../../shell/jobs/index.ts"
 import { formatProcesses } from "../../shell/run/index.ts"
 import * as Tool from "../../tool/index.ts"
 import { readSettings } from "../bash/settings.ts"
-import { formatRead, unknownJob } from "../bash_output/bash_output.ts"
+import { formatRead } from "../bash_output/bash_output.ts"
+import { sessionJob } from "../bash_output/session-job.ts"
 import { loadText } from "../load-text.ts"
 
 export const Parameters = z.object({
@@ -26,8 +26,7 @@ export const BashKillTool = Tool.define(
     parameters: Parameters,
     async execute(params, ctx) {
       const settings = readSettings(ctx.extra)
-      const job = jobs.get(ctx.sessionID, params.job_id)
-      if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
+      const job = sessionJob({ sessionID: ctx.sessionID, id: params.job_id })
       const wasRunning = job.status === "running"
       const report = await job.kill("bash_kill")
       const read = await job.readNew(settings.limits)

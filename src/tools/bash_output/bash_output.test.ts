@@ -249,6 +249,24 @@ describe("background jobs", () => {
     expect(jobs.get(SESSION, id)?.status).toBe("running")
   })
 
+  it("bash_output and bash_kill answer an unknown job alike: the session's jobs, or how to start one", async () => {
+    const started = completed(
+      await call("bash", { command: "sleep 30", run_in_background: true, description: "sleeper" }),
+    )
+    const id = String(started.metadata.jobID)
+    for (const tool of ["bash_output", "bash_kill"]) {
+      const listed = await call(tool, { job_id: "job_nope" })
+      expect(listed.status === "error" && listed.error).toContain(
+        `There is no background job "job_nope" in this session. Its jobs: ${id} (sleeper, running).`,
+      )
+      const none = await call(tool, { job_id: id }, { sessionID: "ses_without_jobs" })
+      expect(none.status === "error" && none.error).toContain(
+        "It has no background jobs; start one with bash and run_in_background: true.",
+      )
+    }
+    expect(jobs.get(SESSION, id)?.status).toBe("running")
+  })
+
   it("kills a session's jobs when the session ends, including processes that left the group", async () => {
     const started = completed(
       await call("bash", {

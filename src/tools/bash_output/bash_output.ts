@@ -1,10 +1,11 @@
 import { z } from "zod"
 import type { Pager } from "../../output/hint.ts"
-import { type JobRead, jobs } from "../../shell/jobs/index.ts"
+import type { JobRead } from "../../shell/jobs/index.ts"
 import { formatBounded, previewOf } from "../../shell/run/index.ts"
 import * as Tool from "../../tool/index.ts"
 import { readSettings } from "../bash/settings.ts"
 import { loadText } from "../load-text.ts"
+import { sessionJob } from "./session-job.ts"
 
 export const Parameters = z.object({
   job_id: z
@@ -27,8 +28,7 @@ export const BashOutputTool = Tool.define(
     parameters: Parameters,
     async execute(params, ctx) {
       const settings = readSettings(ctx.extra)
-      const job = jobs.get(ctx.sessionID, params.job_id)
-      if (!job) throw new Tool.ToolFailure(unknownJob(params.job_id, ctx.sessionID))
+      const job = sessionJob({ sessionID: ctx.sessionID, id: params.job_id })
       const read = await job.readNew(settings.limits)
       return {
         title: `Output of ${job.id}`,
@@ -57,16 +57,4 @@ export function formatRead(read: JobRead, pager?: () => Pager | undefined): stri
   const head = `Job ${job.id} (${job.description ?? job.command}): ${job.describeStatus()}.`
   const body = formatBounded(read.output, { empty: "(no new output)", ...(pager ? { pager } : {}) })
   return `${head}\n\nNew output:\n${body}`
-}
-
-export function unknownJob(id: string, sessionID: string): string {
-  const known = jobs
-    .list(sessionID)
-    .map((job) => `${job.id} (${job.description ?? job.command}, ${job.status})`)
-  return (
-    `There is no background job ${JSON.stringify(id)} in this session.` +
-    (known.length
-      ? ` Its jobs: ${known.join("; ")}.`
-      : " It has no background jobs; start one with bash and run_in_background: true.")
-  )
 }
