@@ -16,20 +16,14 @@ import type { AskRequest, PermissionService } from "./service.ts"
 import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
-/** A pending permission request: what the person deciding sees (and the `permission.asked` payload). */
-export interface PermissionRequest {
+/**
+ * A pending permission request: what the person deciding sees (and the `permission.asked` payload).
+ * The ask as the runtime made it, without the call's input (only its digest is shown), plus the
+ * request's own identity.
+ */
+export interface PermissionRequest extends Omit<AskRequest, "input"> {
   /** `per_…`, time-sortable. */
   readonly id: string
-  readonly sessionID: string
-  readonly agent: string
-  readonly permission: string
-  /** What this call needs. */
-  readonly patterns: readonly string[]
-  /** Exactly what an "always" reply remembers: `{permission, pattern}` for each entry. */
-  readonly always: readonly string[]
-  readonly metadata: Record<string, unknown>
-  /** The call the request belongs to. */
-  readonly tool?: { readonly messageID: string; readonly callID: string; readonly name: string }
   /** sha256 of the tool name and the canonical JSON of the call's input: a reply may carry it. */
   readonly digest: string
   /** Epoch ms. */

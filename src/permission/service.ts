@@ -5,9 +5,12 @@ export interface AskRequest {
   readonly sessionID: string
   readonly agent: string
   readonly permission: string
+  /** What this call needs. */
   readonly patterns: readonly string[]
+  /** Exactly what an "always" reply remembers: `{permission, pattern}` for each entry. */
   readonly always: readonly string[]
   readonly metadata: Record<string, unknown>
+  /** The call the request belongs to. */
   readonly tool?: { readonly messageID: string; readonly callID: string; readonly name: string }
   /** The call's decoded input: an approval is bound to it. */
   readonly input?: unknown
