@@ -1,6 +1,29 @@
-import type { Toolbelt } from "../toolbelt/toolbelt.ts"
+import { createToolbelt, type Toolbelt } from "../toolbelt/toolbelt.ts"
 import { warnCrashRecovery } from "./crash-warnings.ts"
 import { type IO, UsageError } from "./io.ts"
+import { projectDirectory } from "./project-dir.ts"
+import { commandDecide } from "./prompt.ts"
+
+/**
+ * The toolbelt of a command that runs tool calls for the person at the terminal (`call`, `run`).
+ * 1. The project directory from `--cwd` (a usage error when it is not one).
+ * 2. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
+ * 3. No sweep of the output store: a short-lived command leaves that to long-running servers.
+ */
+export function openForCalls(options: {
+  io: IO
+  /** The command's name, for the messages of rejected asks. */
+  command: string
+  cwd: string | undefined
+  yes: boolean | undefined
+}): Promise<Toolbelt> {
+  const { io, command, cwd, yes } = options
+  return createToolbelt({
+    directory: projectDirectory(cwd, io.cwd),
+    decide: commandDecide(io, command, yes),
+    sweep: false,
+  })
+}
 
 /** Warns on stderr about each plugin that did not load: the command goes on without it. */
 export function warnPluginErrors(toolbelt: Pick<Toolbelt, "pluginErrors">, io: IO): void {

@@ -1,11 +1,8 @@
 import type { InterruptedCall } from "../../settle/interrupted-calls.ts"
 import type { Settlement } from "../../settle/settle.ts"
-import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
-import { projectDirectory } from "../project-dir.ts"
-import { commandDecide } from "../prompt.ts"
-import { checkAgent, warnStartUp } from "../start-up.ts"
+import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { onStopSignal } from "../stop-signal.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
@@ -25,16 +22,17 @@ Options:
 Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, bad JSON).
 `
 
+/** The command line `call` takes. */
+const CALL_LINE = {
+  help: CALL_HELP,
+  shared: ["cwd", "session", "agent", "yes", "json"],
+  positionals: true,
+} as const
+
 export const command: Command = { run: callCommand, help: CALL_HELP }
 
 export async function callCommand(argv: string[], io: IO): Promise<number> {
-  const line = parseCommandLine({
-    argv,
-    io,
-    help: CALL_HELP,
-    shared: ["cwd", "session", "agent", "yes", "json"],
-    positionals: true,
-  })
+  const line = parseCommandLine({ argv, io, ...CALL_LINE })
   if (!line) return EXIT.ok
   const { values, positionals } = line
   const json = values.json ?? false
@@ -48,13 +46,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     )
   const input = await parseInput(rawArgs, io)
 
-  const decide = commandDecide(io, "call", values.yes)
-
-  const toolbelt = await createToolbelt({
-    directory: projectDirectory(values.cwd, io.cwd),
-    decide,
-    sweep: false,
-  })
+  const toolbelt = await openForCalls({ io, command: "call", cwd: values.cwd, yes: values.yes })
   const abort = new AbortController()
   const stopListening = onStopSignal(() => abort.abort())
   try {

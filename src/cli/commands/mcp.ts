@@ -46,24 +46,25 @@ than 22.12 hands over to the Node 24 that npm install put in the clone):
 After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
 `
 
+/** The command line `mcp` takes. */
+const MCP_LINE = {
+  help: MCP_HELP,
+  shared: ["cwd", "agent"],
+  flags: {
+    http: { type: "string" },
+    host: { type: "string" },
+    token: { type: "string" },
+    "session-idle-ms": { type: "string" },
+    "max-sessions": { type: "string" },
+    "max-request-bytes": { type: "string" },
+  },
+  positionals: true,
+} as const
+
 export const command: Command = { run: mcpCommand, help: MCP_HELP }
 
 export async function mcpCommand(argv: string[], io: IO): Promise<number> {
-  const line = parseCommandLine({
-    argv,
-    io,
-    help: MCP_HELP,
-    shared: ["cwd", "agent"],
-    flags: {
-      http: { type: "string" },
-      host: { type: "string" },
-      token: { type: "string" },
-      "session-idle-ms": { type: "string" },
-      "max-sessions": { type: "string" },
-      "max-request-bytes": { type: "string" },
-    },
-    positionals: true,
-  })
+  const line = parseCommandLine({ argv, io, ...MCP_LINE })
   if (!line) return EXIT.ok
   const { values, positionals } = line
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}.`)

@@ -25,16 +25,17 @@ Options:
   -h, --help      show this help
 `
 
+/** The command line `permissions` takes. */
+const PERMISSIONS_LINE = {
+  help: PERMISSIONS_HELP,
+  shared: ["cwd", "agent", "json"],
+  positionals: true,
+} as const
+
 export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
 
 export async function permissionsCommand(argv: string[], io: IO): Promise<number> {
-  const line = parseCommandLine({
-    argv,
-    io,
-    help: PERMISSIONS_HELP,
-    shared: ["cwd", "agent", "json"],
-    positionals: true,
-  })
+  const line = parseCommandLine({ argv, io, ...PERMISSIONS_LINE })
   if (!line) return EXIT.ok
   const { values, positionals } = line
   const [action = "show", id, ...rest] = positionals

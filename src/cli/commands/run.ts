@@ -2,12 +2,9 @@ import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../ai/loop.ts"
 import { ModelSpecError, PROVIDERS, resolveModel } from "../../ai/provider.ts"
 import type { Subscription } from "../../bus/bus.ts"
 import type { ToolPart } from "../../session/part.ts"
-import { createToolbelt } from "../../toolbelt/toolbelt.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError } from "../io.ts"
-import { projectDirectory } from "../project-dir.ts"
-import { commandDecide } from "../prompt.ts"
-import { checkAgent, warnStartUp } from "../start-up.ts"
+import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { onStopSignal } from "../stop-signal.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
@@ -36,21 +33,22 @@ Exit codes: 0 the turn finished; 1 a model or tool failure stopped it (provider 
 permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
 `
 
+/** The command line `run` takes. */
+const RUN_LINE = {
+  help: RUN_HELP,
+  shared: ["cwd", "agent", "session", "yes"],
+  flags: {
+    model: { type: "string", short: "m" },
+    "base-url": { type: "string" },
+    steps: { type: "string" },
+  },
+  positionals: true,
+} as const
+
 export const command: Command = { run: runCommand, help: RUN_HELP }
 
 export async function runCommand(argv: string[], io: IO): Promise<number> {
-  const line = parseCommandLine({
-    argv,
-    io,
-    help: RUN_HELP,
-    shared: ["cwd", "agent", "session", "yes"],
-    flags: {
-      model: { type: "string", short: "m" },
-      "base-url": { type: "string" },
-      steps: { type: "string" },
-    },
-    positionals: true,
-  })
+  const line = parseCommandLine({ argv, io, ...RUN_LINE })
   if (!line) return EXIT.ok
   const { values, positionals } = line
   const usage = (message: string) => new UsageError(message, { help: false })
@@ -72,13 +70,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     throw error
   }
 
-  const decide = commandDecide(io, "run", values.yes)
-
-  const toolbelt = await createToolbelt({
-    directory: projectDirectory(values.cwd, io.cwd),
-    decide,
-    sweep: false,
-  })
+  const toolbelt = await openForCalls({ io, command: "run", cwd: values.cwd, yes: values.yes })
   const abort = new AbortController()
   const stopListening = onStopSignal(() => abort.abort())
   const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR

@@ -15,16 +15,17 @@ Options:
   -h, --help    show this help
 `
 
+/** The command line `tools` takes. */
+const TOOLS_LINE = {
+  help: TOOLS_HELP,
+  shared: ["json", "cwd", "agent"],
+  positionals: false,
+} as const
+
 export const command: Command = { run: toolsCommand, help: TOOLS_HELP }
 
 export async function toolsCommand(argv: string[], io: IO): Promise<number> {
-  const line = parseCommandLine({
-    argv,
-    io,
-    help: TOOLS_HELP,
-    shared: ["json", "cwd", "agent"],
-    positionals: false,
-  })
+  const line = parseCommandLine({ argv, io, ...TOOLS_LINE })
   if (!line) return EXIT.ok
   const { values } = line
   const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
