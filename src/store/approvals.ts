@@ -1,5 +1,6 @@
 import type { ApprovalStore, SavedApproval } from "../permission/approvals.ts"
 import { ascending } from "../util/id.ts"
+import { fromRow } from "./rows.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
 interface ApprovalRow {
@@ -76,11 +77,5 @@ export class SqliteApprovalStore implements ApprovalStore {
 }
 
 function toApproval(row: ApprovalRow): SavedApproval {
-  return {
-    id: row.id,
-    projectID: row.project_id,
-    permission: row.permission,
-    pattern: row.pattern,
-    time: row.time,
-  }
+  return fromRow(row)
 }

@@ -1,3 +1,4 @@
+import { fromRow } from "./rows.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
 /** An MCP tool's definition as it was when first approved in a project (drift pinning). */
@@ -85,12 +86,5 @@ export class McpPins {
 }
 
 function toPin(row: PinRow): McpPin {
-  return {
-    projectID: row.project_id,
-    server: row.server,
-    tool: row.tool,
-    fingerprint: row.fingerprint,
-    definition: JSON.parse(row.definition) as unknown,
-    time: row.time,
-  }
+  return { ...fromRow(row), definition: JSON.parse(row.definition) as unknown }
 }

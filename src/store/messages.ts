@@ -1,4 +1,5 @@
 import { ascending } from "../util/id.ts"
+import { fromRow } from "./rows.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
 /** A message of a session as stored: its role and its JSON body, which the agent loop owns. */
@@ -64,11 +65,5 @@ export class Messages {
 }
 
 function toMessage(row: MessageRow): MessageRecord {
-  return {
-    id: row.id,
-    sessionID: row.session_id,
-    role: row.role,
-    data: JSON.parse(row.data),
-    time: row.time,
-  }
+  return { ...fromRow(row), data: JSON.parse(row.data) }
 }

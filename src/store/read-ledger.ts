@@ -1,5 +1,6 @@
 import { logger } from "../util/log.ts"
 import type { GroupCommit } from "./group-commit.ts"
+import { fromRow } from "./rows.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
 const log = logger("store")
@@ -87,12 +88,5 @@ export class ReadLedger {
 }
 
 function toEntry(row: LedgerRow): LedgerEntry {
-  return {
-    sessionID: row.session_id,
-    path: row.path,
-    hash: row.hash,
-    mtime: row.mtime,
-    size: row.size,
-    time: row.time,
-  }
+  return fromRow(row)
 }
