@@ -16,6 +16,9 @@ export interface McpPin {
   readonly time: number
 }
 
+/** Which pin: the project, the server's name in its config, the tool's name on the server. */
+export type PinKey = Pick<McpPin, "projectID" | "server" | "tool">
+
 interface PinRow {
   project_id: string
   server: string
@@ -47,8 +50,8 @@ export class McpPins {
     this.#removeServer = db.prepare("DELETE FROM mcp_pin WHERE project_id = ? AND server = ?")
   }
 
-  get(projectID: string, server: string, tool: string): McpPin | undefined {
-    const row = this.#get.get<PinRow>(projectID, server, tool)
+  get(key: PinKey): McpPin | undefined {
+    const row = this.#get.get<PinRow>(key.projectID, key.server, key.tool)
     return row ? toPin(row) : undefined
   }
 
@@ -76,7 +79,8 @@ export class McpPins {
   }
 
   /** Forgets one tool's pin, or every pin of a server; returns how many were removed. */
-  remove(projectID: string, server: string, tool?: string): number {
+  remove(key: Omit<PinKey, "tool"> & { readonly tool?: string }): number {
+    const { projectID, server, tool } = key
     const result =
       tool === undefined
         ? this.#removeServer.run(projectID, server)

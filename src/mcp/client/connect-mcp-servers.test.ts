@@ -324,11 +324,11 @@ describe("drift pinning", () => {
     const pins = new McpPins(s.toolbelt.store.db)
 
     // First approval pins the definition; nobody is asked (the rules allow the tool).
-    expect(pins.get(s.toolbelt.directory, "fx", "echo")).toBeUndefined()
+    expect(pins.get({ projectID: s.toolbelt.directory, server: "fx", tool: "echo" })).toBeUndefined()
     expect(await s.toolbelt.call({ tool: "fx_echo", input: { text: "one" } })).toMatchObject({
       status: "completed",
     })
-    const first = pins.get(s.toolbelt.directory, "fx", "echo")!
+    const first = pins.get({ projectID: s.toolbelt.directory, server: "fx", tool: "echo" })!
     expect(first.fingerprint).toMatch(/^[0-9a-f]{64}$/)
     expect(first.definition).toMatchObject({ name: "echo", description: "Echoes the text back." })
     expect(s.asks).toEqual([])
@@ -374,14 +374,16 @@ describe("drift pinning", () => {
       },
     })
     expect(await events(s.log)).toEqual(["echo one", "echo two"])
-    expect(pins.get(s.toolbelt.directory, "fx", "echo")!.fingerprint).toBe(first.fingerprint)
+    expect(pins.get({ projectID: s.toolbelt.directory, server: "fx", tool: "echo" })!.fingerprint).toBe(
+      first.fingerprint,
+    )
 
     // Approved: it runs, the new definition is pinned, and the next call does not ask.
     answer = "once"
     expect(await s.toolbelt.call({ tool: "fx_echo", input: { text: "four" } })).toMatchObject({
       status: "completed",
     })
-    const second = pins.get(s.toolbelt.directory, "fx", "echo")!
+    const second = pins.get({ projectID: s.toolbelt.directory, server: "fx", tool: "echo" })!
     expect(second.fingerprint).not.toBe(first.fingerprint)
     expect(s.asks[1]).toMatchObject({ metadata: { new: second.fingerprint } })
     expect(await s.toolbelt.call({ tool: "fx_echo", input: { text: "five" } })).toMatchObject({

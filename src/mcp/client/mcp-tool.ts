@@ -76,7 +76,7 @@ export function mcpTool(options: McpToolOptions): McpTool {
       await ctx.ask({ permission: name, patterns: ["*"], always: ["*"] })
 
       // 2. Drift.
-      const pinned = pins.get(projectID, server, tool.name)
+      const pinned = pins.get({ projectID, server, tool: tool.name })
       if (pinned && pinned.fingerprint !== print) {
         await ctx.ask({
           permission: DRIFT_PERMISSION,

@@ -7,7 +7,7 @@ describe("McpPins (the store's mcp_pin table)", () => {
     using store = openStore({ path: ":memory:" })
     expect(MIGRATIONS.map((migration) => migration.name)).toContain("mcp tool pins")
     const pins = new McpPins(store.db)
-    expect(pins.get("/p", "gh", "search")).toBeUndefined()
+    expect(pins.get({ projectID: "/p", server: "gh", tool: "search" })).toBeUndefined()
 
     const first = pins.pin({
       projectID: "/p",
@@ -16,7 +16,7 @@ describe("McpPins (the store's mcp_pin table)", () => {
       fingerprint: "a",
       definition: { d: 1 },
     })
-    expect(pins.get("/p", "gh", "search")).toEqual(first)
+    expect(pins.get({ projectID: "/p", server: "gh", tool: "search" })).toEqual(first)
     pins.pin({ projectID: "/p", server: "gh", tool: "issue", fingerprint: "b", definition: null })
     pins.pin({ projectID: "/other", server: "gh", tool: "search", fingerprint: "c", definition: {} })
 
@@ -28,15 +28,15 @@ describe("McpPins (the store's mcp_pin table)", () => {
       definition: { d: 2 },
       time: 5,
     })
-    expect(pins.get("/p", "gh", "search")).toEqual(replaced)
+    expect(pins.get({ projectID: "/p", server: "gh", tool: "search" })).toEqual(replaced)
     expect(pins.list("/p").map((pin) => [pin.tool, pin.fingerprint])).toEqual([
       ["issue", "b"],
       ["search", "z"],
     ])
     expect(pins.list("/p", "other")).toEqual([])
 
-    expect(pins.remove("/p", "gh", "search")).toBe(1)
-    expect(pins.remove("/p", "gh")).toBe(1)
+    expect(pins.remove({ projectID: "/p", server: "gh", tool: "search" })).toBe(1)
+    expect(pins.remove({ projectID: "/p", server: "gh" })).toBe(1)
     expect(pins.list("/p")).toEqual([])
     expect(pins.list("/other")).toHaveLength(1)
   })
