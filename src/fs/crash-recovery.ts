@@ -15,8 +15,11 @@ export interface CrashRecovery {
  * Runs once when toolbelt starts on a project.
  * 1. Turn on the in-flight list of this process's temp files (so a crash of this process is cleaned
  *    up by the next start).
- * 2. Roll back the multi-file changes on this project whose writer is gone (`RecoveryLog.recover`).
- * 3. Remove the temp files that writers now gone listed and left (`sweepDeadTemps`).
+ * 2. Remove the temp files that writers now gone listed and left (`sweepDeadTemps`). First: a writer
+ *    killed mid-write left its temp file in a directory its change created, and that directory can
+ *    only be removed by the rollback once it is empty (done together, a rollback under load found the
+ *    temp file still there and left the directory behind).
+ * 3. Roll back the multi-file changes on this project whose writer is gone (`RecoveryLog.recover`).
  * Returns the log new changes record into, and the report.
  */
 export async function recoverCrashedWrites(options: {
@@ -26,7 +29,8 @@ export async function recoverCrashedWrites(options: {
   trackTempFiles(options.dataDir)
   const log = new RecoveryLog(options)
   try {
-    const [rolledBack, removedTemps] = await Promise.all([log.recover(), sweepDeadTemps(options.dataDir)])
+    const removedTemps = await sweepDeadTemps(options.dataDir)
+    const rolledBack = await log.recover()
     return { log, report: { rolledBack, removedTemps } }
   } catch (error) {
     const reason = `crash recovery in ${options.dataDir} failed: ${(error as Error).message}`
