@@ -154,7 +154,7 @@ export async function run(): Promise<Record<string, number>> {
   const store = new MemoryApprovalStore()
   for (let i = 0; i < 50; i++) store.add({ projectID: "/p", permission: "bash", pattern: `tool${i} *` })
   const engine = new PermissionEngine({ projectID: "/p", rules: () => rules, approvals: store })
-  const viaEngine = measure((permission, pattern) => engine.evaluate(permission, pattern, "build"))
+  const viaEngine = measure((permission, pattern) => engine.evaluate({ permission, pattern, agent: "build" }))
 
   return {
     rules: rules.length,

@@ -47,7 +47,7 @@ export function warnStartUp(toolbelt: Pick<Toolbelt, "pluginErrors" | "crashReco
  */
 export function checkAgent(toolbelt: Pick<Toolbelt, "permission">, agent: string): void {
   try {
-    toolbelt.permission.evaluate("*", "*", agent)
+    toolbelt.permission.evaluate({ permission: "*", pattern: "*", agent })
   } catch (error) {
     throw new UsageError((error as Error).message, { help: false })
   }

@@ -358,14 +358,14 @@ describe("saved approvals", () => {
 
     const restarted = setup({ store }).engine
     await expect(restarted.ask(request("bash", ["make test"]))).resolves.toBeUndefined()
-    expect(restarted.evaluate("bash", "make test", "build")).toBe("allow")
+    expect(restarted.evaluate({ permission: "bash", pattern: "make test", agent: "build" })).toBe("allow")
   })
 
   it("belong to their project", async () => {
     const store = new MemoryApprovalStore()
     store.add({ projectID: "/other", permission: "bash", pattern: "make *" })
     const { engine } = setup({ store })
-    expect(engine.evaluate("bash", "make test", "build")).toBe("ask")
+    expect(engine.evaluate({ permission: "bash", pattern: "make test", agent: "build" })).toBe("ask")
     expect(engine.approvals()).toEqual([])
   })
 
@@ -374,13 +374,13 @@ describe("saved approvals", () => {
     const saved = store.add({ projectID: "/project", permission: "bash", pattern: "make *" })
     const foreign = store.add({ projectID: "/other", permission: "bash", pattern: "*" })
     expect(engine.approvals()).toEqual([saved])
-    expect(engine.evaluate("bash", "make", "build")).toBe("allow")
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("allow")
     expect(engine.revoke(foreign.id)).toBe(false)
     expect(store.list("/other")).toEqual([foreign])
     expect(engine.revoke(saved.id)).toBe(true)
     expect(engine.revoke(saved.id)).toBe(false)
     expect(engine.approvals()).toEqual([])
-    expect(engine.evaluate("bash", "make", "build")).toBe("ask")
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("ask")
     const asked = engine.ask(request("bash", ["make"]))
     expect(engine.list()).toHaveLength(1)
     engine.dispose()
@@ -391,7 +391,7 @@ describe("saved approvals", () => {
     const { engine, store } = setup()
     store.add({ projectID: "/project", permission: "bash", pattern: "*" })
     await expect(engine.ask(request("bash", ["rm -rf x"]))).rejects.toBeInstanceOf(PermissionDeniedError)
-    expect(engine.evaluate("bash", "rm -rf x", "build")).toBe("deny")
+    expect(engine.evaluate({ permission: "bash", pattern: "rm -rf x", agent: "build" })).toBe("deny")
     // ... while it does allow what the rules leave to asking
     await expect(engine.ask(request("bash", ["make"]))).resolves.toBeUndefined()
   })
@@ -468,11 +468,11 @@ describe("digest binding", () => {
 describe("evaluate", () => {
   it("follows the same precedence as ask", () => {
     const { engine, store } = setup()
-    expect(engine.evaluate("read", "x", "build")).toBe("allow")
-    expect(engine.evaluate("bash", "rm x", "build")).toBe("deny")
-    expect(engine.evaluate("bash", "make", "build")).toBe("ask")
+    expect(engine.evaluate({ permission: "read", pattern: "x", agent: "build" })).toBe("allow")
+    expect(engine.evaluate({ permission: "bash", pattern: "rm x", agent: "build" })).toBe("deny")
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("ask")
     store.add({ projectID: "/project", permission: "bash", pattern: "make" })
-    expect(engine.evaluate("bash", "make", "build")).toBe("allow")
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("allow")
   })
 
   it("uses the agent's rules", () => {
@@ -481,9 +481,11 @@ describe("evaluate", () => {
       rules: agentRules({ dataDir: "/data", tmpDir: "/tmp" }),
       approvals: new MemoryApprovalStore(),
     })
-    expect(engine.evaluate("edit", "src/a.ts", "build")).toBe("allow")
-    expect(engine.evaluate("edit", "src/a.ts", "plan")).toBe("deny")
-    expect(() => engine.evaluate("edit", "a", "nobody")).toThrow(UnknownAgentError)
+    expect(engine.evaluate({ permission: "edit", pattern: "src/a.ts", agent: "build" })).toBe("allow")
+    expect(engine.evaluate({ permission: "edit", pattern: "src/a.ts", agent: "plan" })).toBe("deny")
+    expect(() => engine.evaluate({ permission: "edit", pattern: "a", agent: "nobody" })).toThrow(
+      UnknownAgentError,
+    )
   })
 })
 

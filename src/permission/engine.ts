@@ -12,7 +12,7 @@ import {
 } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import { lastMatch, PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
-import type { AskRequest, PermissionService } from "./service.ts"
+import type { AskRequest, EvaluateQuery, PermissionService } from "./service.ts"
 import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
@@ -192,7 +192,7 @@ export class PermissionEngine implements PermissionService {
   }
 
   /** The action the rules and saved approvals give (no session: session approvals do not count). */
-  evaluate(permission: string, pattern: string, agent: string): Action {
+  evaluate({ permission, pattern, agent }: EvaluateQuery): Action {
     return this.#decide(permission, pattern, [this.#options.rules(agent)], this.#savedApprovals(), undefined)
   }
 

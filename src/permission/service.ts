@@ -16,6 +16,13 @@ export interface AskRequest {
   readonly input?: unknown
 }
 
+/** What `evaluate` is asked: may `agent` use `permission` on `pattern`? */
+export interface EvaluateQuery {
+  readonly permission: string
+  readonly pattern: string
+  readonly agent: string
+}
+
 /**
  * What the runtime needs of a permission engine. `ask` resolves when the call may go on and throws a
  * permission error otherwise; aborting `signal` withdraws a pending ask.
@@ -23,5 +30,5 @@ export interface AskRequest {
 export interface PermissionService {
   ask(request: AskRequest, options?: { signal?: AbortSignal }): Promise<void>
   /** The action the rules give, without asking anyone (for hints and tool visibility). */
-  evaluate(permission: string, pattern: string, agent: string): Action
+  evaluate(query: EvaluateQuery): Action
 }

@@ -5,7 +5,7 @@ import {
   PermissionUnansweredError,
 } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
-import type { AskRequest, PermissionService } from "./service.ts"
+import type { AskRequest, EvaluateQuery, PermissionService } from "./service.ts"
 import { uncheckedOf, vouches } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
@@ -37,7 +37,8 @@ export class RulePermissions implements PermissionService {
     this.#decide = options.decide
   }
 
-  evaluate(permission: string, pattern: string, _agent?: string): Action {
+  /** The agent is not asked about: these rules are the same for every agent. */
+  evaluate({ permission, pattern }: Pick<EvaluateQuery, "permission" | "pattern">): Action {
     const configured = lastMatch(this.#rules, permission, pattern)
     if (configured?.action === "deny") return "deny"
     if (lastMatch(this.#approved, permission, pattern)) return "allow"
@@ -50,7 +51,7 @@ export class RulePermissions implements PermissionService {
     // The rule that asks, named when no one can answer.
     let asking: Rule | undefined
     for (const pattern of request.patterns) {
-      let action = this.evaluate(request.permission, pattern)
+      let action = this.evaluate({ permission: request.permission, pattern })
       // A pattern the rules cannot check: the catch-all does not vouch for it (see unchecked.ts).
       if (action === "allow" && unchecked?.includes(pattern)) {
         const rule = lastMatch(this.#rules, request.permission, pattern)

@@ -116,7 +116,8 @@ export function sessionCalls({
           settled: (session, callID) => store.journal.settled(session, callID),
           pager: services.pagerFor,
           canDelegate: (name) =>
-            registry.resolve("task") !== undefined && permission.evaluate("task", "*", name) !== "deny",
+            registry.resolve("task") !== undefined &&
+            permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
           onDefect: (error, part) =>
             log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
           onRecordError: (error, part) =>

@@ -93,7 +93,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   const agent = values.agent ?? "build"
   try {
     try {
-      toolbelt.permission.evaluate("*", "*", agent)
+      toolbelt.permission.evaluate({ permission: "*", pattern: "*", agent })
       mcpSettings(toolbelt.config)
     } catch (error) {
       throw new UsageError((error as Error).message)
