@@ -54,15 +54,15 @@ export function parseCommandLine<S extends SharedFlag, O extends Record<string, 
   shared: readonly S[]
   /** The command's own flags. */
   flags?: O
-  /** Whether the command takes positional arguments. */
-  positionals: boolean
+  /** Whether the command takes positional arguments (default: it does; parseArgs refuses them otherwise). */
+  positionals?: boolean
 }): CommandLine<Values<Pick<typeof SHARED_FLAGS, S> & O>> | undefined {
   const shared = Object.fromEntries(options.shared.map((name) => [name, SHARED_FLAGS[name]]))
   const { values, positionals } = parseArgs({
     args: options.argv,
     options: { ...shared, ...options.flags, help: { type: "boolean", short: "h" } },
     strict: true,
-    allowPositionals: options.positionals,
+    allowPositionals: options.positionals ?? true,
   })
   if (values.help) {
     options.io.stdout.write(options.help)

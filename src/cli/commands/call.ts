@@ -23,11 +23,7 @@ Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown to
 `
 
 /** The command line `call` takes. */
-const CALL_LINE = {
-  help: CALL_HELP,
-  shared: ["cwd", "session", "agent", "yes", "json"],
-  positionals: true,
-} as const
+const CALL_LINE = { help: CALL_HELP, shared: ["cwd", "session", "agent", "yes", "json"] } as const
 
 export const command: Command = { run: callCommand, help: CALL_HELP }
 

@@ -58,7 +58,6 @@ const MCP_LINE = {
     "max-sessions": { type: "string" },
     "max-request-bytes": { type: "string" },
   },
-  positionals: true,
 } as const
 
 export const command: Command = { run: mcpCommand, help: MCP_HELP }

@@ -26,11 +26,7 @@ Options:
 `
 
 /** The command line `permissions` takes. */
-const PERMISSIONS_LINE = {
-  help: PERMISSIONS_HELP,
-  shared: ["cwd", "agent", "json"],
-  positionals: true,
-} as const
+const PERMISSIONS_LINE = { help: PERMISSIONS_HELP, shared: ["cwd", "agent", "json"] } as const
 
 export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
 

@@ -42,7 +42,6 @@ const RUN_LINE = {
     "base-url": { type: "string" },
     steps: { type: "string" },
   },
-  positionals: true,
 } as const
 
 export const command: Command = { run: runCommand, help: RUN_HELP }

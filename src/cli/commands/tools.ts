@@ -16,11 +16,7 @@ Options:
 `
 
 /** The command line `tools` takes. */
-const TOOLS_LINE = {
-  help: TOOLS_HELP,
-  shared: ["json", "cwd", "agent"],
-  positionals: false,
-} as const
+const TOOLS_LINE = { help: TOOLS_HELP, shared: ["json", "cwd", "agent"], positionals: false } as const
 
 export const command: Command = { run: toolsCommand, help: TOOLS_HELP }
 
