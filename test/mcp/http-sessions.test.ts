@@ -134,7 +134,7 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
     await until(
       async () => new Set((await processesWith(`sleep 65.${tag}`)).map(String)).size >= count,
       `${count} sleeps to run`,
-      60_000,
+      240_000,
     )
     leave.abort()
     streams.length = 0
@@ -149,10 +149,11 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
     })
     const server = await serveMcpHttp({ toolbelt, port: 0, sessionIdleMs: 1000 })
     const ended = async (tag: string) => {
-      await until(() => server.sessions === 0, "every idle session to end", 60_000)
+      await until(() => server.sessions === 0, "every idle session to end", 240_000)
       await until(
         async () => (await processesWith(`sleep 65.${tag}`)).length === 0,
         "every sleep to be killed",
+        60_000,
       )
     }
     try {
@@ -174,5 +175,5 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
     } finally {
       await server.close()
     }
-  }, 180_000)
+  }, 600_000)
 })
