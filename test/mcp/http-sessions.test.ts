@@ -102,7 +102,8 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
   }
 
   /**
-   * Opens `count` sessions, each running `sleep 65.<tag><n>`, and walks away from all of them once
+   * Opens `count` sessions, each running `sleep 600.0<tag><n>` (longer than any wait here, so a slow
+   * machine cannot see a sleep end on its own before it is counted), and walks away from all of them once
    * every sleep runs. A session that expired before its call came (a loaded machine) gets 404, and is
    * opened again, as an MCP client does.
    */
@@ -113,15 +114,16 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
     const start = async (index: number): Promise<Record<string, string>> => {
       const session = await openSession(url, "2025-11-25").catch(() => undefined)
       if (!session) return start(index)
+      // A connection reset on a saturated machine is retried like an expired session, as a client would.
       const response = await fetch(url, {
         method: "POST",
         headers: { ...JSON_HEADERS, ...session },
         body: JSON.stringify(
-          callTool(2, "bash", { command: `sleep 65.${tag}${index}`, description: "wait" }),
+          callTool(2, "bash", { command: `sleep 600.0${tag}${index}`, description: "wait" }),
         ),
         signal: leave.signal,
-      })
-      if (response.status === 404) return start(index)
+      }).catch(() => undefined)
+      if (!response || response.status === 404) return start(index)
       expect(response.status).toBe(200)
       streams.push(response)
       return session
@@ -132,7 +134,7 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
       sessions.push(...(await Promise.all(chunk)))
     }
     await until(
-      async () => new Set((await processesWith(`sleep 65.${tag}`)).map(String)).size >= count,
+      async () => new Set((await processesWith(`sleep 600.0${tag}`)).map(String)).size >= count,
       `${count} sleeps to run`,
       240_000,
     )
@@ -151,7 +153,7 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
     const ended = async (tag: string) => {
       await until(() => server.sessions === 0, "every idle session to end", 240_000)
       await until(
-        async () => (await processesWith(`sleep 65.${tag}`)).length === 0,
+        async () => (await processesWith(`sleep 600.0${tag}`)).length === 0,
         "every sleep to be killed",
         60_000,
       )
