@@ -165,15 +165,18 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
       const baseline = heapAfterGc()
 
       const sessions = await abandon(server.url, 100, "2")
+      // What 100 live sessions hold, measured in this run (~3.3 MB on a quiet machine): the yardstick
+      // for what may stay, since a loaded machine also grows the heap with code it optimises late.
+      const held = heapAfterGc() - baseline
       await ended("2")
       for (const session of sessions) {
         const answer = await post(server.url, { jsonrpc: "2.0", id: 9, method: "ping" }, session)
         expect(answer.status).toBe(404)
         expect(answer.text).toContain("not used for longer than the idle limit (mcp.session_idle_ms)")
       }
-      // 100 live sessions hold ~3.3 MB (measured): what stays must be well under that.
+      // Sessions that leaked would keep all of it; what stays must be well under half.
       const grown = heapAfterGc() - baseline
-      expect(grown, `heap grew by ${grown} bytes`).toBeLessThan(1_500_000)
+      expect(grown, `heap grew by ${grown} bytes; 100 live sessions held ${held}`).toBeLessThan(held / 2)
     } finally {
       await server.close()
     }
