@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Todo } from "../bus/events.ts"
@@ -44,6 +46,26 @@ describe("openStore", () => {
       holder.close()
     }
   })
+
+  it("many processes creating the same new store at once all open it", async () => {
+    const dir = dirs.make()
+    const path = join(dir, "new.db")
+    const go = join(dir, "go")
+    const fixture = join(import.meta.dirname, "fixtures", "open-at-once.ts")
+    const runs = Array.from({ length: 12 }, () => {
+      const child = spawn(process.execPath, [fixture, path, go], { stdio: ["ignore", "ignore", "pipe"] })
+      let err = ""
+      child.stderr.on("data", (chunk) => (err += chunk))
+      return new Promise<{ code: number | null; err: string }>((done) =>
+        child.on("close", (code) => done({ code, err })),
+      )
+    })
+    writeFileSync(go, "")
+    const results = await Promise.all(runs)
+    expect(results.filter((result) => result.code !== 0)).toEqual([])
+    const store = open(dir)
+    expect(store).toBeDefined()
+  }, 120_000)
 
   it("closes once, and is disposable", () => {
     const dir = dirs.make()
