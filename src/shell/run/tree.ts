@@ -116,6 +116,18 @@ export class ProcessTree {
   }
 
   /**
+   * Whether a reaper root still runs (zombies count as gone). Right after the spawn it may not have
+   * started the shell yet, so the tree shows no member while the command is about to run: a kill must
+   * not call that done until the reaper itself is gone.
+   */
+  reaperRunning(): boolean {
+    if (!this.reaper) return false
+    if (!HAS_PROC) return groupExists(this.root)
+    const stat = readStat(this.root)
+    return stat !== undefined && stat.start === this.#rootStart && stat.state !== "Z" && stat.state !== "X"
+  }
+
+  /**
    * Sends `signal` to the group and to every member found (the ones outside the group included). A
    * reaper root gets SIGUSR1 for SIGKILL: it must outlive the others to catch the orphans they leave,
    * and on SIGUSR1 it SIGKILLs every descendant until none is left, then exits.
@@ -180,14 +192,16 @@ export async function killTree(tree: ProcessTree, options: KillOptions = {}): Pr
     ["SIGKILL", Date.now() + graceMs + forceMs],
   ] as const) {
     if (phase === "SIGKILL") {
-      if (alive.length === 0) break
+      if (alive.length === 0 && !tree.reaperRunning()) break
       tree.signal("SIGKILL")
     }
     for (;;) {
       tree.scan()
       alive = tree.alive()
       note(alive)
-      if (alive.length === 0) {
+      // A reaper that still runs may be about to start the shell (a kill right after the spawn): the
+      // tree is empty only once it is gone too (it exits by itself when its last child has).
+      if (alive.length === 0 && !tree.reaperRunning()) {
         return { killed: report(killed), survivors: [] }
       }
       const fresh = alive.filter((info) => !termed.has(info.pid))
