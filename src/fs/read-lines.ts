@@ -1,3 +1,7 @@
+// Why one file of ~590 lines: it is the read path of the `read` tool in its three speeds (a small file
+// read whole, a large file paged through a saved line index, a first count at wc -l speed), which share
+// the version checks and the page shaping; the pieces with a job of their own already live beside it
+// (chunk-reader.ts, page-collector.ts, line-index.ts, newline-counter.ts).
 import * as nodeBuffer from "node:buffer"
 import type { Hash } from "node:crypto"
 import type { Stats } from "node:fs"

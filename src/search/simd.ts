@@ -1,3 +1,6 @@
+// Why one file of ~500 lines: the WebAssembly module is assembled here instruction by instruction, and
+// the assembler, the two kernels and the typed wrapper around their memory only make sense together.
+//
 // The fallback's byte-search kernel: a tiny WebAssembly module with SIMD, assembled here from its
 // instructions (no binary is shipped or downloaded). Files are read straight into its memory.
 //

@@ -1,6 +1,9 @@
 import { toolName } from "./arity.ts"
 
 /**
+ * Why one file of ~540 lines: it is mostly data, one table entry per command, and the few functions that
+ * read the table; splitting the table by letter or kind would only scatter it.
+ *
  * File-like commands: which of a command's tokens are paths, so the scan can tell when a command touches
  * files outside the project. A command not listed here has no path operands (its arguments are not
  * checked); the list covers the commands that create, delete, change, read or copy files, plus the path

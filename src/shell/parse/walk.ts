@@ -1,4 +1,9 @@
 /**
+ * Why one file of ~600 lines: the walk is one recursion over the syntax tree whose cases (commands,
+ * wrappers, nested scripts, assignments, `cd`, aliases, functions) all read and update the same frame
+ * state; split apart, each piece would need that state passed in and out. The tables it consults live
+ * beside it (wrappers.ts, operands.ts, aliases.ts, command-word.ts).
+ *
  * The tree walk: parses the command line (and shell code nested in strings), finds every command
  * wherever it sits, records each with its patterns, and follows wrappers, nested scripts, `cd` and
  * assignments as it goes. See `scan.ts` for the rules.

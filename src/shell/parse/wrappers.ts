@@ -1,6 +1,10 @@
 import { toolName } from "./arity.ts"
 
 /**
+ * Why one file of ~500 lines: it is mostly data, one table entry per wrapper (sudo, env, xargs, timeout,
+ * nice, busybox, ...), with the small readers of that table; one place to look for "does the scan see
+ * through X".
+ *
  * Commands that run other commands. The scan treats what they run as a command of its own (its own
  * pattern and "always" prefix, its own file checks), so that approving or allowing the wrapper never
  * approves what it wraps.

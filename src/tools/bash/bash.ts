@@ -1,3 +1,6 @@
+// Why one file of ~580 lines: the tool reads as the story of one call (settings, working directory,
+// permission, run, result) in the fixed order every tool follows, for a foreground command and for a
+// background job; the mechanisms it drives live in src/shell (runner, jobs, parse, sandbox).
 import { randomBytes } from "node:crypto"
 import { statSync } from "node:fs"
 import { homedir, platform, release, tmpdir } from "node:os"
