@@ -8,10 +8,10 @@ export default defineConfig({
     // Tests import the package by its own name, as users do, and get the sources.
     alias: [
       { find: /^agent-toolbelt$/, replacement: src("index.ts") },
-      { find: /^agent-toolbelt\/tool$/, replacement: src("tool/index.ts") },
-      { find: /^agent-toolbelt\/plugin$/, replacement: src("plugin/index.ts") },
-      { find: /^agent-toolbelt\/ai$/, replacement: src("ai/index.ts") },
-      { find: /^agent-toolbelt\/mcp$/, replacement: src("mcp/server/index.ts") },
+      { find: /^agent-toolbelt\/tool$/, replacement: src("runtime/tool/index.ts") },
+      { find: /^agent-toolbelt\/plugin$/, replacement: src("adapters/plugins/index.ts") },
+      { find: /^agent-toolbelt\/ai$/, replacement: src("adapters/ai/index.ts") },
+      { find: /^agent-toolbelt\/mcp$/, replacement: src("surfaces/mcp-server/index.ts") },
     ],
   },
   test: {

@@ -8,12 +8,12 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { isStepCount, jsonSchema, streamText, type TextStreamPart, type ToolSet, tool } from "ai"
 import { z } from "zod"
-import { Calls } from "../src/ai/calls.ts"
-import { call, scripted, step, text } from "../src/ai/fixtures/mock-model.ts"
-import { StreamProcessor } from "../src/ai/processor.ts"
-import { toAISDKTools } from "../src/ai/tools.ts"
-import * as Tool from "../src/tool/index.ts"
-import { createToolbelt, type Toolbelt } from "../src/toolbelt/toolbelt.ts"
+import { Calls } from "../src/adapters/ai/calls.ts"
+import { call, scripted, step, text } from "../src/adapters/ai/fixtures/mock-model.ts"
+import { StreamProcessor } from "../src/adapters/ai/processor.ts"
+import { toAISDKTools } from "../src/adapters/ai/tools.ts"
+import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
+import * as Tool from "../src/runtime/tool/index.ts"
 
 const STEPS = 10
 const CALLS_PER_STEP = 50

@@ -4,9 +4,9 @@
 // around nothing) both ways. Medians in ms; the goal is < 1 ms added. Run: node bench/file-lock.bench.ts
 import { writeFile } from "node:fs/promises"
 import { pathToFileURL } from "node:url"
-import { configureFileLocks, withFileLock } from "../src/fs/lock.ts"
+import { configureFileLocks, withFileLock } from "../src/platform/fs/lock.ts"
 import { EditTool } from "../src/tools/edit/edit.ts"
-import { createHarness } from "../src/tools/file-edit/fixtures/harness.ts"
+import { createHarness } from "../src/tools/kit/file-edit/fixtures/harness.ts"
 import { generateFile } from "./edit.bench.ts"
 
 const LINES = 2_000

@@ -22,9 +22,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import type { ToolPart } from "../src/session/part.ts"
-import { openDatabase, type Synchronous } from "../src/store/sqlite.ts"
-import { openStore } from "../src/store/store.ts"
+import type { ToolPart } from "../src/platform/store/part.ts"
+import { openDatabase, type Synchronous } from "../src/platform/store/sqlite.ts"
+import { openStore } from "../src/platform/store/store.ts"
 
 export interface JournalBenchOptions {
   /** Calls per measurement (FULL runs fewer). Default 5000. */

@@ -1,12 +1,12 @@
 // Permission rule evaluation with 1,000 realistic rules (mixed permissions, command and path
 // patterns), in µs per evaluation. Goal: under 5 µs. Run: node bench/permission.bench.ts
 import { pathToFileURL } from "node:url"
-import { agentRules } from "../src/agent/agent.ts"
-import { PermissionEngine } from "../src/permission/engine.ts"
-import { MemoryApprovalStore } from "../src/permission/memory-approvals.ts"
-import type { Action, Rule } from "../src/permission/rule.ts"
-import { evaluate } from "../src/permission/ruleset.ts"
-import { match } from "../src/permission/wildcard.ts"
+import { agentRules } from "../src/runtime/permission/agents/agent.ts"
+import { PermissionEngine } from "../src/runtime/permission/engine.ts"
+import { MemoryApprovalStore } from "../src/runtime/permission/memory-approvals.ts"
+import type { Action, Rule } from "../src/runtime/permission/rule.ts"
+import { evaluate } from "../src/runtime/permission/ruleset.ts"
+import { match } from "../src/runtime/permission/wildcard.ts"
 
 const RULES = 1_000
 const BATCH = 64

@@ -21,7 +21,7 @@ import { stripTypeScriptTypes } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { clearLineIndexCache, readLastLines, readLines } from "../src/fs/read-lines.ts"
+import { clearLineIndexCache, readLastLines, readLines } from "../src/platform/fs/read-lines.ts"
 import { median, resetPeakRss, timeCommand } from "./lib/measure.ts"
 
 const MiB = 1024 * 1024

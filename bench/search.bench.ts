@@ -10,9 +10,9 @@ import { existsSync, readFileSync, statSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { FallbackBackend } from "../src/search/fallback.ts"
-import { RipgrepBackend } from "../src/search/ripgrep.ts"
-import { which } from "../src/search/select.ts"
+import { FallbackBackend } from "../src/platform/search/fallback.ts"
+import { RipgrepBackend } from "../src/platform/search/ripgrep.ts"
+import { which } from "../src/platform/search/select.ts"
 import { median, resetPeakRss } from "./lib/measure.ts"
 
 interface Case {

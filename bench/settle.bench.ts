@@ -5,12 +5,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { z } from "zod"
-import { DEFAULT_LIMITS } from "../src/output/limits.ts"
-import { OutputStore } from "../src/output/store.ts"
-import { RulePermissions } from "../src/permission/simple.ts"
-import { Registry } from "../src/registry/registry.ts"
-import { settle } from "../src/settle/settle.ts"
-import * as Tool from "../src/tool/index.ts"
+import { DEFAULT_LIMITS } from "../src/platform/text/limits.ts"
+import { OutputStore } from "../src/runtime/output/store.ts"
+import { RulePermissions } from "../src/runtime/permission/simple.ts"
+import { Registry } from "../src/runtime/registry/registry.ts"
+import { settle } from "../src/runtime/settle/settle.ts"
+import * as Tool from "../src/runtime/tool/index.ts"
 
 const CALLS = 50_000
 const WARMUP = 5_000

@@ -12,10 +12,10 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { findByCommandLine } from "../src/shell/run/find-processes.ts"
-import { runOptions } from "../src/shell/run/fixtures/run-options.ts"
-import { RunningCommand } from "../src/shell/run/index.ts"
-import { containment } from "../src/shell/run/reaper.ts"
+import { findByCommandLine } from "../src/platform/shell/run/find-processes.ts"
+import { runOptions } from "../src/platform/shell/run/fixtures/run-options.ts"
+import { RunningCommand } from "../src/platform/shell/run/index.ts"
+import { containment } from "../src/platform/shell/run/reaper.ts"
 
 const cycles = Number(process.argv[2] ?? 1000)
 const dir = mkdtempSync(join(tmpdir(), "toolbelt-survivors-"))

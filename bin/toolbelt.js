@@ -7,7 +7,7 @@
 // 1. The bundled build (dist/cli.bundle.js, made by `npm run build`, which `npm install` runs): when
 //    toolbelt is installed as a package, or in a clone when no source file changed since the build
 //    started (dist/build-stamp.json). A developer editing src/ never runs a stale build.
-// 2. Otherwise the TypeScript sources (src/cli/bin.ts), type-stripped by Node at every start (slower).
+// 2. Otherwise the TypeScript sources (src/surfaces/cli/bin.ts), type-stripped by Node at every start (slower).
 // TOOLBELT_RUN=build or TOOLBELT_RUN=source forces one of them (benchmarks, debugging).
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
 const sourceDir = join(root, "src")
-const source = join(sourceDir, "cli", "bin.ts")
+const source = join(sourceDir, "surfaces", "cli", "bin.ts")
 const bundle = join(root, "dist", "cli.bundle.js")
 // Node refuses to strip types from files under node_modules, so an installed package runs its build.
 const installed = here.split(sep).includes("node_modules")

@@ -1,4 +1,4 @@
-// Bundles the compiled command line (dist/cli/bin.js) into dist/cli.bundle.js plus one chunk per lazily
+// Bundles the compiled command line (dist/surfaces/cli/bin.js) into dist/cli.bundle.js plus one chunk per lazily
 // loaded part (each command, the MCP SDK, the AI SDK), so a start loads a handful of files instead of
 // ~350 modules: Node's module loader, not the work, was most of `toolbelt call read`'s start-up.
 //
@@ -21,7 +21,7 @@ const PREFIX = "cli.bundle"
 for (const name of readdirSync(dist)) if (name.startsWith(PREFIX)) rmSync(join(dist, name))
 
 await build({
-  input: { [PREFIX]: join(dist, "cli", "bin.js") },
+  input: { [PREFIX]: join(dist, "surfaces", "cli", "bin.js") },
   platform: "node",
   // The ES module builds: jsonc-parser's "main" is a UMD file that requires its parts by relative path.
   resolve: { mainFields: ["module", "main"] },

@@ -1,24 +1,36 @@
 // toolbelt's public API.
 
-export { DEFAULT_LIMITS, type Limits } from "./output/limits.ts"
-export { OutputStore } from "./output/store.ts"
+export { type CallInput, createToolbelt, type Toolbelt, type ToolbeltOptions } from "./compose/toolbelt.ts"
+export type { ToolPart, ToolState } from "./platform/store/part.ts"
+export type { FilePart, ModelContent } from "./platform/text/content.ts"
+export { DEFAULT_LIMITS, type Limits } from "./platform/text/limits.ts"
+export { OutputStore } from "./runtime/output/store.ts"
 export {
   PermissionCorrectedError,
   PermissionDeniedError,
   PermissionNotFoundError,
   PermissionRejectedError,
   PermissionUnansweredError,
-} from "./permission/errors.ts"
-export type { Action, Rule, Ruleset } from "./permission/rule.ts"
-export type { AskRequest, PermissionService } from "./permission/service.ts"
-export { RegistrationError } from "./registry/name.ts"
-export { type Advertised, Registry, type ToolsQuery, type Turn } from "./registry/registry.ts"
-export { type Entry, type Handle, type Placement, type Registrable, ToolSet } from "./registry/tool-set.ts"
-export type { ToolPart, ToolState } from "./session/part.ts"
-export { type CallRequest, type PartSink, type SettleDeps, type Settlement, settle } from "./settle/settle.ts"
-export type { FilePart, ModelContent } from "./tool/content.ts"
-export type { AskInput, Context, InitContext, Result } from "./tool/context.ts"
-export { ToolFailure } from "./tool/failure.ts"
-export * as Tool from "./tool/index.ts"
-export { type CallInput, createToolbelt, type Toolbelt, type ToolbeltOptions } from "./toolbelt/toolbelt.ts"
+} from "./runtime/permission/errors.ts"
+export type { Action, Rule, Ruleset } from "./runtime/permission/rule.ts"
+export type { AskRequest, PermissionService } from "./runtime/permission/service.ts"
+export { RegistrationError } from "./runtime/registry/name.ts"
+export { type Advertised, Registry, type ToolsQuery, type Turn } from "./runtime/registry/registry.ts"
+export {
+  type Entry,
+  type Handle,
+  type Placement,
+  type Registrable,
+  ToolSet,
+} from "./runtime/registry/tool-set.ts"
+export {
+  type CallRequest,
+  type PartSink,
+  type SettleDeps,
+  type Settlement,
+  settle,
+} from "./runtime/settle/settle.ts"
+export type { AskInput, Context, InitContext, Result } from "./runtime/tool/context.ts"
+export { ToolFailure } from "./runtime/tool/failure.ts"
+export * as Tool from "./runtime/tool/index.ts"
 export { builtins } from "./tools/index.ts"

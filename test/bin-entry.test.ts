@@ -23,19 +23,20 @@ function layout(under = "toolbelt"): string {
   const base = mkdtempSync(join(tmpdir(), "toolbelt-bin-"))
   dirs.push(base)
   const root = join(base, under)
-  for (const dir of ["bin", "src/cli", "src/tools/read", "dist"])
+  for (const dir of ["bin", "src/surfaces/cli", "src/tools/read", "dist"])
     mkdirSync(join(root, dir), { recursive: true })
   copyFileSync(BIN, join(root, "bin", "toolbelt.js"))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
-  writeFileSync(join(root, "src", "cli", "bin.ts"), 'console.log("source")\n')
+  writeFileSync(join(root, "src", "surfaces", "cli", "bin.ts"), 'console.log("source")\n')
   writeFileSync(join(root, "src", "tools", "read", "read.ts"), "export {}\n")
   writeFileSync(join(root, "src", "tools", "read", "read.test.ts"), "export {}\n")
   writeFileSync(join(root, "dist", "cli.bundle.js"), 'console.log("build")\n')
   writeFileSync(join(root, "dist", "build-stamp.json"), JSON.stringify({ started: BUILD_STARTED }))
   const sources = [
     "src",
-    "src/cli",
-    "src/cli/bin.ts",
+    "src/surfaces",
+    "src/surfaces/cli",
+    "src/surfaces/cli/bin.ts",
     "src/tools",
     "src/tools/read",
     "src/tools/read/read.ts",
@@ -88,7 +89,7 @@ describe("bin/toolbelt.js chooses what to run", () => {
     expect(runs(installed)).toBe("build")
     const clone = layout()
     expect(runs(clone, { TOOLBELT_RUN: "source" })).toBe("source")
-    utimesSync(join(clone, "src", "cli", "bin.ts"), AFTER, AFTER)
+    utimesSync(join(clone, "src", "surfaces", "cli", "bin.ts"), AFTER, AFTER)
     expect(runs(clone, { TOOLBELT_RUN: "build" })).toBe("build")
   })
 })

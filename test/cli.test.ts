@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { findByCommandLine } from "../src/shell/run/find-processes.ts"
+import { findByCommandLine } from "../src/platform/shell/run/find-processes.ts"
 import { BIN, runCli } from "./fixtures/cli.ts"
 
 const root = resolve(import.meta.dirname, "..")

@@ -7,10 +7,10 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import type { ToolPart } from "../src/session/part.ts"
-import { PROCESS_GONE } from "../src/store/journal.ts"
-import { openStore } from "../src/store/store.ts"
-import { createToolbelt } from "../src/toolbelt/toolbelt.ts"
+import { createToolbelt } from "../src/compose/toolbelt.ts"
+import { PROCESS_GONE } from "../src/platform/store/journal.ts"
+import type { ToolPart } from "../src/platform/store/part.ts"
+import { openStore } from "../src/platform/store/store.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const bin = join(root, "bin", "toolbelt.js")

@@ -6,9 +6,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { createToolbelt } from "../src/toolbelt/toolbelt.ts"
+import { createToolbelt } from "../src/compose/toolbelt.ts"
 
-const holderScript = join(import.meta.dirname, "..", "src", "fs", "fixtures", "lock-holder.ts")
+const holderScript = join(import.meta.dirname, "..", "src", "platform", "fs", "fixtures", "lock-holder.ts")
 
 const bin = join(resolve(import.meta.dirname, ".."), "bin", "toolbelt.js")
 const PROCESSES = Number(process.env.TOOLBELT_PARALLEL_EDITS) || 50

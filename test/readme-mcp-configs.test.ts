@@ -9,7 +9,7 @@ import { delimiter, join, resolve } from "node:path"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MCP_HELP } from "../src/cli/commands/mcp.ts"
+import { MCP_HELP } from "../src/surfaces/cli/commands/mcp.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const README = readFileSync(join(ROOT, "README.md"), "utf8")

@@ -5,9 +5,9 @@ import { join, resolve } from "node:path"
 import { createToolbelt, Tool } from "agent-toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import type { ToolPart } from "../src/session/part.ts"
-import { PROCESS_GONE } from "../src/store/journal.ts"
-import { openStore } from "../src/store/store.ts"
+import { PROCESS_GONE } from "../src/platform/store/journal.ts"
+import type { ToolPart } from "../src/platform/store/part.ts"
+import { openStore } from "../src/platform/store/store.ts"
 
 const root = resolve(import.meta.dirname, "..")
 const plugin = join(root, "test", "fixtures", "plugin.ts")

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import * as Tool from "../src/tool/index.ts"
-import { createToolbelt, type Toolbelt } from "../src/toolbelt/toolbelt.ts"
+import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
+import * as Tool from "../src/runtime/tool/index.ts"
 import { runCli } from "./fixtures/cli.ts"
 
 let home: string

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest"
-import { Registry } from "../registry/registry.ts"
+import { Registry } from "../runtime/registry/registry.ts"
 import { builtins, prefersPatch } from "./index.ts"
 
 it("offers apply_patch to patch-trained models and edit/write to the others; both without a model", async () => {

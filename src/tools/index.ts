@@ -1,5 +1,6 @@
-import type { Registrable } from "../registry/tool-set.ts"
-import type { Availability } from "../tool/internal.ts"
+import type { AnyInfo } from "../runtime/tool/define.ts"
+import type { Availability } from "../runtime/tool/internal.ts"
+import type { AnyTool } from "../runtime/tool/tool.ts"
 import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
 import { BashTool } from "./bash/bash.ts"
 import { BashKillTool } from "./bash_kill/bash_kill.ts"
@@ -31,7 +32,7 @@ const writer = { destructive: true } as const
 const reader = { readOnly: true } as const
 
 /** The built-in tools, by the names they are registered under. */
-export function builtins(): Record<string, Registrable> {
+export function builtins(): Record<string, AnyTool | AnyInfo> {
   return {
     invalid: InvalidTool,
     read: ReadTool,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { installCustomTools } from "../../src/plugins/custom-tools.ts"
-import type { ToolPart } from "../../src/session/part.ts"
-import { createToolbelt, type Toolbelt } from "../../src/toolbelt/toolbelt.ts"
+import { installCustomTools } from "../../src/adapters/plugins/custom-tools.ts"
+import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
+import type { ToolPart } from "../../src/platform/store/part.ts"
 import { type TempProject, tempProject } from "./project.ts"
 
 // One project holds every kind of custom tool file; each test calls the tools through the real pipeline.

@@ -75,8 +75,8 @@ export const Shouter: Plugin = async () => ({
   )
   const script = await project.write(
     "run.mts",
-    `import { createToolbelt } from ${JSON.stringify(src("toolbelt/toolbelt.ts"))}
-import { installCustomTools } from ${JSON.stringify(src("plugins/custom-tools.ts"))}
+    `import { createToolbelt } from ${JSON.stringify(src("compose/toolbelt.ts"))}
+import { installCustomTools } from ${JSON.stringify(src("adapters/plugins/custom-tools.ts"))}
 const env = { HOME: ${JSON.stringify(project.home)} }
 const toolbelt = await createToolbelt({
   directory: ${JSON.stringify(project.directory)},

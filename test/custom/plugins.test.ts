@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { installPlugins } from "../../src/plugins/load.ts"
-import { createToolbelt, type Toolbelt } from "../../src/toolbelt/toolbelt.ts"
+import { installPlugins } from "../../src/adapters/plugins/load.ts"
+import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { type TempProject, tempProject } from "./project.ts"
 
 // An opencode-shaped plugin: every exported function is a plugin (the same function exported twice is

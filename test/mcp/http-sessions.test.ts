@@ -3,8 +3,8 @@
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { serveMcpHttp } from "../../src/mcp/server/http.ts"
-import { createToolbelt } from "../../src/toolbelt/toolbelt.ts"
+import { createToolbelt } from "../../src/compose/toolbelt.ts"
+import { serveMcpHttp } from "../../src/surfaces/mcp-server/http.ts"
 import {
   type HttpServer,
   makeProject,

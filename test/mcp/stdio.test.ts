@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { ElicitResult, Progress, Tool } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openStore } from "../../src/store/store.ts"
+import { openStore } from "../../src/platform/store/store.ts"
 import {
   type Answer,
   bin,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { PartRenderer } from "../../src/cli/commands/run.ts"
-import type { ToolPart, ToolState } from "../../src/session/part.ts"
+import type { ToolPart, ToolState } from "../../src/platform/store/part.ts"
+import { PartRenderer } from "../../src/surfaces/cli/commands/run.ts"
 
 function renderer() {
   let text = ""

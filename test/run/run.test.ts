@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Readable } from "node:stream"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { main } from "../../src/cli/main.ts"
+import { main } from "../../src/surfaces/cli/main.ts"
 import { builtins } from "../../src/tools/index.ts"
 import { type FakeOpenAI, fakeOpenAI, type Reply } from "./openai-server.ts"
 

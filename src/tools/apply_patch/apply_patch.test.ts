@@ -1,8 +1,8 @@
 import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { hashContent } from "../../fs/text.ts"
-import { completed, createHarness, failed, type Harness } from "../file-edit/fixtures/harness.ts"
+import { hashContent } from "../../platform/fs/text.ts"
+import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
 import { ApplyPatchTool } from "./apply_patch.ts"
 
 let h: Harness

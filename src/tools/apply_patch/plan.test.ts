@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { countLines } from "../file-edit/diff.ts"
+import { countLines } from "../kit/file-edit/diff.ts"
 import { parsePatch } from "./parse.ts"
 import { type PlannedChange, planPatch } from "./plan.ts"
 

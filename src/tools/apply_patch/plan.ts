@@ -1,7 +1,7 @@
 // Turns parsed hunks into the exact file changes to write, verifying every one first. Pure: the
 // caller supplies a reader; nothing is written here.
 
-import { countLines } from "../file-edit/diff.ts"
+import { countLines } from "../kit/file-edit/diff.ts"
 import { applyChunks } from "./apply.ts"
 import type { FileHunk } from "./parse.ts"
 

@@ -6,10 +6,13 @@ import { statSync } from "node:fs"
 import { homedir, platform, release, tmpdir } from "node:os"
 import { resolve } from "node:path"
 import { z } from "zod"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
-import type { Unchecked } from "../../permission/unchecked.ts"
-import { type Job, JobError, jobs, type ReadyOutcome, waitForReady } from "../../shell/jobs/index.ts"
-import { directoryPattern, type Scan, scanCommand, type UncheckedPattern } from "../../shell/parse/scan.ts"
+import { type Job, JobError, jobs, type ReadyOutcome, waitForReady } from "../../platform/shell/jobs/index.ts"
+import {
+  directoryPattern,
+  type Scan,
+  scanCommand,
+  type UncheckedPattern,
+} from "../../platform/shell/parse/scan.ts"
 import {
   chooseShell,
   commandEnv,
@@ -23,22 +26,24 @@ import {
   ShellChoiceError,
   type ShellInfo,
   SpawnError,
-} from "../../shell/run/index.ts"
+} from "../../platform/shell/run/index.ts"
 import {
   describePolicy,
   gitProtectedPaths,
   sandboxArgv,
   sandboxAvailability,
-} from "../../shell/sandbox/index.ts"
-import * as Tool from "../../tool/index.ts"
-import { loadText } from "../load-text.ts"
+} from "../../platform/shell/sandbox/index.ts"
+import type { Unchecked } from "../../runtime/tool/context.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { loadText } from "../kit/load-text.ts"
 import {
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
   readSettings,
   type ShellSettings,
-} from "./settings.ts"
+} from "../kit/shell-settings.ts"
 
 export const Parameters = z.object({
   command: z.string().min(1).describe("The command to run, as a shell script (one line or several)."),

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { AskRequest } from "../../permission/service.ts"
-import { DISGUISES, type Outcome } from "../../shell/parse/fixtures/disguises.ts"
-import { createToolbelt, type Toolbelt } from "../../toolbelt/toolbelt.ts"
+import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
+import { DISGUISES, type Outcome } from "../../platform/shell/parse/fixtures/disguises.ts"
+import type { AskRequest } from "../../runtime/permission/service.ts"
 
 /**
  * The disguise corpus through the real pipeline (`createToolbelt` reading `toolbelt.json`, the bash tool,

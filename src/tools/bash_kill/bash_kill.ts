@@ -1,10 +1,9 @@
 import { z } from "zod"
-import { formatProcesses } from "../../shell/run/index.ts"
-import * as Tool from "../../tool/index.ts"
-import { readSettings } from "../bash/settings.ts"
-import { formatRead } from "../bash_output/bash_output.ts"
-import { sessionJob } from "../bash_output/session-job.ts"
-import { loadText } from "../load-text.ts"
+import { formatProcesses } from "../../platform/shell/run/index.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { loadText } from "../kit/load-text.ts"
+import { formatRead, sessionJob } from "../kit/session-job.ts"
+import { readSettings } from "../kit/shell-settings.ts"
 
 export const Parameters = z.object({
   job_id: z

@@ -1,11 +1,9 @@
 import { z } from "zod"
-import type { Pager } from "../../output/hint.ts"
-import type { JobRead } from "../../shell/jobs/index.ts"
-import { formatBounded, previewOf } from "../../shell/run/index.ts"
-import * as Tool from "../../tool/index.ts"
-import { readSettings } from "../bash/settings.ts"
-import { loadText } from "../load-text.ts"
-import { sessionJob } from "./session-job.ts"
+import { previewOf } from "../../platform/shell/run/index.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { loadText } from "../kit/load-text.ts"
+import { formatRead, sessionJob } from "../kit/session-job.ts"
+import { readSettings } from "../kit/shell-settings.ts"
 
 export const Parameters = z.object({
   job_id: z
@@ -50,11 +48,3 @@ export const BashOutputTool = Tool.define(
   // Reads what bash started: shown only while bash is allowed.
   { permission: "bash" },
 )
-
-/** `Job job_x (npm run dev): running for 12 s (pid 1234)` and the new output. */
-export function formatRead(read: JobRead, pager?: () => Pager | undefined): string {
-  const { job } = read
-  const head = `Job ${job.id} (${job.description ?? job.command}): ${job.describeStatus()}.`
-  const body = formatBounded(read.output, { empty: "(no new output)", ...(pager ? { pager } : {}) })
-  return `${head}\n\nNew output:\n${body}`
-}

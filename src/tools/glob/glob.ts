@@ -1,10 +1,10 @@
 import { stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
-import { listingBackend, SearchError, searchSettings } from "../../search/index.ts"
-import * as Tool from "../../tool/index.ts"
-import { loadText } from "../load-text.ts"
+import { listingBackend, SearchError, searchSettings } from "../../platform/search/index.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { loadText } from "../kit/load-text.ts"
 
 /** Files listed at most. */
 export const LIMIT = 100

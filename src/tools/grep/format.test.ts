@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { GrepResult } from "../../search/index.ts"
+import type { GrepResult } from "../../platform/search/index.ts"
 import { cutLine, formatGrep, MAX_LINE } from "./format.ts"
 
 const result = (partial: Partial<GrepResult>): GrepResult => ({

@@ -1,5 +1,5 @@
 // What the model reads from a grep result: pure formatting, one function per output mode.
-import type { GrepFile, GrepResult } from "../../search/index.ts"
+import type { GrepFile, GrepResult } from "../../platform/search/index.ts"
 
 /** Characters of a line shown at most. */
 export const MAX_LINE = 2000

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { backendNames, type Harness, harness } from "../../search/fixtures/settle-harness.ts"
-import { BASE_TIME, type Entry, makeTree } from "../../search/fixtures/tree.ts"
+import { backendNames, type Harness, harness } from "../../platform/search/fixtures/settle-harness.ts"
+import { BASE_TIME, type Entry, makeTree } from "../../platform/search/fixtures/tree.ts"
 import { GrepTool } from "./grep.ts"
 
 let project: string

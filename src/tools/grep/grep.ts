@@ -1,16 +1,16 @@
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { z } from "zod"
-import { assertExternalDirectory } from "../../permission/external-directory.ts"
 import {
   type GrepMode,
   SearchError,
   SearchPatternError,
   searchBackend,
   searchSettings,
-} from "../../search/index.ts"
-import * as Tool from "../../tool/index.ts"
-import { loadText } from "../load-text.ts"
+} from "../../platform/search/index.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { loadText } from "../kit/load-text.ts"
 import { formatGrep, type OutputMode } from "./format.ts"
 
 /** Matching lines (content mode) or files (the other modes) shown at most. */

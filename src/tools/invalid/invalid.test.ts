@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it } from "vitest"
-import { createToolbelt } from "../../toolbelt/toolbelt.ts"
+import { createToolbelt } from "../../compose/toolbelt.ts"
 
 it("turns a call that could not be parsed into a readable result, and is never advertised", async () => {
   const dir = await mkdtemp(join(tmpdir(), "toolbelt-invalid-"))

@@ -1,6 +1,6 @@
 import { z } from "zod"
-import * as Tool from "../../tool/index.ts"
-import { loadText } from "../load-text.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { loadText } from "../kit/load-text.ts"
 
 export const Parameters = z.object({
   tool: z.string().describe("The tool the model tried to call"),

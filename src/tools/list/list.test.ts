@@ -8,7 +8,7 @@ import {
   createHarness,
   errorOf,
   type Harness,
-} from "../file-edit/fixtures/harness.ts"
+} from "../kit/file-edit/fixtures/harness.ts"
 import { LIST_LIMIT, ListTool } from "./list.ts"
 
 let h: Harness

@@ -3,8 +3,8 @@ import { readdir, readFile, stat } from "node:fs/promises"
 import { dirname, join, relative } from "node:path"
 import ignore, { type Ignore } from "ignore"
 import picomatch from "picomatch"
-import { contains } from "../../permission/external-directory.ts"
-import { toSlash } from "../paths.ts"
+import { contains } from "../kit/external-directory.ts"
+import { toSlash } from "../kit/paths.ts"
 import { type Entry, sortEntries } from "./tree.ts"
 
 /** Directories never listed: dependencies, VCS data, build output, caches, virtual environments. */

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { hashContent } from "../../fs/text.ts"
+import { hashContent } from "../../platform/fs/text.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../edit/replace.ts"
-import { completed, createHarness, failed, type Harness } from "../file-edit/fixtures/harness.ts"
+import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
 import { MultiEditTool } from "./multiedit.ts"
 
 let h: Harness

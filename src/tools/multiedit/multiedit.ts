@@ -1,14 +1,14 @@
 import { z } from "zod"
-import { checkExternalDirectory } from "../../permission/external-directory.ts"
-import * as Tool from "../../tool/index.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { services } from "../../runtime/tool/services.ts"
 import type { MatcherName } from "../edit/match-context.ts"
 import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../edit/replace.ts"
-import { type DiffMetadata, diffMetadata, editFile } from "../file-edit/edit-file.ts"
-import { notFoundHint } from "../file-edit/encode-edit.ts"
-import { notFoundMessage } from "../file-edit/target.ts"
-import { loadText } from "../load-text.ts"
-import { relativePath, resolvePath } from "../paths.ts"
-import { services } from "../services.ts"
+import { checkExternalDirectory } from "../kit/external-directory.ts"
+import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
+import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
+import { notFoundMessage } from "../kit/file-edit/target.ts"
+import { loadText } from "../kit/load-text.ts"
+import { relativePath, resolvePath } from "../kit/paths.ts"
 
 export const Parameters = z.object({
   filePath: z

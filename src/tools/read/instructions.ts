@@ -1,7 +1,7 @@
 import { statSync } from "node:fs"
 import { open } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { contains } from "../../permission/external-directory.ts"
+import { contains } from "../kit/external-directory.ts"
 import type { Instruction } from "./format.ts"
 
 /** The instruction files a directory may hold, in order of preference: the first one found counts. */

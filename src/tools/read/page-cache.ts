@@ -1,4 +1,4 @@
-import { VersionCache } from "../../fs/version-cache.ts"
+import { VersionCache } from "../../platform/fs/version-cache.ts"
 
 /** A file page as the read tool returns it, before the session's instruction files are added. */
 export interface TextPage {

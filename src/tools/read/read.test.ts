@@ -5,11 +5,11 @@ import { mkdir, open, symlink, truncate, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { crc32, deflateSync } from "node:zlib"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
-import { agentRules } from "../../agent/agent.ts"
-import type { Events, EventType } from "../../bus/events.ts"
-import { canonicalPath } from "../../fs/canonical-path.ts"
-import { PermissionEngine } from "../../permission/engine.ts"
-import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
+import { canonicalPath } from "../../platform/fs/canonical-path.ts"
+import type { Events, EventType } from "../../runtime/bus/events.ts"
+import { agentRules } from "../../runtime/permission/agents/agent.ts"
+import { PermissionEngine } from "../../runtime/permission/engine.ts"
+import { MemoryApprovalStore } from "../../runtime/permission/memory-approvals.ts"
 import {
   askOutside,
   type CallOptions,
@@ -17,7 +17,7 @@ import {
   createHarness,
   errorOf,
   type Harness,
-} from "../file-edit/fixtures/harness.ts"
+} from "../kit/file-edit/fixtures/harness.ts"
 import { pageKey, recentPages } from "./page-cache.ts"
 import { MAX_MEDIA_BYTES, ReadTool, WHOLE_FILE_BYTES } from "./read.ts"
 

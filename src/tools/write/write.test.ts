@@ -2,11 +2,11 @@ import { createHash } from "node:crypto"
 import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { agentRules } from "../../agent/agent.ts"
-import { LEDGER_HASH_MAX_BYTES } from "../../fs/read-ledger.ts"
-import { PermissionEngine } from "../../permission/engine.ts"
-import { MemoryApprovalStore } from "../../permission/memory-approvals.ts"
-import { RulePermissions } from "../../permission/simple.ts"
+import { LEDGER_HASH_MAX_BYTES } from "../../platform/fs/read-ledger.ts"
+import { agentRules } from "../../runtime/permission/agents/agent.ts"
+import { PermissionEngine } from "../../runtime/permission/engine.ts"
+import { MemoryApprovalStore } from "../../runtime/permission/memory-approvals.ts"
+import { RulePermissions } from "../../runtime/permission/simple.ts"
 import {
   askOutside,
   type CallOptions,
@@ -14,7 +14,7 @@ import {
   createHarness,
   errorOf,
   type Harness,
-} from "../file-edit/fixtures/harness.ts"
+} from "../kit/file-edit/fixtures/harness.ts"
 import { ReadTool } from "../read/read.ts"
 import { WriteTool } from "./write.ts"
 

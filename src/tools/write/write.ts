@@ -1,19 +1,26 @@
 import type { Stats } from "node:fs"
 import { stat } from "node:fs/promises"
 import { z } from "zod"
-import { writeFileAtomic } from "../../fs/atomic-write.ts"
-import { errorCode, FileSystemError, isAbortError } from "../../fs/errors.ts"
-import { withFileLock } from "../../fs/lock.ts"
-import { NotRegularFileError, openRegular } from "../../fs/open-regular.ts"
-import { checkFresh, recordStamp } from "../../fs/read-ledger.ts"
-import { countLines as countFileLines } from "../../fs/read-lines.ts"
-import { detectBom, hashContent, isProbablyBinary, SNIFF_BYTES, splitBom, withBom } from "../../fs/text.ts"
-import { checkExternalDirectory } from "../../permission/external-directory.ts"
-import * as Tool from "../../tool/index.ts"
-import { countLines, fileDiff, MAX_DIFF_CHARS } from "../file-edit/diff.ts"
-import { loadText } from "../load-text.ts"
-import { readHead, relativePath, resolvePath } from "../paths.ts"
-import { services } from "../services.ts"
+import { writeFileAtomic } from "../../platform/fs/atomic-write.ts"
+import { errorCode, FileSystemError, isAbortError } from "../../platform/fs/errors.ts"
+import { withFileLock } from "../../platform/fs/lock.ts"
+import { NotRegularFileError, openRegular } from "../../platform/fs/open-regular.ts"
+import { checkFresh, recordStamp } from "../../platform/fs/read-ledger.ts"
+import { countLines as countFileLines } from "../../platform/fs/read-lines.ts"
+import {
+  detectBom,
+  hashContent,
+  isProbablyBinary,
+  SNIFF_BYTES,
+  splitBom,
+  withBom,
+} from "../../platform/fs/text.ts"
+import * as Tool from "../../runtime/tool/index.ts"
+import { services } from "../../runtime/tool/services.ts"
+import { checkExternalDirectory } from "../kit/external-directory.ts"
+import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
+import { loadText } from "../kit/load-text.ts"
+import { readHead, relativePath, resolvePath } from "../kit/paths.ts"
 
 /**
  * Unchanged lines shown around each change of write's diff: the four it has always shown (the `diff`

@@ -1,0 +1,193 @@
+import type { Dirent } from "node:fs"
+import { readdir, stat } from "node:fs/promises"
+import { homedir } from "node:os"
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { assertToolName } from "../../runtime/registry/name.ts"
+import type { Registry } from "../../runtime/registry/registry.ts"
+import type { Handle, Registrable } from "../../runtime/registry/tool-set.ts"
+import { fromPlugin, isToolbeltTool, isToolDefinition } from "./from-plugin.ts"
+import { importModule, loadFailure } from "./import-module.ts"
+
+/** The extensions of custom tool files (`{tool,tools}/*.{js,ts,mjs,mts}`). */
+const EXTENSIONS = new Set([".js", ".ts", ".mjs", ".mts"])
+const FOLDERS = ["tool", "tools"]
+const PROJECT_FOLDERS = [".opencode", ".toolbelt"]
+
+export interface CustomToolsOptions {
+  /** The project directory: the walk up for `.toolbelt/` and `.opencode/` starts here. */
+  readonly directory: string
+  /** The repository root: the walk up stops here (inclusive). */
+  readonly worktree: string
+  readonly registry: Registry
+  /** For the global config dirs (`HOME`, `XDG_CONFIG_HOME`, `TOOLBELT_CONFIG_DIR`); default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv
+}
+
+/** A custom tool file that did not load (or an export of it that is not a valid tool). */
+export interface CustomToolError {
+  readonly file: string
+  /** Why, in one line: the kind of failure and the first line of the error. */
+  readonly error: string
+}
+
+export interface CustomToolsResult {
+  /** One per file that contributed tools; closing one removes that file's tools. */
+  readonly handles: Handle[]
+  readonly errors: CustomToolError[]
+  /** The tools registered, with the file each came from (tools overridden by a closer file are left out). */
+  readonly loaded: { readonly name: string; readonly file: string }[]
+}
+
+/**
+ * Finds the user's custom tool files and registers their tools for the project.
+ *
+ * 1. Directories, least specific first: the global config dirs (`~/.config/opencode` for
+ *    compatibility, `~/.config/toolbelt`, `$XDG_CONFIG_HOME/...`), `$TOOLBELT_CONFIG_DIR`, then the
+ *    `.opencode/` and `.toolbelt/` directories from the worktree root down to the project directory.
+ * 2. In each, `{tool,tools}/*.{js,ts,mjs,mts}`: one level deep, symlinks followed, dotfiles included.
+ * 3. Each file is imported (TypeScript without a build step). A file that fails to load is reported
+ *    and skipped; the others still load.
+ * 4. Naming as opencode: the default export is named after the file, an export `x` is `<file>_x`;
+ *    exports that are not tools are ignored. A name found again in a more specific directory replaces
+ *    the earlier one.
+ * 5. Each file's tools are registered in the project placement (after the built-ins, so a custom tool
+ *    named like a built-in overrides it) with source `custom:<file>`.
+ */
+export async function installCustomTools(options: CustomToolsOptions): Promise<CustomToolsResult> {
+  const { directory, worktree, registry } = options
+  const errors: CustomToolError[] = []
+  const files: string[] = []
+  for (const dir of customToolDirectories(options)) files.push(...(await toolFiles(dir, errors)))
+
+  // 3. Import in parallel; read in order.
+  const modules = await Promise.all(
+    files.map(async (file) => {
+      try {
+        return { file, module: await importModule(file) }
+      } catch (error) {
+        return { file, error: loadFailure(error) }
+      }
+    }),
+  )
+
+  // 4. Name the tools; a later (more specific) file replaces an earlier definition of a name.
+  const winners = new Map<string, { file: string; tool: Registrable }>()
+  for (const loaded of modules) {
+    const { file, module } = loaded
+    if (!module) {
+      errors.push({ file, error: loaded.error ?? "not loaded" })
+      continue
+    }
+    const base = basename(file, extname(file))
+    for (const [exported, value] of Object.entries(module)) {
+      // Node's namespace of a CommonJS module repeats its exports as "module.exports" (= default).
+      if (exported === "module.exports") continue
+      const toolbelt = isToolbeltTool(value)
+      if (!toolbelt && !isToolDefinition(value)) continue
+      const name = exported === "default" ? base : `${base}_${exported}`
+      try {
+        assertToolName(name)
+        const tool = toolbelt ? value : fromPlugin(name, value, { directory, worktree })
+        winners.delete(name)
+        winners.set(name, { file, tool })
+      } catch (error) {
+        errors.push({ file, error: `export ${JSON.stringify(exported)}: ${(error as Error).message}` })
+      }
+    }
+  }
+
+  // 5. Register file by file.
+  const byFile = new Map<string, Record<string, Registrable>>()
+  for (const [name, { file, tool }] of winners) {
+    const record = byFile.get(file) ?? {}
+    record[name] = tool
+    byFile.set(file, record)
+  }
+  const handles: Handle[] = []
+  const loaded: { name: string; file: string }[] = []
+  for (const [file, record] of byFile) {
+    try {
+      handles.push(
+        registry.register(record, { placement: "project", source: `custom:${label(file, worktree)}` }),
+      )
+      for (const name of Object.keys(record)) loaded.push({ name, file })
+    } catch (error) {
+      errors.push({ file, error: (error as Error).message })
+    }
+  }
+  return { handles, errors, loaded }
+}
+
+/** The directories searched for `{tool,tools}/`, least specific first (each once). */
+export function customToolDirectories(options: {
+  readonly directory: string
+  readonly worktree: string
+  readonly env?: NodeJS.ProcessEnv
+}): string[] {
+  const env = options.env ?? process.env
+  const home = env.HOME || env.USERPROFILE || homedir()
+  const dotConfig = join(home, ".config")
+  const xdg = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : undefined
+  const dirs = [join(dotConfig, "opencode")]
+  if (xdg) dirs.push(join(xdg, "opencode"))
+  dirs.push(join(dotConfig, "toolbelt"))
+  if (xdg) dirs.push(join(xdg, "toolbelt"))
+  if (env.TOOLBELT_CONFIG_DIR) dirs.push(resolve(env.TOOLBELT_CONFIG_DIR))
+  for (const level of walkUp(resolve(options.directory), resolve(options.worktree)).reverse()) {
+    for (const folder of PROJECT_FOLDERS) dirs.push(join(level, folder))
+  }
+  return [...new Set(dirs)]
+}
+
+/** `directory` and its parents up to `worktree` (inclusive); just `directory` when it is outside. */
+function walkUp(directory: string, worktree: string): string[] {
+  if (!isInside(directory, worktree)) return [directory]
+  const levels = [directory]
+  let current = directory
+  while (current !== worktree) {
+    current = resolve(current, "..")
+    levels.push(current)
+  }
+  return levels
+}
+
+/** `<dir>/{tool,tools}/*.{js,ts,mjs,mts}`, sorted; symlinks followed, dotfiles included, no `.d.ts`. */
+async function toolFiles(dir: string, errors: CustomToolError[]): Promise<string[]> {
+  const files: string[] = []
+  for (const folder of FOLDERS) {
+    const path = join(dir, folder)
+    let entries: Dirent[]
+    try {
+      entries = await readdir(path, { withFileTypes: true })
+    } catch {
+      continue // missing, or not a directory
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const ext = extname(entry.name)
+      if (!EXTENSIONS.has(ext) || /\.d\.m?ts$/.test(entry.name)) continue
+      const file = join(path, entry.name)
+      if (entry.isFile()) files.push(file)
+      else if (entry.isSymbolicLink()) {
+        try {
+          if ((await stat(file)).isFile()) files.push(file)
+        } catch (error) {
+          // A dangling dotfile link is an editor's lock file (`.#name.ts`), not a tool.
+          if (!entry.name.startsWith(".")) {
+            errors.push({ file, error: `broken symbolic link: ${(error as Error).message.split("\n")[0]}` })
+          }
+        }
+      }
+    }
+  }
+  return files
+}
+
+/** How a file is named in `source`: relative to the worktree inside it, else absolute. */
+function label(file: string, worktree: string): string {
+  return isInside(file, worktree) ? relative(worktree, file) : file
+}
+
+function isInside(path: string, root: string): boolean {
+  const inside = relative(root, path)
+  return inside !== ".." && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)
+}

@@ -1,0 +1,44 @@
+// The tools an agent may see, as a toolbelt lists them.
+
+import type { Hooks } from "../runtime/hooks/hooks.ts"
+import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
+import type { Ruleset } from "../runtime/permission/rule.ts"
+import { disabled } from "../runtime/permission/ruleset.ts"
+import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/registry.ts"
+
+/**
+ * Lists the tools an agent may see.
+ * 1. The registered tools available to the agent (`build` unless named).
+ * 2. Without those its rules disable, each with the permission it belongs to: bash_output and
+ *    bash_kill go when bash is denied.
+ * 3. Each definition as the `tool.definition` hooks rewrite it, when there are any.
+ */
+export function advertise({
+  registry,
+  hooks,
+  rulesOf,
+}: {
+  registry: Registry
+  hooks: Hooks
+  rulesOf: (agent: string) => Ruleset
+}): (query?: ToolsQuery) => Promise<Advertised[]> {
+  return async (query = {}) => {
+    const agent = query.agent ?? DEFAULT_AGENT
+    const advertised = await registry.tools({ ...query, agent })
+    const hidden = disabled(
+      advertised.map((tool) => tool.permission),
+      rulesOf(agent),
+    )
+    const visible = advertised.filter((tool) => !hidden.has(tool.permission))
+    if (!hooks.has("tool.definition")) return visible
+    return Promise.all(
+      visible.map(async (tool) => {
+        const rewritten = await hooks.rewriteDefinition(
+          { toolID: tool.name },
+          { description: tool.description, parameters: tool.inputSchema },
+        )
+        return { ...tool, description: rewritten.description, inputSchema: rewritten.parameters }
+      }),
+    )
+  }
+}

@@ -1,0 +1,57 @@
+// Step 2 of building a toolbelt: the store, the output store, and start-up recovery.
+
+import { type CrashRecovery, recoverCrashedWrites } from "../platform/fs/crash-recovery.ts"
+import { outputDir } from "../platform/fs/data-dir.ts"
+import type { RecoveryLog } from "../platform/fs/recovery-log.ts"
+import type { Recovery } from "../platform/store/journal.ts"
+import { openStore, type Store } from "../platform/store/store.ts"
+import type { Bus } from "../runtime/bus/bus.ts"
+import { OutputStore } from "../runtime/output/store.ts"
+
+export interface Records {
+  readonly store: Store
+  /** Whether this toolbelt opened the store, and so closes it. */
+  readonly ownsStore: boolean
+  readonly output: OutputStore
+  /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
+  readonly recovered: Recovery
+  readonly crashReport: CrashRecovery
+  /** Where multi-file changes log themselves, so that a crash midway can be rolled back. */
+  readonly crashLog: RecoveryLog
+}
+
+/**
+ * Opens the records of a project and recovers from a crash.
+ * 1. The store: the one given, a throwaway one (`"memory"`), or the data dir's file.
+ * 2. The journal closes the calls a crashed process left open.
+ * 3. Multi-file changes a crash cut short are rolled back and temp files of killed writes removed;
+ *    each rollback is published as `file.recovered` after start-up returns, so a subscriber attached
+ *    right after `createToolbelt` sees it.
+ * 4. The output store, where full outputs of bounded calls go.
+ */
+export async function openRecords({
+  store: given,
+  dataDir,
+  directory,
+  bus,
+}: {
+  store: Store | "memory" | undefined
+  dataDir: string
+  directory: string
+  bus: Bus
+}): Promise<Records> {
+  const store = given === "memory" ? openStore({ path: ":memory:" }) : (given ?? openStore({ dataDir }))
+  const recovered = store.journal.recover()
+  const crash = await recoverCrashedWrites({ dataDir, project: directory })
+  setImmediate(() =>
+    crash.report.rolledBack.map((change) => bus.publish("file.recovered", { directory, change })),
+  )
+  return {
+    store,
+    ownsStore: given === undefined || given === "memory",
+    output: new OutputStore({ dir: outputDir(dataDir) }),
+    recovered,
+    crashReport: crash.report,
+    crashLog: crash.log,
+  }
+}

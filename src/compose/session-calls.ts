@@ -1,0 +1,143 @@
+// Step 6 of building a toolbelt: the call function, and what the process holds per session.
+
+import { killSessionJobs } from "../platform/shell/jobs/index.ts"
+import type { Store } from "../platform/store/store.ts"
+import type { Limits } from "../platform/text/limits.ts"
+import { ascending } from "../platform/util/id.ts"
+import type { Logger } from "../platform/util/log.ts"
+import type { Bus } from "../runtime/bus/bus.ts"
+import type { Hooks } from "../runtime/hooks/hooks.ts"
+import type { OutputStore } from "../runtime/output/store.ts"
+import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
+import type { PermissionEngine } from "../runtime/permission/engine.ts"
+import type { Ruleset } from "../runtime/permission/rule.ts"
+import type { Registry } from "../runtime/registry/registry.ts"
+import { answerOf, type DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
+import { withInterruptedCalls } from "../runtime/settle/interrupted-calls.ts"
+import { announceRecorded, journalSink } from "../runtime/settle/record.ts"
+import { type PartSink, type Settlement, settle } from "../runtime/settle/settle.ts"
+import type { CallInput } from "../runtime/settle/types.ts"
+import type { ToolServicesFor } from "./tool-services.ts"
+
+export type { CallInput }
+
+export interface SessionCalls {
+  call(input: CallInput): Promise<Settlement>
+  /** Lets go of what this process holds for a session and kills its background jobs. */
+  endSession(sessionID: string): Promise<void>
+  /** Kills the background jobs of every session this toolbelt ran a call for. */
+  endAll(): void
+}
+
+/**
+ * Calls, with the journal recording every step (record.ts says when each is on disk) and the bus
+ * publishing it. One call:
+ * 1. Fills in the ids (fresh ones) and the agent (`build`); an unknown agent fails here, before
+ *    anything runs.
+ * 2. Reports once the calls of its session that a killed process left open: as events, and in the
+ *    answer's `metadata.interrupted_calls`.
+ * 3. Seeds the loop guard, the first time this process sees the session, with its recorded answers.
+ * 4. Settles the call, with the tools' services in `ctx.extra`.
+ */
+export function sessionCalls({
+  registry,
+  permission,
+  rulesOf,
+  hooks,
+  bus,
+  store,
+  output,
+  limits,
+  doomLoop,
+  services,
+  parts,
+  log,
+}: {
+  registry: Registry
+  permission: PermissionEngine
+  rulesOf: (agent: string) => Ruleset
+  hooks: Hooks
+  bus: Bus
+  store: Store
+  output: OutputStore
+  limits: Limits
+  doomLoop: DoomLoopGuard
+  services: ToolServicesFor
+  /** Also receives every tool part state. */
+  parts: PartSink | undefined
+  log: Logger
+}): SessionCalls {
+  const record = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
+  const announce = announceRecorded({ bus, ...(parts ? { also: parts } : {}) })
+  const sessions = new Set<string>()
+  const seeded = new Set<string>()
+
+  const seed = (sessionID: string) => {
+    if (seeded.has(sessionID)) return
+    seeded.add(sessionID)
+    for (const part of store.parts.list(sessionID)) {
+      const answer = answerOf(part.state)
+      if (answer !== undefined)
+        doomLoop.record(sessionID, { tool: part.tool, input: part.state.input, answer })
+    }
+  }
+
+  return {
+    async call(input) {
+      // 1. Ids and agent.
+      const sessionID = input.sessionID ?? ascending("ses")
+      sessions.add(sessionID)
+      const agent = input.agent ?? DEFAULT_AGENT
+      rulesOf(agent)
+      // 2. Interrupted calls of this session.
+      const interrupted = store.journal.takeInterrupted(sessionID)
+      for (const part of interrupted) announce(part)
+      // 3. The loop guard's memory of the session.
+      seed(sessionID)
+      // 4. Settle.
+      const settlement = await settle(
+        {
+          ...input,
+          sessionID,
+          agent,
+          messageID: input.messageID ?? ascending("msg"),
+          callID: input.callID ?? ascending("call"),
+          extra: { ...services.extraFor(agent), ...(input.extra ?? {}) },
+        },
+        {
+          registry,
+          permission,
+          store: output,
+          limits,
+          parts: record,
+          hooks,
+          doomLoop,
+          settled: (session, callID) => store.journal.settled(session, callID),
+          pager: services.pagerFor,
+          canDelegate: (name) =>
+            registry.resolve("task") !== undefined &&
+            permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
+          onDefect: (error, part) =>
+            log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
+          onRecordError: (error, part) =>
+            log.error(`could not record the ${part.tool} call it answered`, {
+              callID: part.callID,
+              error: String(error),
+            }),
+        },
+      )
+      return withInterruptedCalls(settlement, interrupted)
+    },
+    async endSession(sessionID) {
+      sessions.delete(sessionID)
+      seeded.delete(sessionID)
+      doomLoop.forget(sessionID)
+      permission.forgetSession(sessionID)
+      await killSessionJobs(sessionID)
+    },
+    endAll() {
+      // Background jobs belong to their session; the sessions of this runtime end with it.
+      for (const session of sessions) killSessionJobs(session)
+    },
+  }
+}

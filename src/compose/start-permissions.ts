@@ -1,0 +1,106 @@
+// Step 3 of building a toolbelt: the permission policy and the engine that applies it.
+
+import type { Store } from "../platform/store/store.ts"
+import type { Bus } from "../runtime/bus/bus.ts"
+import type { PermissionAsked } from "../runtime/bus/events.ts"
+import type { Config } from "../runtime/config/config.ts"
+import type { Hooks } from "../runtime/hooks/hooks.ts"
+import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
+import { loadPolicy, type Policy } from "../runtime/permission/agents/policy.ts"
+import { PermissionEngine } from "../runtime/permission/engine.ts"
+import type { AskRequest } from "../runtime/permission/service.ts"
+import type { Decide } from "../runtime/permission/simple.ts"
+
+export interface Permissions {
+  readonly policy: Policy
+  readonly permission: PermissionEngine
+  /** Stops answering and journaling asks, and rejects the pending ones. */
+  stop(): void
+}
+
+/**
+ * Starts permission for one project.
+ * 1. The policy: every agent's rules, from the given config or the config files (and variable).
+ * 2. The engine: the policy's rules, the approvals saved in the store, the `permission.ask` hooks;
+ *    it publishes every ask and reply on the bus.
+ * 3. The journal records every ask and reply, so asks a crashed process left waiting are known.
+ * 4. With `decide` (a TTY prompt, `--yes`), asks the rules leave open are answered by it.
+ */
+export async function startPermissions({
+  directory,
+  dataDir,
+  env,
+  config,
+  store,
+  bus,
+  hooks,
+  decide,
+}: {
+  directory: string
+  dataDir: string
+  env: NodeJS.ProcessEnv
+  /** Config to take the rules from instead of the config files. */
+  config: Config | undefined
+  store: Store
+  bus: Bus
+  hooks: Hooks
+  decide: Decide | undefined
+}): Promise<Permissions> {
+  const policy = await loadPolicy({ directory, dataDir, env, ...(config ? { config } : {}) })
+  const permission = new PermissionEngine({
+    projectID: directory,
+    rules: policy.rulesOf,
+    approvals: store.approvals,
+    publish: bus.publish,
+    consult: async (request) => (await hooks.decidePermission(request)).status,
+  })
+  const journalAsks = bus.subscribe("permission.asked", (event) => store.journal.asked(event.properties))
+  const journalReplies = bus.subscribe("permission.replied", async (event) => {
+    await store.journal.decided(event.properties.requestID, event.properties.reply)
+  })
+  const answering = decide ? answerAsks({ bus, permission, decide }) : undefined
+  return {
+    policy,
+    permission,
+    stop() {
+      answering?.()
+      journalAsks()
+      journalReplies()
+      permission.dispose()
+    },
+  }
+}
+
+/** Answers each ask the rules leave open with `decide` (one at a time, in the order they came). */
+function answerAsks({
+  bus,
+  permission,
+  decide,
+}: {
+  bus: Bus
+  permission: PermissionEngine
+  decide: Decide
+}): () => void {
+  return bus.subscribe("permission.asked", async (event) => {
+    const asked = event.properties as PermissionAsked & { agent?: string }
+    if (!permission.list().some((request) => request.id === asked.id)) return
+    const request: AskRequest = {
+      sessionID: asked.sessionID,
+      agent: asked.agent ?? DEFAULT_AGENT,
+      permission: asked.permission,
+      patterns: asked.patterns,
+      always: asked.always,
+      metadata: asked.metadata,
+      ...(asked.tool?.name ? { tool: { ...asked.tool, name: asked.tool.name } } : {}),
+    }
+    const reply = await decide(request, {})
+    if (!permission.list().some((pending) => pending.id === asked.id)) return
+    if (typeof reply === "object")
+      permission.reply(
+        "unanswered" in reply
+          ? { requestID: asked.id, reply: "reject", unanswered: reply.unanswered }
+          : { requestID: asked.id, reply: "reject", message: reply.reject },
+      )
+    else permission.reply({ requestID: asked.id, reply })
+  })
+}

@@ -1,0 +1,80 @@
+// Step 5 of building a toolbelt: what the tools get from the runtime, carried in `ctx.extra`.
+
+import { configureFileLocks } from "../platform/fs/lock.ts"
+import type { RecoveryLog } from "../platform/fs/recovery-log.ts"
+import type { Store } from "../platform/store/store.ts"
+import type { Pager } from "../platform/text/hint.ts"
+import type { Limits } from "../platform/text/limits.ts"
+import type { Bus } from "../runtime/bus/bus.ts"
+import type { Config } from "../runtime/config/config.ts"
+import type { Hooks } from "../runtime/hooks/hooks.ts"
+import type { Ruleset } from "../runtime/permission/rule.ts"
+import { disabled } from "../runtime/permission/ruleset.ts"
+import type { Registry } from "../runtime/registry/registry.ts"
+import type { ServiceExtra } from "../runtime/tool/services.ts"
+
+export interface ToolServicesFor {
+  /** The `ctx.extra` of a call by `agent` (a call's own `extra` is laid over it). */
+  extraFor(agent: string): Readonly<Record<string, unknown>>
+  /** The tool this agent reads files page by page with (read, unless replaced or denied): hints name it. */
+  pagerFor(agent: string): Pager | undefined
+}
+
+/**
+ * The services the tools use, built once per toolbelt.
+ * 1. How long a writer waits for another process's lock on a file (config `file.lock_wait_ms`;
+ *    process-wide, like the lock itself).
+ * 2. The project, the read ledger and first-time marks kept in the store (an instruction file is
+ *    attached once per session, in any process), read-before-write (config `file.require_read`), the
+ *    bus, the hooks, the crash-recovery log.
+ * 3. What the shell tool reads: its config section, the output limits, where to spool output.
+ * 4. Per agent, the pager that truncation hints name.
+ */
+export function toolServices({
+  directory,
+  worktree,
+  dataDir,
+  config,
+  store,
+  bus,
+  hooks,
+  recovery,
+  limits,
+  outputDir,
+  registry,
+  rulesOf,
+}: {
+  directory: string
+  worktree: string
+  dataDir: string
+  config: Config
+  store: Store
+  bus: Bus
+  hooks: Hooks
+  recovery: RecoveryLog
+  limits: Limits
+  outputDir: string
+  registry: Registry
+  rulesOf: (agent: string) => Ruleset
+}): ToolServicesFor {
+  const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
+  const lockWait = file?.lock_wait_ms
+  if (typeof lockWait === "number" && lockWait >= 0) configureFileLocks({ waitMs: lockWait })
+  const extra: ServiceExtra = {
+    directory,
+    worktree,
+    readLedger: store.readLedger,
+    firstTime: (sessionID, key) => store.seen.firstTime(sessionID, key),
+    requireRead: file?.require_read ?? true,
+    publish: bus.publish,
+    hooks,
+    recovery,
+  }
+  const shell = { shell: config.shell, limits, outputDir, dataDir }
+  const pagerFor = (agent: string) =>
+    registry.pager({ agent }, (permission) => disabled([permission], rulesOf(agent)).size === 0)
+  return {
+    extraFor: (agent) => ({ ...extra, ...shell, pager: () => pagerFor(agent) }),
+    pagerFor,
+  }
+}

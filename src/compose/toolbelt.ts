@@ -1,0 +1,225 @@
+// The composition root: builds a toolbelt for one project from its config, in named steps.
+
+import type { McpServers } from "../adapters/mcp-client/index.ts"
+import type { PluginLoadError } from "../adapters/plugins/load.ts"
+import type { CrashRecovery } from "../platform/fs/crash-recovery.ts"
+import type { Recovery } from "../platform/store/journal.ts"
+import type { Store } from "../platform/store/store.ts"
+import { type Limits, resolveLimits } from "../platform/text/limits.ts"
+import { logger } from "../platform/util/log.ts"
+import { Bus } from "../runtime/bus/bus.ts"
+import type { Config } from "../runtime/config/config.ts"
+import { Hooks } from "../runtime/hooks/hooks.ts"
+import type { OutputStore } from "../runtime/output/store.ts"
+import type { Policy } from "../runtime/permission/agents/policy.ts"
+import type { PermissionEngine } from "../runtime/permission/engine.ts"
+import type { Decide } from "../runtime/permission/simple.ts"
+import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
+import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
+import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
+import { advertise } from "./advertise.ts"
+import { openProject } from "./open-project.ts"
+import { openRecords } from "./open-records.ts"
+import { connectMcp, registerTools } from "./register-tools.ts"
+import { type CallInput, sessionCalls } from "./session-calls.ts"
+import { startPermissions } from "./start-permissions.ts"
+import { toolServices } from "./tool-services.ts"
+
+export type { CallInput } from "./session-calls.ts"
+
+const log = logger("toolbelt")
+
+export interface ToolbeltOptions {
+  /** The project directory (default: the current directory). */
+  readonly directory?: string
+  /** Where the store and the output store live (default: DESIGN.md's data dir). */
+  readonly dataDir?: string
+  /** Config to use instead of reading `toolbelt.json(c)` files (permission rules included). */
+  readonly config?: Config
+  /** The store: an open one, `"memory"` for a throwaway one, or (default) the data dir's file. */
+  readonly store?: Store | "memory"
+  /** Answers asks the rules leave open (a TTY prompt, `--yes`); without it they wait for `reply`. */
+  readonly decide?: Decide
+  /** Register the built-in tools (default true). */
+  readonly builtins?: boolean
+  /** Load tool files from `.toolbelt/tools/`, `.opencode/tools/` and the config dirs (default true). */
+  readonly customTools?: boolean
+  /** Also receives every tool part state. */
+  readonly parts?: PartSink
+  /** Connect the MCP servers listed under `mcp` in config (default true). */
+  readonly mcp?: boolean
+  /** Sweep the output store hourly (default true). */
+  readonly sweep?: boolean
+  readonly env?: NodeJS.ProcessEnv
+}
+
+export interface Toolbelt {
+  readonly directory: string
+  readonly worktree: string
+  readonly dataDir: string
+  readonly config: Config
+  readonly registry: Registry
+  readonly permission: PermissionEngine
+  /** The permission policy: every agent's rules and the config files (and variable) they came from. */
+  readonly policy: Policy
+  readonly bus: Bus
+  readonly hooks: Hooks
+  readonly store: Store
+  readonly output: OutputStore
+  readonly limits: Limits
+  /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
+  readonly recovered: Recovery
+  /** Multi-file changes a crash interrupted, rolled back at start (each also a `file.recovered` event), and temp files of killed writes removed. */
+  readonly crashRecovery: CrashRecovery
+  /** Plugins and custom tool files that failed to load (which one, why); the rest loaded. */
+  readonly pluginErrors: readonly PluginLoadError[]
+  /** The MCP servers from config and their state (connected, failed, disabled). */
+  readonly mcp: McpServers | undefined
+  /** The tools an agent may see: registered, available, not hidden by its permission rules. */
+  tools(query?: ToolsQuery): Promise<Advertised[]>
+  call(input: CallInput): Promise<Settlement>
+  /**
+   * A session's connection ended (an MCP client left): its background jobs are killed, and what this
+   * process holds for it (session-only approvals, loop history) is let go. The store keeps its record.
+   */
+  endSession(sessionID: string): Promise<void>
+  /** Stops everything: pending asks are rejected, MCP servers closed, the store closed (if it is ours). */
+  close(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/**
+ * Puts the runtime together for one project.
+ * 1. The project: its directory, worktree, config (given or read from files) and data dir.
+ * 2. The bus and the hooks, which everything after publishes to and consults.
+ * 3. The records: the store and the output store; start-up recovery closes calls a crashed process
+ *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
+ *    writes.
+ * 4. Permission: the policy (agent rules from config), the engine (approvals saved in the store),
+ *    asks and replies journaled, asks answered by `decide` when given. Then the loop guard, whose
+ *    threshold config checks before any tool loads.
+ * 5. The tools: built-ins, then tool files, then plugins (their tools and hooks), then MCP servers.
+ * 6. The output store's hourly sweep.
+ * 7. The services the tools get in `ctx.extra`.
+ * 8. `call`: settles one call with the journal recording every step and the bus publishing it.
+ * 9. `close`: undoes the above in reverse, once.
+ */
+export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Toolbelt> {
+  // 1. Project.
+  const project = await openProject(options)
+  const { env, directory, worktree, config, dataDir } = project
+
+  // 2. Bus and hooks.
+  const bus = new Bus()
+  const hooks = new Hooks()
+
+  // 3. Records.
+  const records = await openRecords({ store: options.store, dataDir, directory, bus })
+  const { store, output } = records
+  const limits = resolveLimits(config.tool_output)
+
+  // 4. Permission and the loop guard.
+  const {
+    policy,
+    permission,
+    stop: stopPermissions,
+  } = await startPermissions({
+    directory,
+    dataDir,
+    env,
+    config: project.configGiven ? config : undefined,
+    store,
+    bus,
+    hooks,
+    decide: options.decide,
+  })
+  const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
+
+  // 5. Tools.
+  const registry = new Registry()
+  const registered = await registerTools({
+    registry,
+    hooks,
+    config,
+    directory,
+    worktree,
+    env,
+    builtins: options.builtins,
+    customTools: options.customTools,
+  })
+  const mcp =
+    options.mcp === false ? undefined : await connectMcp({ registry, store, config, directory, env, log })
+
+  // 6. Sweep.
+  const sweeper = options.sweep === false ? undefined : output.startSweeper()
+
+  // 7. Services.
+  const services = toolServices({
+    directory,
+    worktree,
+    dataDir,
+    config,
+    store,
+    bus,
+    hooks,
+    recovery: records.crashLog,
+    limits,
+    outputDir: output.dir,
+    registry,
+    rulesOf: policy.rulesOf,
+  })
+
+  // 8. Calls.
+  const calls = sessionCalls({
+    registry,
+    permission,
+    rulesOf: policy.rulesOf,
+    hooks,
+    bus,
+    store,
+    output,
+    limits,
+    doomLoop,
+    services,
+    parts: options.parts,
+    log,
+  })
+
+  // 9. Close.
+  let closed: Promise<void> | undefined
+  const close = () => {
+    closed ??= (async () => {
+      sweeper?.stop()
+      calls.endAll()
+      stopPermissions()
+      for (const handle of registered.handles.splice(0)) handle.close()
+      await mcp?.close()
+      if (records.ownsStore) store.close()
+    })()
+    return closed
+  }
+
+  return {
+    directory,
+    worktree,
+    dataDir,
+    config,
+    registry,
+    permission,
+    policy,
+    bus,
+    hooks,
+    store,
+    output,
+    limits,
+    recovered: records.recovered,
+    crashRecovery: records.crashReport,
+    mcp,
+    pluginErrors: registered.errors,
+    tools: advertise({ registry, hooks, rulesOf: policy.rulesOf }),
+    call: calls.call,
+    endSession: calls.endSession,
+    close,
+    [Symbol.asyncDispose]: close,
+  }
+}

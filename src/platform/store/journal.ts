@@ -1,0 +1,377 @@
+import type { GroupCommit } from "./group-commit.ts"
+import type { Owners } from "./owners.ts"
+import { advance, IllegalTransitionError, type ToolPart, type ToolState } from "./part.ts"
+import type { PartRows } from "./parts.ts"
+import type { PermissionAsked, PermissionReply } from "./record-shapes.ts"
+import type { Database, Statement } from "./sqlite.ts"
+
+/** The error an interrupted call ends with (opencode's wording, so replay logic matches). */
+export const ABORTED = "Tool execution aborted"
+
+/**
+ * The error of a call whose process died under it (start-up recovery): it starts like `ABORTED`, and
+ * tells the model that the work may be half done and what to look at before going on.
+ */
+export const PROCESS_GONE =
+  `${ABORTED}: the process running this call was killed or crashed before the call finished, so its ` +
+  "result is unknown and it may have done part of its work. Before relying on it or running it again, " +
+  "check what it touched: read the files it was writing or editing, look for processes it started."
+
+export type JournalKind =
+  | "requested"
+  | "asked"
+  | "decided"
+  | "started"
+  | "progress"
+  | "finished"
+  | "interrupted"
+
+/** One line of the append-only journal. `seq` orders all entries of the store. */
+export interface JournalEntry {
+  readonly seq: number
+  readonly sessionID: string
+  readonly callID?: string
+  readonly kind: JournalKind
+  readonly data: unknown
+  /** Epoch ms. */
+  readonly time: number
+}
+
+/** What start-up recovery found: calls it closed as interrupted, and asks still waiting for a reply. */
+export interface Recovery {
+  readonly interrupted: ToolPart[]
+  readonly pendingAsks: PermissionAsked[]
+}
+
+/**
+ * A call that has already finished was asked to move again. `part` is the recorded final part: a
+ * resumed run uses it instead of running the side effect a second time.
+ */
+export class CallSettledError extends Error {
+  override readonly name = "CallSettledError"
+  readonly part: ToolPart
+  constructor(part: ToolPart) {
+    super(
+      `Call ${part.callID} (${part.tool}) of session ${part.sessionID} has already finished ` +
+        `(${part.state.status}); a finished call is never run or recorded twice`,
+    )
+    this.part = part
+  }
+}
+
+/**
+ * The part closed as interrupted: `error` with `ABORTED`, `metadata.interrupted: true` on top of the
+ * metadata it had (partial output stays), `time.end` = now. Throws for a part already final.
+ */
+export function interrupt(part: ToolPart, now: number, error = ABORTED): ToolPart {
+  const state = part.state
+  const metadata = state.status === "running" ? state.metadata : undefined
+  const start = state.status === "pending" ? now : state.time.start
+  return advance(part, {
+    status: "error",
+    input: state.input,
+    error,
+    metadata: { ...metadata, interrupted: true },
+    time: { start, end: now },
+  })
+}
+
+export function isFinal(part: ToolPart): boolean {
+  return part.state.status === "completed" || part.state.status === "error"
+}
+
+interface AskRow {
+  id: string
+  session_id: string
+  call_id: string | null
+  data: string
+  owner: string | null
+}
+
+interface EntryRow {
+  seq: number
+  session_id: string
+  call_id: string | null
+  kind: JournalKind
+  data: string
+  time: number
+}
+
+/**
+ * Every tool call, recorded as it moves: requested → (asked → decided) → started → progress… →
+ * finished. Each step writes the part row and appends a journal entry in ONE transaction, so after
+ * a crash the two always agree.
+ *
+ * Steps are group-committed (group-commit.ts): a step's promise resolves once the transaction
+ * holding it has committed, with the connection's durability (by default `synchronous=NORMAL`: the
+ * step survives a SIGKILL or crash of the process; see `Synchronous` in sqlite.ts). Await `started()`
+ * before running the side effect and `finished()` before handing the result on. Steps issued in the
+ * same turn of the event loop (calls running in parallel) share one commit; the steps of one call
+ * must be awaited in order.
+ *
+ * Rules that make a resumed run safe:
+ * - a part only moves forward (`advance()`); a backward move throws `IllegalTransitionError`, and so
+ *   does starting a call that is already running (its side effect may have begun);
+ * - once a call is finished, any further step for it throws `CallSettledError` carrying the recorded
+ *   part, and `settled()` returns it, so a finished side effect is never executed twice;
+ * - `recover()` closes calls whose owner died as interrupted; it never re-runs them.
+ */
+export class Journal {
+  readonly #db: Database
+  readonly #rows: PartRows
+  readonly #owners: Owners
+  readonly #group: GroupCommit
+  readonly #now: () => number
+  readonly #append: Statement
+  readonly #insertAsk: Statement
+  readonly #getAsk: Statement
+  readonly #deleteAsk: Statement
+  readonly #adoptAsk: Statement
+  readonly #asks: Statement
+  readonly #asksInSession: Statement
+  readonly #entries: Statement
+  readonly #entriesOfCall: Statement
+  readonly #noteInterrupted: Statement
+  readonly #interruptedIn: Statement
+  readonly #forgetInterrupted: Statement
+  /**
+   * The part each open call's last step wrote, and in which batch: the next step of the call in the same
+   * batch (a read-only call's three steps share one) takes it from here instead of reading and parsing
+   * the row again. Nothing else writes the row inside the batch's transaction; another batch reads it.
+   */
+  readonly #written = new Map<string, { batch: number; part: ToolPart }>()
+
+  constructor(
+    db: Database,
+    rows: PartRows,
+    owners: Owners,
+    group: GroupCommit,
+    now: () => number = Date.now,
+  ) {
+    this.#db = db
+    this.#rows = rows
+    this.#owners = owners
+    this.#group = group
+    this.#now = now
+    this.#append = db.prepare(
+      "INSERT INTO journal (session_id, call_id, kind, data, time) VALUES (?, ?, ?, ?, ?)",
+    )
+    this.#insertAsk = db.prepare(
+      "INSERT INTO pending_ask (id, session_id, call_id, data, owner, time) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    this.#getAsk = db.prepare("SELECT * FROM pending_ask WHERE id = ?")
+    this.#deleteAsk = db.prepare("DELETE FROM pending_ask WHERE id = ?")
+    this.#adoptAsk = db.prepare("UPDATE pending_ask SET owner = ? WHERE id = ?")
+    this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, rowid")
+    this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, rowid")
+    this.#entries = db.prepare("SELECT * FROM journal WHERE session_id = ? ORDER BY seq")
+    this.#entriesOfCall = db.prepare(
+      "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
+    )
+    this.#noteInterrupted = db.prepare(
+      "INSERT OR IGNORE INTO interrupted_call (session_id, call_id, time) VALUES (?, ?, ?)",
+    )
+    this.#interruptedIn = db.prepare(
+      "SELECT call_id FROM interrupted_call WHERE session_id = ? ORDER BY time",
+    )
+    this.#forgetInterrupted = db.prepare("DELETE FROM interrupted_call WHERE session_id = ?")
+  }
+
+  /** How many group commits the store has made (each is one transaction; for tests and benchmarks). */
+  get commits(): number {
+    return this.#group.commits
+  }
+
+  /** The model asked for a call (a `pending` part). */
+  requested(part: ToolPart): Promise<ToolPart> {
+    return this.#move("requested", part, ["pending"])
+  }
+
+  /** The call starts executing (a `running` part). Journal this before the side effect begins. */
+  started(part: ToolPart): Promise<ToolPart> {
+    return this.#move("started", part, ["running"])
+  }
+
+  /** Live progress of a running call (title, metadata such as partial output): overwrites the part. */
+  progress(part: ToolPart): Promise<ToolPart> {
+    return this.#move("progress", part, ["running"])
+  }
+
+  /** The call ended (`completed` or `error`). Refused with `CallSettledError` when it already had. */
+  finished(part: ToolPart): Promise<ToolPart> {
+    return this.#move("finished", part, ["completed", "error"])
+  }
+
+  /** A permission request is waiting for a reply: kept until `decided`, shown again after a crash. */
+  asked(request: PermissionAsked): Promise<void> {
+    const callID = request.tool?.callID ?? null
+    return this.#group.run(() => {
+      const now = this.#now()
+      const data = JSON.stringify(request)
+      this.#insertAsk.run(request.id, request.sessionID, callID, data, this.#owners.id, now)
+      this.#append.run(request.sessionID, callID, "asked", data, now)
+    })
+  }
+
+  /** The request got its reply: removes the pending ask. False when there was no such ask. */
+  decided(requestID: string, reply: PermissionReply): Promise<boolean> {
+    return this.#group.run(() => {
+      const now = this.#now()
+      const ask = this.#getAsk.get<AskRow>(requestID)
+      if (!ask) return false
+      this.#deleteAsk.run(requestID)
+      this.#append.run(ask.session_id, ask.call_id, "decided", JSON.stringify({ requestID, reply }), now)
+      return true
+    })
+  }
+
+  /** The recorded final part of a call, or undefined while it has not finished (or never started). */
+  settled(sessionID: string, callID: string): ToolPart | undefined {
+    this.#group.flush()
+    const stored = this.#rows.read(sessionID, callID)?.part
+    return stored && isFinal(stored) ? stored : undefined
+  }
+
+  /** Asks waiting for a reply (of one session, or all), oldest first. */
+  pendingAsks(sessionID?: string): PermissionAsked[] {
+    this.#group.flush()
+    const rows =
+      sessionID === undefined ? this.#asks.all<AskRow>() : this.#asksInSession.all<AskRow>(sessionID)
+    return rows.map((row) => JSON.parse(row.data) as PermissionAsked)
+  }
+
+  /** The journal of a session, or of one call, in order. */
+  entries(sessionID: string, callID?: string): JournalEntry[] {
+    this.#group.flush()
+    const rows =
+      callID === undefined
+        ? this.#entries.all<EntryRow>(sessionID)
+        : this.#entriesOfCall.all<EntryRow>(sessionID, callID)
+    return rows.map((row) => ({
+      seq: row.seq,
+      sessionID: row.session_id,
+      ...(row.call_id === null ? {} : { callID: row.call_id }),
+      kind: row.kind,
+      data: JSON.parse(row.data),
+      time: row.time,
+    }))
+  }
+
+  /**
+   * Start-up recovery after a crash, in one transaction.
+   * 1. Every part left `pending`/`running` by an owner that is gone (its process died, or its store
+   *    closed) becomes `error` `PROCESS_GONE` with `metadata.interrupted: true`, and is noted for its
+   *    session (`takeInterrupted`); calls of live owners (another process using the same store) are
+   *    left alone. `all: true` closes every open part, for a host that knows no one else uses it.
+   * 2. Pending asks of owners that are gone are adopted by this store and returned, so a surface can
+   *    show them again; they stay pending until `decided`.
+   * 3. The dead owners' rows are forgotten.
+   */
+  recover(options: { all?: boolean } = {}): Recovery {
+    this.#group.flush()
+    const now = this.#now()
+    return this.#db.transaction(() => {
+      const verdicts = new Map<string | null, boolean>()
+      const gone = (owner: string | null): boolean => {
+        if (options.all) return true
+        let dead = verdicts.get(owner)
+        if (dead === undefined) {
+          dead = !this.#owners.alive(owner)
+          verdicts.set(owner, dead)
+        }
+        return dead
+      }
+      const interrupted: ToolPart[] = []
+      for (const { part, owner } of this.#rows.open()) {
+        if (!gone(owner)) continue
+        const next = interrupt(part, now, PROCESS_GONE)
+        this.#rows.write(next, part, this.#owners.id, now)
+        this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
+        this.#noteInterrupted.run(next.sessionID, next.callID, now)
+        interrupted.push(next)
+      }
+      const pendingAsks: PermissionAsked[] = []
+      for (const ask of this.#asks.all<AskRow>()) {
+        if (ask.owner === this.#owners.id || !gone(ask.owner)) continue
+        this.#adoptAsk.run(this.#owners.id, ask.id)
+        pendingAsks.push(JSON.parse(ask.data) as PermissionAsked)
+      }
+      const dead = [...verdicts]
+        .filter(([owner, isDead]) => isDead && owner !== null)
+        .map(([owner]) => owner!)
+      this.#owners.forget(dead)
+      return { interrupted, pendingAsks }
+    })
+  }
+
+  /**
+   * The calls of a session that recovery closed as interrupted and that nobody has reported yet, oldest
+   * first; taking them marks them reported, so each is reported once. Cheap when there are none (one
+   * indexed read, no write): the runtime asks on every call.
+   */
+  takeInterrupted(sessionID: string): ToolPart[] {
+    const rows = this.#interruptedIn.all<{ call_id: string }>(sessionID)
+    if (rows.length === 0) return []
+    this.#group.flush()
+    return this.#db.transaction(() => {
+      const parts = this.#interruptedIn
+        .all<{ call_id: string }>(sessionID)
+        .flatMap((row) => this.#rows.read(sessionID, row.call_id)?.part ?? [])
+      this.#forgetInterrupted.run(sessionID)
+      return parts
+    })
+  }
+
+  #move(kind: JournalKind, part: ToolPart, accepted: readonly ToolState["status"][]): Promise<ToolPart> {
+    if (!accepted.includes(part.state.status)) {
+      const message = `journal.${kind}() takes a ${accepted.join(" or ")} part; call ${part.callID} is ${part.state.status}`
+      return Promise.reject(new TypeError(message))
+    }
+    return this.#group.run(() => {
+      const now = this.#now()
+      const key = `${part.sessionID}\u0000${part.callID}`
+      const written = this.#written.get(key)
+      // Taken out now, so a step that fails leaves nothing behind; put back below when it succeeds.
+      this.#written.delete(key)
+      const stored =
+        written && written.batch === this.#group.batch
+          ? written.part
+          : this.#rows.read(part.sessionID, part.callID)?.part
+      if (stored && isFinal(stored)) throw new CallSettledError(stored)
+      // A call that is already running may have begun its side effect: starting it again could run
+      // it twice. (After a crash, recover() closes it as interrupted instead.)
+      if (kind === "started" && stored?.state.status === "running") {
+        throw new IllegalTransitionError(stored, "running")
+      }
+      // advance() keeps the stored identity (id, messageID, tool) and refuses a backward move.
+      const next = stored ? advance(stored, part.state) : part
+      this.#rows.write(next, stored, this.#owners.id, now)
+      this.#append.run(next.sessionID, next.callID, kind, entryData(kind, next), now)
+      if (!isFinal(next)) this.#written.set(key, { batch: this.#group.batch, part: next })
+      return next
+    })
+  }
+}
+
+/**
+ * What a step appends. Entries stay small: the part row holds the content (input, output, metadata),
+ * and a final part never changes, so the journal records the movement and the part row the result.
+ */
+function entryData(kind: JournalKind, part: ToolPart): string {
+  const state = part.state
+  switch (state.status) {
+    case "pending":
+      return JSON.stringify({ partID: part.id, messageID: part.messageID, tool: part.tool })
+    case "running":
+      return JSON.stringify(kind === "progress" ? { title: state.title } : { start: state.time.start })
+    case "completed":
+      return JSON.stringify({ status: state.status, title: state.title, time: state.time })
+    case "error":
+      return JSON.stringify({
+        status: state.status,
+        error: state.error,
+        ...(state.metadata?.interrupted === true ? { interrupted: true } : {}),
+        time: state.time,
+      })
+  }
+}

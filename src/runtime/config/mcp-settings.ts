@@ -1,0 +1,70 @@
+// The `mcp` key of toolbelt.json: the MCP server's settings (the other keys there are MCP servers to use).
+import { type Config, ConfigError } from "./config.ts"
+
+/** What happens to a permission ask when the client cannot show it (no elicitation). */
+export type AskFallback = "reject" | "allow"
+
+/** An HTTP session nobody used for this long ends (its calls aborted, its processes killed). */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+
+/** Live HTTP sessions at most; a new one beyond it ends the one idle the longest. */
+export const DEFAULT_MAX_SESSIONS = 100
+
+/**
+ * The largest HTTP request body. A `write` of a 5 MB file must fit once JSON-escaped (quotes,
+ * backslashes and newlines double), with room to spare.
+ */
+export const DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+export interface McpSettings {
+  /** `reject` (default): the call fails with an error that says how to allow it; `allow`: approved once. */
+  readonly ask: AskFallback
+  /** `session_idle_ms`: how long an HTTP session may sit unused before it ends. */
+  readonly sessionIdleMs: number
+  /** `max_sessions`: live HTTP sessions at most. */
+  readonly maxSessions: number
+  /** `max_request_bytes`: the largest HTTP request body. */
+  readonly maxRequestBytes: number
+}
+
+/** The numeric settings: their config key, their default, and what the key means in an error. */
+const NUMBERS = [
+  ["sessionIdleMs", "session_idle_ms", DEFAULT_SESSION_IDLE_MS, "milliseconds"],
+  ["maxSessions", "max_sessions", DEFAULT_MAX_SESSIONS, "sessions"],
+  ["maxRequestBytes", "max_request_bytes", DEFAULT_MAX_REQUEST_BYTES, "bytes"],
+] as const
+
+/** The keys of `mcp` that are server settings, not MCP servers to connect to. */
+export const SETTING_KEYS: readonly string[] = ["ask", ...NUMBERS.map(([, key]) => key)]
+
+/**
+ * Reads `{"mcp": {"ask": "reject" | "allow", "session_idle_ms": N, "max_sessions": N,
+ * "max_request_bytes": N}}`; anything else is a config error that says what is allowed.
+ */
+export function mcpSettings(config: Config): McpSettings {
+  const section = config.mcp ?? {}
+  if (typeof section !== "object" || section === null || Array.isArray(section)) {
+    throw new ConfigError(`Invalid config: "mcp" must be an object, e.g. {"mcp": {"ask": "reject"}}.`)
+  }
+  const values = section as Record<string, unknown>
+  const ask = values.ask ?? "reject"
+  if (ask !== "reject" && ask !== "allow") {
+    throw new ConfigError(
+      `Invalid config: "mcp.ask" must be "reject" (the default) or "allow", not ${JSON.stringify(ask)}.`,
+    )
+  }
+  const settings: Record<string, unknown> = { ask }
+  for (const [name, key, fallback, unit] of NUMBERS) {
+    settings[name] = positiveInteger(values[key], `mcp.${key}`, fallback, unit)
+  }
+  return settings as unknown as McpSettings
+}
+
+/** A setting that must be a whole number above zero, or absent (the default). */
+export function positiveInteger(value: unknown, name: string, fallback: number, unit: string): number {
+  if (value === undefined) return fallback
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value
+  throw new ConfigError(
+    `Invalid config: "${name}" must be a whole number of ${unit} above 0 (default ${fallback}), not ${JSON.stringify(value)}.`,
+  )
+}

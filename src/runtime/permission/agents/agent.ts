@@ -1,0 +1,249 @@
+import { realpathSync } from "node:fs"
+import { join, relative, sep } from "node:path"
+import { fromConfig } from "../config.ts"
+import type { Rule, Ruleset } from "../rule.ts"
+
+/** Who runs: the permission policy of a session, by agent name. */
+export interface Agent {
+  readonly name: string
+  /** `primary` agents talk to the person; `subagent`s run under the task tool; `all` can do both. */
+  readonly mode: "primary" | "subagent" | "all"
+  readonly description: string
+  /** Defaults, then the agent's overrides, then user config, then `agent.<name>.permission`. */
+  readonly permission: Ruleset
+}
+
+export interface AgentOptions {
+  /** toolbelt's data dir: its `tool-output/` (and `plans/`) are pre-approved outside the project. */
+  readonly dataDir: string
+  /**
+   * A temp dir to pre-approve outside the project. None by default: the system temp dir is shared with
+   * every other program and user, so a path there asks like any other path outside the project (a
+   * cloned repository's symlink into /tmp must not be a way out). Allow it in config to pre-approve it.
+   */
+  readonly tmpDir?: string
+  /** The project directory: the plan agent may edit plans in the data dir through a relative path. */
+  readonly directory?: string
+  /** Used to expand `~` in the built-in patterns (default: the user's home). */
+  readonly home?: string
+  /** The user's `permission` config (applies to every agent). */
+  readonly rules?: Ruleset
+  /** `agent.<name>.permission` from config; names that are not built in define custom agents. */
+  readonly agents?: Readonly<Record<string, Ruleset>>
+}
+
+/** A name the agent table does not know. */
+export class UnknownAgentError extends Error {
+  override readonly name = "UnknownAgentError"
+  readonly agent: string
+  readonly available: readonly string[]
+  constructor(agent: string, available: readonly string[]) {
+    super(`Unknown agent "${agent}". Available agents: ${available.join(", ")}.`)
+    this.agent = agent
+    this.available = available
+  }
+}
+
+export const BUILTIN_AGENTS = ["build", "plan", "general", "explore"] as const
+
+/** The source of the base defaults' rules. */
+export const DEFAULTS_ORIGIN = "toolbelt's defaults"
+
+/** The source of the rule that pre-approves toolbelt's output store (where truncated outputs are read back). */
+export const OUTPUT_STORE_ORIGIN = "toolbelt's defaults (its output store, always readable)"
+
+/** The default agent of every surface. */
+export const DEFAULT_AGENT = "build"
+
+/**
+ * The base defaults put in front of every agent's rules: everything allowed, except `doom_loop` and paths
+ * outside the project (ask; toolbelt's own output store is allowed), `.env` reads (ask;
+ * `.env.example` allowed), and the mode-switching and question tools (denied, until an agent allows them).
+ */
+export function baseRules(options: AgentOptions): Rule[] {
+  const external: Record<string, string> = { "*": "ask" }
+  for (const pattern of whitelist(options)) external[pattern] = "allow"
+  return fromConfig(
+    {
+      "*": "allow",
+      doom_loop: "ask",
+      // A changed MCP tool definition asks again, whatever "*" allows.
+      mcp_drift: "ask",
+      external_directory: external,
+      question: "deny",
+      plan_enter: "deny",
+      plan_exit: "deny",
+      read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
+    },
+    { ...homeOption(options), origin: DEFAULTS_ORIGIN },
+  )
+}
+
+/** Each built-in agent's own overrides, after the base defaults. */
+function overrides(name: string, options: AgentOptions): Record<string, unknown> | undefined {
+  switch (name) {
+    case "build":
+      return { question: "allow", plan_enter: "allow" }
+    case "plan": {
+      const plans = join(options.dataDir, "plans")
+      const edit: Record<string, string> = { "*": "deny", ".toolbelt/plans/*.md": "allow" }
+      if (options.directory) edit[`${toSlash(relative(options.directory, plans))}/*.md`] = "allow"
+      return {
+        question: "allow",
+        plan_exit: "allow",
+        task: { general: "deny" },
+        external_directory: { [join(plans, "*")]: "allow" },
+        edit,
+      }
+    }
+    case "general":
+      return { todowrite: "deny" }
+    case "explore": {
+      const external: Record<string, string> = { "*": "ask" }
+      for (const pattern of whitelist(options)) external[pattern] = "allow"
+      return {
+        "*": "deny",
+        grep: "allow",
+        glob: "allow",
+        list: "allow",
+        bash: "allow",
+        webfetch: "allow",
+        websearch: "allow",
+        read: "allow",
+        external_directory: external,
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
+const DESCRIPTIONS: Readonly<Record<string, { mode: Agent["mode"]; description: string }>> = {
+  build: { mode: "primary", description: "The default agent: may use every tool the policy allows." },
+  plan: {
+    mode: "primary",
+    description: "Plans without changing the project: edits are denied except plan files.",
+  },
+  general: {
+    mode: "subagent",
+    description: "General-purpose subagent for research and multi-step tasks.",
+  },
+  explore: {
+    mode: "subagent",
+    description: "Fast read-only subagent for exploring a codebase (search, read, list, shell).",
+  },
+}
+
+/**
+ * Every agent, built-in and custom, with its full ruleset:
+ * 1. base defaults; 2. the agent's overrides; 3. the user's `permission`; 4. `agent.<name>.permission`;
+ * 5. `external_directory <data>/tool-output/* allow` appended, unless that exact rule is denied.
+ */
+export function createAgents(options: AgentOptions): Map<string, Agent> {
+  const agents = new Map<string, Agent>()
+  const base = baseRules(options)
+  const names = [...BUILTIN_AGENTS, ...Object.keys(options.agents ?? {}).filter((name) => !isBuiltin(name))]
+  for (const name of names) {
+    const own = overrides(name, options)
+    const permission = [
+      ...base,
+      ...(own ? fromConfig(own, { ...homeOption(options), origin: `the ${name} agent's defaults` }) : []),
+      ...(options.rules ?? []),
+      ...(options.agents?.[name] ?? []),
+    ]
+    for (const pattern of outputPatterns(options)) {
+      const denied = permission.some(
+        (rule) =>
+          rule.permission === "external_directory" && rule.pattern === pattern && rule.action === "deny",
+      )
+      if (!denied)
+        permission.push({
+          permission: "external_directory",
+          pattern,
+          action: "allow",
+          source: {
+            origin: OUTPUT_STORE_ORIGIN,
+            key: `permission.external_directory[${JSON.stringify(pattern)}]`,
+          },
+        })
+    }
+    const info = DESCRIPTIONS[name] ?? { mode: "all" as const, description: `Custom agent ${name}.` }
+    agents.set(name, { name, mode: info.mode, description: info.description, permission })
+  }
+  return agents
+}
+
+/**
+ * The `rules` function a permission engine takes: an agent's ruleset by name, computed once.
+ * An unknown name throws `UnknownAgentError` listing the agents.
+ */
+export function agentRules(options: AgentOptions): (agent: string) => Ruleset {
+  const agents = createAgents(options)
+  return (name) => {
+    const agent = agents.get(name)
+    if (!agent) throw new UnknownAgentError(name, [...agents.keys()])
+    return agent.permission
+  }
+}
+
+/**
+ * The configured rules of a subagent's session:
+ * 1. every `deny` rule and every `external_directory` rule of the parent session's ruleset;
+ * 2. `todowrite * deny` unless the subagent's own ruleset mentions `todowrite`;
+ * 3. `task * deny` unless it mentions `task`;
+ * 4. `<tool> * deny` for each of `primaryTools` (tools only primary agents may use).
+ * Duplicates are removed (the first one is kept).
+ */
+export function subagentRules(
+  parent: Ruleset,
+  subagent: Ruleset,
+  options: { primaryTools?: readonly string[] } = {},
+): Rule[] {
+  const rules: Rule[] = parent.filter(
+    (rule) => rule.action === "deny" || rule.permission === "external_directory",
+  )
+  const mentions = (permission: string) => subagent.some((rule) => rule.permission === permission)
+  if (!mentions("todowrite")) rules.push({ permission: "todowrite", pattern: "*", action: "deny" })
+  if (!mentions("task")) rules.push({ permission: "task", pattern: "*", action: "deny" })
+  for (const tool of options.primaryTools ?? [])
+    rules.push({ permission: tool, pattern: "*", action: "deny" })
+  const seen = new Set<string>()
+  return rules.filter((rule) => {
+    const key = `${rule.permission}\0${rule.pattern}\0${rule.action}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+function isBuiltin(name: string): boolean {
+  return (BUILTIN_AGENTS as readonly string[]).includes(name)
+}
+
+function homeOption(options: AgentOptions): { home?: string } {
+  return options.home === undefined ? {} : { home: options.home }
+}
+
+/** `<dir>/*` for the output store, also through its realpath when that differs (macOS `/var` → `/private/var`). */
+function outputPatterns(options: AgentOptions): string[] {
+  return globs(join(options.dataDir, "tool-output"))
+}
+
+function whitelist(options: AgentOptions): string[] {
+  return [...outputPatterns(options), ...(options.tmpDir ? globs(options.tmpDir) : [])]
+}
+
+function globs(dir: string): string[] {
+  const out = [join(dir, "*")]
+  try {
+    const real = realpathSync(dir)
+    if (real !== dir) out.push(join(real, "*"))
+  } catch {
+    // Not created yet: the lexical path is all there is.
+  }
+  return out
+}
+
+function toSlash(path: string): string {
+  return sep === "\\" ? path.replaceAll("\\", "/") : path
+}

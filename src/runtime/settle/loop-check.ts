@@ -1,0 +1,97 @@
+// The doom-loop guard as one call meets it. A call that changes things is judged before it runs; a
+// read-only call runs first and is a loop only if it answered as the calls it repeats did, so a file
+// changed since the last read is never refused (running it costs nothing a refusal would have saved).
+
+import type { ToolState } from "../../platform/store/part.ts"
+import { isPermissionError } from "../permission/errors.ts"
+import type { PermissionService } from "../permission/service.ts"
+import { answerOf, type DoomLoop, type DoomLoopGuard, doomLoopAsk } from "./doom-loop.ts"
+import * as Message from "./messages.ts"
+import type { CallRequest } from "./types.ts"
+
+export interface LoopCheckOptions {
+  readonly guard: DoomLoopGuard
+  readonly permission: PermissionService
+  readonly request: CallRequest
+  /** The registered name the call resolved to. */
+  readonly tool: string
+  /** The arguments after the `tool.execute.before` hooks. */
+  readonly input: unknown
+  readonly readOnly: boolean
+  readonly signal: AbortSignal
+}
+
+/** One call's meeting with the guard: `before` it runs, `after` it answered, `remember` once settled. */
+export class LoopCheck {
+  readonly #options: LoopCheckOptions
+  /** What the call answered (its whole text, before bounding) and whether the tool called it a poll. */
+  #answer: { text?: string; poll: boolean } = { poll: false }
+
+  constructor(options: LoopCheckOptions) {
+    this.#options = options
+  }
+
+  /** A call that changes things: the refusal, when the session's recent calls show it looping. */
+  async before(): Promise<string | undefined> {
+    const { guard, request, tool, input, readOnly } = this.#options
+    if (readOnly) return undefined
+    const loop = guard.check(request.sessionID, { tool, input })
+    return loop ? this.#ask(loop) : undefined
+  }
+
+  /** The tool called this answer a poll (a job's status): polling again is never a loop. */
+  poll(poll: boolean): void {
+    this.#answer.poll = poll
+  }
+
+  /** The whole text the call answered, which the guard remembers (a cut one names a new file each time). */
+  answered(text: string): void {
+    this.#answer.text = text
+  }
+
+  /** A read-only call that answered `answer` as the calls it repeats did: the refusal, if refused. */
+  async after(answer: string): Promise<string | undefined> {
+    const { guard, request, tool, input, readOnly } = this.#options
+    if (!readOnly || this.#answer.poll) return undefined
+    const loop = guard.check(request.sessionID, { tool, input, answer })
+    return loop ? this.#ask(loop) : undefined
+  }
+
+  /** Remembers what the settled call answered (not a refusal's reason, not an interruption). */
+  remember(state: ToolState): void {
+    const { guard, request, tool, input } = this.#options
+    const whole = this.#answer.text !== undefined && state.status === "completed"
+    const text = answerOf(whole ? { ...state, output: this.#answer.text! } : state)
+    if (text === undefined) return // interrupted: no answer
+    guard.record(request.sessionID, { tool, input, answer: text, poll: this.#answer.poll })
+  }
+
+  /**
+   * Asks `doom_loop` about a loop the guard found. Returns the model-visible reason when the loop must
+   * stop the turn: what repeated, the rule that decided and how to change it (see `Message.loopRefused`).
+   */
+  async #ask(loop: DoomLoop): Promise<string | undefined> {
+    const { guard, permission, request, tool, input, signal } = this.#options
+    const call = { tool, input }
+    const ask = doomLoopAsk(loop, call)
+    try {
+      await permission.ask(
+        {
+          sessionID: request.sessionID,
+          agent: request.agent,
+          permission: ask.permission,
+          patterns: [...ask.patterns],
+          always: [...(ask.always ?? ask.patterns)],
+          metadata: ask.metadata ?? {},
+          tool: { messageID: request.messageID, callID: request.callID, name: tool },
+          input,
+        },
+        { signal },
+      )
+      return undefined
+    } catch (error) {
+      if (!isPermissionError(error)) throw error
+      return Message.loopRefused({ loop, call, threshold: guard.threshold, error })
+    }
+  }
+}

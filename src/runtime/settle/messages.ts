@@ -1,0 +1,142 @@
+import type { z } from "zod"
+import {
+  PermissionCorrectedError,
+  PermissionDeniedError,
+  type PermissionError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+} from "../permission/errors.ts"
+import type { Rule } from "../permission/rule.ts"
+import { describeRule } from "../permission/rule-text.ts"
+import { type Call, canonicalJson, type DoomLoop } from "./doom-loop.ts"
+
+/** `questions[0].question` from `["questions", 0, "question"]`; `input` for the root. */
+export function readablePath(path: readonly PropertyKey[]): string {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else if (typeof key === "symbol") out += `[${String(key)}]`
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key
+    else out += `[${JSON.stringify(key)}]`
+  }
+  return out || "input"
+}
+
+/** Every issue of a schema error as `path: message`, joined with `; `. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${readablePath(issue.path)}: ${issue.message}`).join("; ")
+}
+
+export function invalidArguments(
+  tool: string,
+  error: z.ZodError,
+  format?: (error: z.ZodError) => string,
+): string {
+  if (format) return format(error)
+  return `The ${tool} tool was called with invalid arguments: ${describeIssues(error)}.\nPlease rewrite the input so it satisfies the expected schema.`
+}
+
+export function invalidOutput(tool: string, error: z.ZodError): string {
+  return `The ${tool} tool returned an invalid value for its output schema: ${describeIssues(error)}. This is a bug in the tool, not in the call.`
+}
+
+export function unknownTool(name: string, available: readonly string[]): string {
+  const list = available.length ? available.join(", ") : "(none)"
+  return `Model tried to call unavailable tool '${name}'. Available tools: ${list}.`
+}
+
+export function staleTool(name: string): string {
+  return `The ${name} tool was removed or replaced after this turn's tools were sent, so this call was not run. Call it again with the tools of the next turn.`
+}
+
+export const INTERRUPTED = "Tool execution aborted"
+
+export function unstorableOutput(tool: string, reason: string): string {
+  return `The ${tool} tool's output was too large to return in full and could not be saved for later reading (${reason}), so the result is not reported. Free space in the data directory or narrow the call.`
+}
+
+/** A short, single-paragraph message for a defect (its stack goes to the record, not the model). */
+export function defectMessage(tool: string, error: unknown): string {
+  const raw = error instanceof Error ? error.message : String(error)
+  const message = raw.length > 1000 ? `${raw.slice(0, 1000)}…` : raw
+  return message ? message : `The ${tool} tool failed unexpectedly.`
+}
+
+/** Input nested past the bound: refused before validation, since every schema walks it recursively. */
+export function inputTooDeep(tool: string, depth: number, max: number): string {
+  return `The ${tool} tool was called with arguments nested more than ${max} levels deep (found at least ${depth}), so the call was not run. Send the arguments as a flat JSON object, as the tool's schema describes.`
+}
+
+/** A NUL byte where the OS takes none (a path, a command): refused before anything was opened or run. */
+export function nulByte(tool: string, value: string | undefined): string {
+  const what = value === undefined ? "a value" : `the value ${JSON.stringify(value)}`
+  return `The ${tool} tool was given ${what}, which contains a NUL byte (\\u0000). File paths, commands and their arguments cannot contain one, so nothing was opened or run. Send it again without the NUL byte.`
+}
+
+/** The longest call shown in a refusal; the rest of its input is cut. */
+const CALL_SHOWN_CHARS = 200
+
+/**
+ * The one sentence a loop refusal says: the call, how often it repeated with the same result, the rule
+ * that refused it (with where it was written) and how to change that rule. It says that a person said
+ * no only when one was asked and did.
+ */
+export function loopRefused(args: {
+  loop: DoomLoop
+  call: Call
+  threshold: number
+  error: PermissionError
+}): string {
+  const { loop, call, threshold, error } = args
+  const what = `Refused ${shownCall(call)}`
+  const repeated =
+    loop.kind === "repeat"
+      ? `it was the ${ordinal(loop.count)} identical call in a row and the ${loop.count - 1} before it got the same result`
+      : `it would repeat the cycle ${loop.tools.join(", ")} a ${ordinal(loop.repeats)} time with the same results`
+  const rule =
+    error instanceof PermissionDeniedError || error instanceof PermissionUnansweredError
+      ? error.rule
+      : undefined
+  const change = `to allow it, set "doom_loop": {"threshold": N} with N above ${threshold}, or "permission": {"doom_loop": "allow"}, in ${configToChange(rule)}`
+  if (error instanceof PermissionUnansweredError) {
+    const rule = error.rule ? `the rule ${describeRule(error.rule)}` : `the doom_loop rule (ask, the default)`
+    return `${what}: ${repeated}, and ${rule} needs a person's approval for that, but no one could be asked; ${change}, or try something else.`
+  }
+  if (error instanceof PermissionDeniedError) {
+    const rule = error.rule ? `the rule ${describeRule(error.rule)}` : "the doom_loop rules"
+    return `${what}: ${repeated}, and ${rule} refuses that; ${change}, or try something else.`
+  }
+  if (error instanceof PermissionCorrectedError) {
+    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no with this feedback: ${error.feedback}`
+  }
+  if (error instanceof PermissionRejectedError) {
+    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no; try something else instead of repeating the same calls.`
+  }
+  return `${what}: ${repeated}, and its doom_loop approval was lost (${error.message}); try something else instead of repeating the same calls.`
+}
+
+/** Where to change the loop rule: the file it was written in, the config it was given in, else toolbelt.json. */
+function configToChange(rule: Rule | undefined): string {
+  const origin = rule?.source?.origin
+  if (
+    origin === undefined ||
+    origin === "TOOLBELT_PERMISSION" ||
+    !/^(\/|[A-Za-z]:[\\/]|the config)/.test(origin)
+  )
+    return "toolbelt.json"
+  return origin
+}
+
+function shownCall(call: Call): string {
+  const input = canonicalJson(call.input)
+  const shown = input.length > CALL_SHOWN_CHARS ? `${input.slice(0, CALL_SHOWN_CHARS)}…` : input
+  return `${call.tool} ${shown}`
+}
+
+/** 1st, 2nd, 3rd, 4th, 11th, 21st. */
+function ordinal(n: number): string {
+  const tens = n % 100
+  const suffix =
+    tens >= 11 && tens <= 13 ? "th" : n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th"
+  return `${n}${suffix}`
+}

@@ -1,0 +1,328 @@
+// Recording: what is written to the journal for one call, and when it must be on disk.
+//
+// The rules, in the order a call meets them:
+// 1. A call that already finished (same session and call id) is answered from its record and never
+//    runs again (`fromRecord`).
+// 2. `pending` (the call as requested, its input bounded for the journal) is queued at once but not
+//    awaited: the call's next step usually joins the same group commit, so a call costs one commit
+//    before its tool runs instead of two. A failed `pending` surfaces at the next step.
+// 3. `running` is durable before the tool runs: a crash from then on leaves a record that the next
+//    start closes as interrupted.
+// 4. Progress (`ctx.metadata`) is recorded in order but waited for by nobody.
+// 5. The final state is durable before `settle` resolves, so what the call stamped (a read) is too.
+// 6. The exception: a read-only call whose caller replies at once (`recordAfterReply`) waits for none
+//    of its steps (`trailsReply`); they still queue the moment they happen and commit together just
+//    after the reply. Running a read again is harmless, so a crash in that gap repeats no side effect.
+// 7. Every step is published on the bus only once it committed, in order (`journalSink`).
+
+import { storedInput, storedString } from "../../platform/store/input-bounds.ts"
+import { advance, asInput, type ToolPart, type ToolState } from "../../platform/store/part.ts"
+import type { Store } from "../../platform/store/store.ts"
+import type { FilePart } from "../../platform/text/content.ts"
+import { ascending } from "../../platform/util/id.ts"
+import type { Bus } from "../bus/bus.ts"
+import type { MetadataUpdate } from "../tool/context.ts"
+import type { ToolInternals } from "../tool/internal.ts"
+import * as Message from "./messages.ts"
+import type { CallRequest, ErrorKind, PartSink, SettleDeps, Settlement } from "./types.ts"
+
+/** How a call ends in error: what the model reads, why, and whether the turn stops. */
+export interface Failure {
+  readonly error: string
+  readonly kind: ErrorKind
+  readonly metadata?: Record<string, unknown>
+  /** A person's "no", no one to ask, or a refused loop: the turn stops. Default false. */
+  readonly blocked?: boolean
+}
+
+/** The result of a call that completed, as it is recorded and returned. */
+export interface Completion {
+  readonly output: string
+  readonly title: string
+  readonly metadata: Record<string, unknown>
+  readonly attachments: FilePart[]
+  readonly structured: unknown
+}
+
+/** Rule 6: whether the call's record may trail its reply instead of preceding it. */
+export function trailsReply(request: CallRequest, tool: ToolInternals): boolean {
+  return request.recordAfterReply === true && tool.annotations.readOnly === true
+}
+
+/** Rule 1: the settlement a finished call already had, from its recorded part. */
+export function fromRecord(part: ToolPart): Settlement {
+  const { state } = part
+  if (state.status === "completed") {
+    return {
+      status: "completed",
+      title: state.title,
+      output: state.output,
+      metadata: state.metadata,
+      attachments: state.attachments ?? [],
+      part,
+    }
+  }
+  if (state.status === "error") {
+    return {
+      status: "error",
+      error: state.error,
+      kind: "failure",
+      blocked: false,
+      metadata: state.metadata ?? {},
+      part,
+    }
+  }
+  throw new Error(
+    `settled() returned call ${part.callID} in state ${state.status}; only finished calls are records`,
+  )
+}
+
+/** Moves one call's part forward and hands every state to the sink (rules 2 to 6 on settle's side). */
+export class PartRecorder {
+  #part: ToolPart
+  #start = 0
+  #progress: MetadataUpdate = {}
+  readonly #sink: PartSink | undefined
+  #writes: Promise<void> = Promise.resolve()
+  /** Set by `trail()`: where a recording failure goes once nobody awaits it. */
+  #trailing: ((error: unknown) => void) | undefined
+  /** Told the final state as soon as the call settled (the loop guard's record). */
+  #settled: ((state: ToolState) => void) | undefined
+
+  constructor(request: CallRequest, sink: PartSink | undefined) {
+    this.#sink = sink
+    // The part carries the input as the journal keeps it (bounded); the tool gets the whole input.
+    const whole = asInput(request.input)
+    const input = storedInput(whole)
+    const raw =
+      typeof request.input === "string"
+        ? storedString(request.input)
+        : safeJson(input === whole ? request.input : input)
+    this.#part = {
+      id: request.partID ?? ascending("prt"),
+      sessionID: request.sessionID,
+      messageID: request.messageID,
+      type: "tool",
+      callID: request.callID,
+      tool: request.tool,
+      state: { status: "pending", input, raw },
+    }
+  }
+
+  get title(): string | undefined {
+    return this.#progress.title
+  }
+
+  get part(): ToolPart {
+    return this.#part
+  }
+
+  /**
+   * Rule 6: from now on the call waits for no recording: `running()` and the final state are handed
+   * to the sink and the call goes on (an `ordered` sink, such as the journal, then commits them
+   * together, after the result is out). A recording that fails goes to `report` (the result stands).
+   * The states are still queued the moment they happen, and the group commit flushes at the next turn
+   * of the event loop, so a call that is still running after one turn (any read that waits on I/O) is
+   * on disk as running, and a kill -9 from then on leaves a record that the next start closes as
+   * interrupted. Only a kill within that first turn can leave no record, and then what ran was a
+   * read: a client retrying it never repeats a side effect.
+   */
+  trail(report: (error: unknown) => void): void {
+    this.#trailing = report
+  }
+
+  /** Calls `listener` with the final state, the moment the call settles. */
+  onSettled(listener: (state: ToolState) => void): void {
+    this.#settled = listener
+  }
+
+  /** Rule 2. */
+  pending(): Promise<void> {
+    return this.#emit()
+  }
+
+  /** Rule 3. */
+  running(): Promise<void> {
+    this.#start = Date.now()
+    const written = this.#move({
+      status: "running",
+      input: this.#part.state.input,
+      time: { start: this.#start },
+    })
+    if (!this.#trailing) return written
+    // Its failure, if any, reaches the final state's write (they are chained) and is reported there.
+    written.catch(() => {})
+    return Promise.resolve()
+  }
+
+  /** Rule 4: live progress; keeps `time.start` (opencode resets it on every update). */
+  progress(update: MetadataUpdate): void {
+    if (this.#part.state.status !== "running") return
+    this.#progress = {
+      ...(update.title !== undefined || this.#progress.title !== undefined
+        ? { title: update.title ?? this.#progress.title }
+        : {}),
+      ...(update.metadata !== undefined || this.#progress.metadata !== undefined
+        ? { metadata: update.metadata ?? this.#progress.metadata }
+        : {}),
+    }
+    void this.#move({
+      status: "running",
+      input: this.#part.state.input,
+      ...this.#progress,
+      time: { start: this.#start },
+    }).catch(() => {})
+  }
+
+  /** Rule 5, for a call that ends in error. */
+  async fail({ error, kind, metadata, blocked = false }: Failure): Promise<Settlement> {
+    const full = { ...(this.#progress.metadata ?? {}), ...(metadata ?? {}) }
+    await this.#finish({
+      status: "error",
+      input: this.#part.state.input,
+      error,
+      metadata: full,
+      time: this.#times(),
+    })
+    return { status: "error", error, kind, blocked, metadata: full, part: this.#part }
+  }
+
+  interrupted(): Promise<Settlement> {
+    return this.fail({ error: Message.INTERRUPTED, kind: "interrupted", metadata: { interrupted: true } })
+  }
+
+  /** A throw that is neither a failure nor an interruption: recorded with its stack, then logged. */
+  defect(error: unknown, tool: string, onDefect: SettleDeps["onDefect"]): Promise<Settlement> {
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error)
+    const settled = this.fail({
+      error: Message.defectMessage(tool, error),
+      kind: "defect",
+      metadata: { defect: true, stack },
+    })
+    void settled.then((result) => onDefect?.(error, result.part))
+    return settled
+  }
+
+  /** Rule 5, for a call that completed. */
+  async complete(result: Completion): Promise<Settlement> {
+    await this.#finish({
+      status: "completed",
+      input: this.#part.state.input,
+      output: result.output,
+      title: result.title,
+      metadata: result.metadata,
+      time: this.#times(),
+      ...(result.attachments.length ? { attachments: result.attachments } : {}),
+    })
+    return {
+      status: "completed",
+      title: result.title,
+      output: result.output,
+      metadata: result.metadata,
+      attachments: result.attachments,
+      ...(result.structured !== undefined ? { structured: result.structured } : {}),
+      part: this.#part,
+    }
+  }
+
+  #times(): { start: number; end: number } {
+    const end = Date.now()
+    return { start: this.#start || end, end }
+  }
+
+  async #finish(state: ToolState): Promise<void> {
+    this.#settled?.(state)
+    const moved = this.#move(state)
+    const written = moved.then(() => this.#writes)
+    const report = this.#trailing
+    if (report) written.catch(report)
+    else await written
+  }
+
+  #move(state: ToolState): Promise<void> {
+    this.#part = advance(this.#part, state)
+    return this.#emit()
+  }
+
+  #emit(): Promise<void> {
+    if (!this.#sink) return Promise.resolve()
+    const part = this.#part
+    const sink = this.#sink
+    if (sink.ordered) {
+      // The sink queues in order itself; chaining only keeps every earlier state's failure in view.
+      let written: Promise<void>
+      try {
+        written = Promise.resolve(sink(part))
+      } catch (error) {
+        written = Promise.reject(error)
+      }
+      this.#writes = Promise.all([this.#writes, written]).then(() => {})
+      return this.#writes
+    }
+    // Serialised so the sink sees states in order even when it is async.
+    this.#writes = this.#writes.then(() => sink(part))
+    return this.#writes
+  }
+}
+
+/**
+ * The journal as a part sink (rules 2, 3, 5 and 7 on the store's side): every step of a call
+ * (requested, started, progress, finished) is written to the journal's queue at once and published
+ * (bus, then `also`) once it has committed, in order. The `pending` step alone is not waited for; every
+ * later step waits for all of its call's earlier steps as well, so `started` still resolves only once
+ * the call's record is durable, and a failed `requested` surfaces there. A read-only call waits for
+ * none of its steps (`PartRecorder.trail`): requested, started and finished usually share one commit,
+ * made just after its result is returned.
+ */
+export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also?: PartSink }): PartSink {
+  const calls = new Map<string, { running: boolean; durable: Promise<unknown>; published: Promise<void> }>()
+  const write = (part: ToolPart, running: boolean): Promise<unknown> => {
+    const { status } = part.state
+    if (status === "pending") return store.journal.requested(part)
+    if (status === "running") return running ? store.journal.progress(part) : store.journal.started(part)
+    return store.journal.finished(part)
+  }
+  // Ordered: every step is queued in the journal's group commit the moment it is handed over.
+  const sink = (part: ToolPart) => {
+    const call = calls.get(part.id) ?? {
+      running: false,
+      durable: Promise.resolve(),
+      published: Promise.resolve(),
+    }
+    const step = write(part, call.running)
+    if (part.state.status === "running") call.running = true
+    call.durable = Promise.all([call.durable, step])
+    call.published = Promise.all([call.published, call.durable]).then(() => {
+      bus.publish("message.part.updated", { part })
+      return also?.(part)
+    })
+    const final = part.state.status === "completed" || part.state.status === "error"
+    if (final) calls.delete(part.id)
+    else calls.set(part.id, call)
+    if (part.state.status !== "pending") return call.published
+    // Not awaited here: a failure reaches the call's next step through `durable`.
+    call.published.catch(() => {})
+  }
+  return Object.assign(sink, { ordered: true })
+}
+
+/**
+ * Publishes a part that is already in the journal (a call recovery closed as interrupted): told on
+ * the bus and to `also`, never recorded again.
+ */
+export function announceRecorded({ bus, also }: { bus: Bus; also?: PartSink }): (part: ToolPart) => void {
+  return (part) => {
+    bus.publish("message.part.updated", { part })
+    void Promise.resolve()
+      .then(() => also?.(part))
+      .catch(() => {})
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? "")
+  } catch {
+    return String(value)
+  }
+}

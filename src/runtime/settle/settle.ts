@@ -1,0 +1,375 @@
+import type { z } from "zod"
+import { depthBeyond, MAX_INPUT_DEPTH } from "../../platform/store/input-bounds.ts"
+import type { FilePart, ModelContent } from "../../platform/text/content.ts"
+import type { Limits } from "../../platform/text/limits.ts"
+import type { AfterOutput } from "../hooks/hooks.ts"
+import { truncate } from "../output/truncate.ts"
+import {
+  isPermissionError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+} from "../permission/errors.ts"
+import type { Registry } from "../registry/registry.ts"
+import type { AskInput, Context, MetadataUpdate } from "../tool/context.ts"
+import { isToolFailure } from "../tool/failure.ts"
+import { internals, type Projection, type ToolInternals } from "../tool/internal.ts"
+import type { AnyTool } from "../tool/tool.ts"
+import { completedAnswer, errorAnswer } from "./doom-loop.ts"
+import { LoopCheck } from "./loop-check.ts"
+import * as Message from "./messages.ts"
+import { type Failure, fromRecord, PartRecorder, trailsReply } from "./record.ts"
+import type { CallRequest, ErrorKind, SettleDeps, Settlement } from "./types.ts"
+
+export type { CallRequest, ErrorKind, PartSink, SettleDeps, Settlement } from "./types.ts"
+
+class Interrupted {}
+
+/**
+ * Settles one tool call; the one pipeline for every surface. Each step below is marked with its
+ * number in the code; what is recorded when is record.ts's, the loop guard's judgement loop-check.ts's.
+ *
+ * 1. Replay: a call that already finished (same session and call id) is answered from its record and
+ *    never runs again.
+ * 2. Record the call as requested, its input bounded for the journal.
+ * 3. Refuse input nested deeper than `MAX_INPUT_DEPTH`, before anything walks it recursively (hooks,
+ *    the loop guard's key, the schema).
+ * 4. Resolve the registration advertised for the call's turn (unknown or stale: error, no run) and
+ *    instantiate it for the agent (a throw: defect). The tool is captured here: registration changes
+ *    from now on do not affect this call.
+ * 5. Decide when the record must be on disk: a read-only call whose caller replies at once
+ *    (`recordAfterReply`) lets its record trail the reply; any other call waits for it.
+ * 6. The `tool.execute.before` hooks may rewrite the arguments, deny, fail, or supply the result
+ *    (then steps 7 to 11 and 13 are skipped: there is no run to judge).
+ * 7. The loop guard, before: a call that changes things asks `doom_loop` when the session's recent
+ *    calls show that running it again would answer the same again. From here on the guard remembers
+ *    what the call answers (step 15).
+ * 8. Decode the input with the tool's input codec (invalid: model-readable error, no run).
+ * 9. Record the call as running, then execute it with the runner's context (abort: interruption,
+ *    never a success; `ToolFailure`: shown to the model; a permission error: shown, and a person's
+ *    "no" stops the turn; a NUL byte Node refuses in a path or command: invalid input; any other
+ *    throw: defect).
+ * 10. Encode and validate the output with the output codec (invalid: never a success).
+ * 11. Project the encoded output to model content; the tool says whether the answer is a poll.
+ * 12. The `tool.execute.after` hooks see the whole text and may rewrite it.
+ * 13. The loop guard, after: a read-only call asks `doom_loop` when it answered as the calls it
+ *     repeats did (also when it failed the same way at steps 8 or 9); a poll never does.
+ * 14. Bound the text (the full text goes to the output store; storing fails: the call fails).
+ * 15. Record the final part state; the guard remembers what the call answered.
+ */
+export async function settle(request: CallRequest, deps: SettleDeps): Promise<Settlement> {
+  // 1. Replay.
+  const recorded = deps.settled?.(request.sessionID, request.callID)
+  if (recorded) return fromRecord(recorded)
+
+  // 2. Record: requested.
+  const recorder = new PartRecorder(request, deps.parts)
+  await recorder.pending()
+  const signal = request.abort ?? new AbortController().signal
+
+  // 3. Refuse deep input.
+  const depth = depthBeyond(request.input)
+  if (depth !== undefined)
+    return recorder.fail({
+      error: Message.inputTooDeep(request.tool, depth, MAX_INPUT_DEPTH),
+      kind: "invalid",
+    })
+
+  // 4. Resolve and capture.
+  const resolved = resolve(request, deps.registry)
+  if ("error" in resolved) return recorder.fail(resolved)
+  const { entry, name } = resolved
+  let tool: AnyTool
+  try {
+    tool = await deps.registry.instantiate(entry, request.agent)
+  } catch (error) {
+    return recorder.defect(error, name, deps.onDefect)
+  }
+  const own = internals(tool)
+
+  // 5. Durability.
+  if (trailsReply(request, own)) recorder.trail((error) => deps.onRecordError?.(error, recorder.part))
+
+  // 6. Before hooks.
+  const ids = { tool: name, sessionID: request.sessionID, callID: request.callID }
+  let args = request.input
+  let supplied: AfterOutput | undefined
+  if (deps.hooks) {
+    const outcome = await deps.hooks.runBefore({ ...ids, agent: request.agent }, args)
+    args = outcome.args
+    if (outcome.action === "deny") return recorder.fail({ error: outcome.message, kind: "permission" })
+    if (outcome.action === "fail") return recorder.fail({ error: outcome.message, kind: "hook" })
+    if (outcome.action === "result") supplied = outcome.result
+  }
+
+  // 7. Loop guard, before.
+  const loop =
+    deps.doomLoop && !supplied
+      ? new LoopCheck({
+          guard: deps.doomLoop,
+          permission: deps.permission,
+          request,
+          tool: name,
+          input: args,
+          readOnly: own.annotations.readOnly === true,
+          signal,
+        })
+      : undefined
+  const refuse = (reason: string) =>
+    recorder.fail({ error: reason, kind: "loop", metadata: { doomLoop: true }, blocked: true })
+  if (loop) {
+    const stopped = await loop.before()
+    if (stopped) return refuse(stopped)
+    recorder.onSettled((state) => loop.remember(state))
+  }
+  /** A failure the tool's run produced; failing the same way again may be a loop (step 13). */
+  const failed = async (failure: Failure) => {
+    const stopped = await loop?.after(errorAnswer(failure.error))
+    return stopped ? refuse(stopped) : recorder.fail(failure)
+  }
+
+  let projection: Projection
+  if (supplied) projection = { content: [{ type: "text", text: supplied.output }], ...supplied }
+  else {
+    // 8. Decode.
+    const decoded = await own.input.safeParseAsync(args)
+    if (!decoded.success) {
+      const error = Message.invalidArguments(name, decoded.error, own.formatValidationError)
+      return failed({ error, kind: "invalid" })
+    }
+    if (signal.aborted) return recorder.interrupted()
+
+    // 9. Record: running; execute.
+    await recorder.running()
+    let value: unknown
+    try {
+      const ctx = contextFor({ request, tool: name, input: args, signal, recorder, deps })
+      value = await execute({ tool: own, input: decoded.data, ctx, graceMs: deps.abortGraceMs })
+    } catch (error) {
+      if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
+      if (isToolFailure(error))
+        return failed({ error: error.message, kind: "failure", metadata: error.metadata })
+      const nul = nulByteOf(error)
+      if (nul) return recorder.fail({ error: Message.nulByte(name, nul.value), kind: "invalid" })
+      if (isPermissionError(error)) {
+        // A person's "no", or no one to ask: either way the turn stops instead of trying something else.
+        const blocked = error instanceof PermissionRejectedError || error instanceof PermissionUnansweredError
+        return recorder.fail({ error: error.message, kind: "permission", blocked })
+      }
+      return recorder.defect(error, name, deps.onDefect)
+    }
+    if (signal.aborted) return recorder.interrupted()
+
+    // 10. Encode.
+    let encoded: unknown = value
+    if (own.output) {
+      const result = await own.output.safeEncodeAsync(value as never)
+      if (!result.success)
+        return recorder.fail({
+          error: Message.invalidOutput(name, result.error as z.ZodError),
+          kind: "output",
+        })
+      encoded = result.data
+    }
+
+    // 11. Project.
+    try {
+      projection = own.project(decoded.data, encoded)
+      loop?.poll(own.pollable?.(decoded.data, encoded) === true)
+    } catch (error) {
+      return recorder.defect(error, name, deps.onDefect)
+    }
+  }
+  let { text, attachments } = flatten(projection)
+  let metadata: Record<string, unknown> = { ...(projection.metadata ?? {}) }
+  let title = projection.title ?? recorder.title ?? name
+
+  // 12. After hooks.
+  if (deps.hooks) {
+    const after = await deps.hooks.runAfter({ ...ids, args }, { title, output: text, metadata, attachments })
+    ;({ title, output: text, metadata, attachments } = after)
+  }
+
+  // 13. Loop guard, after. It compares the whole text: a cut one names a new output file every time.
+  loop?.answered(text)
+  const stopped = await loop?.after(completedAnswer(text, attachments))
+  if (stopped) return refuse(stopped)
+
+  // 14. Bound.
+  let output = text
+  let structured = projection.structured
+  if (!projection.selfBounded) {
+    let bounded: Awaited<ReturnType<typeof truncate>>
+    try {
+      bounded = await truncate(text, {
+        limits: { ...deps.limits, ...withoutDirection(request.bounding) },
+        direction: request.bounding?.direction ?? "head",
+        store: deps.store,
+        canDelegate: deps.canDelegate?.(request.agent) ?? false,
+        pager: () => deps.pager?.(request.agent),
+      })
+    } catch (error) {
+      return recorder.fail({ error: Message.unstorableOutput(name, errorText(error)), kind: "output" })
+    }
+    output = bounded.content
+    metadata.truncated = bounded.truncated
+    if (bounded.truncated) {
+      metadata.outputPath = bounded.outputPath
+      structured = undefined
+    }
+  }
+
+  // 15. Record: final.
+  return recorder.complete({ output, title, metadata, attachments, structured })
+}
+
+function withoutDirection(bounding: CallRequest["bounding"]): Partial<Limits> {
+  if (!bounding) return {}
+  const out: { maxLines?: number; maxBytes?: number } = {}
+  if (bounding.maxLines !== undefined) out.maxLines = bounding.maxLines
+  if (bounding.maxBytes !== undefined) out.maxBytes = bounding.maxBytes
+  return out
+}
+
+type Resolved = { entry: NonNullable<ReturnType<Registry["resolve"]>>; name: string }
+
+function resolve(request: CallRequest, registry: Registry): Resolved | (Failure & { kind: ErrorKind }) {
+  const { turn } = request
+  const names = turn ? [...turn.keys()] : registry.ids()
+  const name = names.includes(request.tool) ? request.tool : registry.repairName(request.tool, names)
+  if (!name)
+    return { error: Message.unknownTool(request.tool, advertisedNames(names, registry)), kind: "unknown" }
+  const entry = registry.resolve(name)
+  if (turn) {
+    if (!entry || entry.identity !== turn.get(name)) return { error: Message.staleTool(name), kind: "stale" }
+  }
+  if (!entry)
+    return { error: Message.unknownTool(request.tool, advertisedNames(names, registry)), kind: "unknown" }
+  return { entry, name }
+}
+
+function advertisedNames(names: readonly string[], registry: Registry): string[] {
+  // Tools that declare themselves never offered (like `invalid`) are not suggested either.
+  return names.filter((name) => {
+    const entry = registry.resolve(name)
+    if (!entry) return false
+    try {
+      const own = internals(entry.value)
+      return !own.available || own.available({})
+    } catch {
+      return true
+    }
+  })
+}
+
+/** Runs the tool; an abort gives it `graceMs` (default 250) to wind down, then throws `Interrupted`. */
+async function execute({
+  tool,
+  input,
+  ctx,
+  graceMs = 250,
+}: {
+  tool: ToolInternals
+  input: unknown
+  ctx: Context
+  graceMs?: number | undefined
+}): Promise<unknown> {
+  const signal = ctx.abort
+  const running = Promise.resolve().then(() => tool.execute(input, ctx))
+  if (signal.aborted) throw new Interrupted()
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      // Give the tool a moment to wind down (kill processes, remove temp files) before recording.
+      const grace = setTimeout(() => reject(new Interrupted()), graceMs)
+      running.then(
+        () => {
+          clearTimeout(grace)
+          reject(new Interrupted())
+        },
+        () => {
+          clearTimeout(grace)
+          reject(new Interrupted())
+        },
+      )
+    }
+    signal.addEventListener("abort", onAbort, { once: true })
+  })
+  try {
+    return await Promise.race([running, aborted])
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort)
+    aborted.catch(() => {})
+  }
+}
+
+/** What the tool sees of its call: the runner's ids, the abort signal, progress and permission. */
+function contextFor({
+  request,
+  tool,
+  input: args,
+  signal,
+  recorder,
+  deps,
+}: {
+  request: CallRequest
+  tool: string
+  input: unknown
+  signal: AbortSignal
+  recorder: PartRecorder
+  deps: SettleDeps
+}): Context {
+  return {
+    sessionID: request.sessionID,
+    messageID: request.messageID,
+    agent: request.agent,
+    callID: request.callID,
+    abort: signal,
+    extra: request.extra ?? {},
+    messages: request.messages ?? [],
+    metadata: (update: MetadataUpdate) => recorder.progress(update),
+    ask: (input: AskInput) =>
+      deps.permission.ask(
+        {
+          sessionID: request.sessionID,
+          agent: request.agent,
+          permission: input.permission,
+          patterns: [...input.patterns],
+          always: [...(input.always ?? input.patterns)],
+          metadata: input.metadata ?? {},
+          tool: { messageID: request.messageID, callID: request.callID, name: tool },
+          input: args,
+        },
+        { signal },
+      ),
+  }
+}
+
+function flatten(projection: Projection): { text: string; attachments: FilePart[] } {
+  const texts: string[] = []
+  const media: FilePart[] = []
+  for (const item of projection.content as readonly ModelContent[]) {
+    if (item.type === "text") texts.push(item.text)
+    else media.push({ type: "file", mime: item.mime, url: `data:${item.mime};base64,${item.data}` })
+  }
+  return {
+    text: texts.join("\n\n"),
+    attachments: projection.attachments ? [...projection.attachments] : media,
+  }
+}
+
+/**
+ * Node's refusal of a path or a spawn argument holding a NUL byte (every fs and child_process call
+ * checks this before it touches the system): the input's fault, not the tool's, so it goes back to the
+ * model as invalid input rather than being logged as a defect.
+ */
+function nulByteOf(error: unknown): { value: string | undefined } | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (code !== "ERR_INVALID_ARG_VALUE" && code !== "ERR_INVALID_ARG_TYPE") return undefined
+  if (typeof message !== "string" || !message.includes("without null bytes")) return undefined
+  const received = /Received '([\s\S]*)'$/.exec(message)?.[1]
+  return { value: received?.replace(/\\x00/g, "\u0000") }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,105 @@
+import { z } from "zod"
+import type { FilePart, ModelContent } from "../../platform/text/content.ts"
+import type { Paging } from "../../platform/text/hint.ts"
+import type { Context } from "./context.ts"
+
+/** Where a call is being prepared: tools declare in which of these they are offered. */
+export interface Availability {
+  readonly providerID?: string
+  readonly modelID?: string
+  readonly agent?: string
+  /** The surface asking: `cli`, `mcp`, `server`, `sdk`, ... */
+  readonly client?: string
+  readonly flags?: Readonly<Record<string, string | boolean | undefined>>
+}
+
+/** Hints surfaces pass on (MCP annotations, UIs); they grant nothing. */
+export interface Annotations {
+  readonly readOnly?: boolean
+  readonly destructive?: boolean
+  readonly idempotent?: boolean
+  readonly openWorld?: boolean
+}
+
+/** What projection gives settlement: model content plus what the part records. */
+export interface Projection {
+  readonly content: readonly ModelContent[]
+  readonly title?: string
+  readonly metadata?: Record<string, unknown>
+  /** Files as the tool returned them (v1 results); otherwise derived from media content. */
+  readonly attachments?: readonly FilePart[]
+  /** Structured output (the encoded value) when the tool returned one. */
+  readonly structured?: unknown
+  /** A v1 tool that set `metadata.truncated` bounded its own output; settlement passes it through. */
+  readonly selfBounded?: boolean
+}
+
+/** What a tool declares about itself besides its schema and executor; read by the runtime, never by the model. */
+export interface Declarations {
+  /** Where the tool is offered (feature flags, provider/model rules, client kind). */
+  readonly available?: (env: Availability) => boolean
+  readonly annotations?: Annotations
+  /**
+   * The permission key the tool belongs to, when not its own name: the tool is hidden from the model
+   * whenever that key's last rule is `* deny`. A tool that only serves another (reading a background
+   * job of `bash`) names that tool's key, so denying `bash` hides it too.
+   */
+  readonly permission?: string
+  /** How the tool reads a file page by page: the hint after a truncated result names a call to it. */
+  readonly paging?: Paging
+}
+
+export type { Paging }
+
+export interface ToolInternals {
+  readonly description: string
+  readonly input: z.ZodType
+  readonly output: z.ZodType | undefined
+  readonly execute: (input: unknown, ctx: Context) => unknown
+  readonly project: (input: unknown, encoded: unknown) => Projection
+  readonly formatValidationError: ((error: z.ZodError) => string) | undefined
+  readonly available: ((env: Availability) => boolean) | undefined
+  readonly annotations: Annotations
+  /** The permission key the tool belongs to (see `Declarations.permission`); undefined: its own name. */
+  readonly permission: string | undefined
+  /** How the tool reads a file page by page, when it does (see `Paging`). */
+  readonly paging: Paging | undefined
+  /** Whether a result is a look at something still changing (see `MakeConfig.pollable`). */
+  readonly pollable: ((decoded: unknown, encoded: unknown) => boolean) | undefined
+  jsonSchema?: Record<string, unknown>
+}
+
+// Kept under a global symbol, so the tools of every copy of this module are known to every other: a
+// plugin that imports the package while the command line runs its bundle (or a second install of the
+// package) makes its tools with another copy than the runtime that checks them.
+const REGISTRY = Symbol.for("agent-toolbelt.tool-internals")
+const shared = globalThis as { [REGISTRY]?: WeakMap<object, ToolInternals> }
+shared[REGISTRY] ??= new WeakMap<object, ToolInternals>()
+const registry = shared[REGISTRY]
+
+export function attach(handle: object, internals: ToolInternals): void {
+  registry.set(handle, internals)
+}
+
+/** The private side of an opaque tool; only the runtime calls this. */
+export function internals(tool: object): ToolInternals {
+  const found = registry.get(tool)
+  if (!found) throw new TypeError("Not a tool: build tools with Tool.make or Tool.define")
+  return found
+}
+
+export function isTool(value: unknown): boolean {
+  return typeof value === "object" && value !== null && registry.has(value)
+}
+
+/** The model-facing JSON Schema of a tool's input (computed once per tool). */
+export function inputJsonSchema(tool: object): Record<string, unknown> {
+  const own = internals(tool)
+  if (!own.jsonSchema) {
+    own.jsonSchema = z.toJSONSchema(own.input, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >
+  }
+  return own.jsonSchema
+}

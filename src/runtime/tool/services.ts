@@ -1,0 +1,71 @@
+import { MemoryReadLedger, type ReadLedger } from "../../platform/fs/read-ledger.ts"
+import type { RecoveryLog } from "../../platform/fs/recovery-log.ts"
+import type { Publish } from "../bus/events.ts"
+import type { Hooks } from "../hooks/hooks.ts"
+import type { Context } from "./context.ts"
+
+/**
+ * What the built-in tools get from the runtime for one call, carried in `ctx.extra` so tools know
+ * nothing of the surface that runs them. Every field but `directory` has a safe default.
+ */
+export interface ToolServices {
+  /** The project directory: relative paths resolve against it; paths outside it ask `external_directory`. */
+  readonly directory: string
+  /** The repository root (the project directory when there is none); permission patterns are relative to it. */
+  readonly worktree: string
+  /** Which files each session has read (and their content hashes), for read-before-write. */
+  readonly readLedger: ReadLedger
+  /** Overwriting/editing an existing file requires a fresh read by the session (config `file.require_read`). */
+  readonly requireRead: boolean
+  /** Publishes `file.edited` and the other events (a no-op without a bus). */
+  readonly publish: Publish
+  /** True the first time a session sees `key` (used to attach instruction files once per session). */
+  readonly firstTime: (sessionID: string, key: string) => boolean
+  /** toolbelt's data directory, when the runtime has one (caches that outlive a process go there). */
+  readonly dataDir: string | undefined
+  /** Where a change spanning several files records its originals first, so a crash midway is rolled back at the next start. */
+  readonly recovery: RecoveryLog | undefined
+}
+
+/** The keys of `ctx.extra` the services are read from. */
+export interface ServiceExtra {
+  readonly directory?: string
+  readonly worktree?: string
+  readonly readLedger?: ReadLedger
+  readonly requireRead?: boolean
+  readonly publish?: Publish
+  readonly firstTime?: (sessionID: string, key: string) => boolean
+  readonly dataDir?: string
+  readonly recovery?: RecoveryLog
+  /** Plugin hooks (the shell asks them for `shell.env`). */
+  readonly hooks?: Hooks
+}
+
+const fallbackLedger = new MemoryReadLedger()
+const seen = new Map<string, Set<string>>()
+
+function firstTimeInMemory(sessionID: string, key: string): boolean {
+  let keys = seen.get(sessionID)
+  if (!keys) {
+    keys = new Set()
+    seen.set(sessionID, keys)
+  }
+  if (keys.has(key)) return false
+  keys.add(key)
+  return true
+}
+
+export function services(ctx: Pick<Context, "extra">): ToolServices {
+  const extra = ctx.extra as ServiceExtra
+  const directory = extra.directory ?? process.cwd()
+  return {
+    directory,
+    worktree: extra.worktree ?? directory,
+    readLedger: extra.readLedger ?? fallbackLedger,
+    requireRead: extra.requireRead ?? true,
+    publish: extra.publish ?? (() => {}),
+    firstTime: extra.firstTime ?? firstTimeInMemory,
+    dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
+    recovery: extra.recovery,
+  }
+}

@@ -1,0 +1,164 @@
+import { createToolbelt } from "../../../compose/toolbelt.ts"
+import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
+import type { serveMcpHttp } from "../../mcp-server/http.ts"
+import { serveMcpStdio } from "../../mcp-server/stdio.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, UsageError } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
+import { warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
+
+export const MCP_HELP = `Usage: toolbelt mcp [options]
+
+Serves toolbelt's tools to MCP clients (Claude Desktop, Claude Code, Cursor, Codex, Zed, ...), behind
+the project's permission policy. Over stdio by default: stdout carries only protocol messages, logs go
+to stderr. Each connection is a session (its own read ledger and approvals).
+
+Options:
+  --cwd DIR       the project directory (default: the current directory)
+  --agent NAME    the agent whose permissions apply (default: build)
+  --http PORT     serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port);
+                  each client gets its own session
+  --host HOST     the address to bind with --http (default: 127.0.0.1); any address beyond loopback
+                  needs a token
+  --token TOKEN   with --http: require "Authorization: Bearer TOKEN" (default: $TOOLBELT_MCP_TOKEN)
+  --session-idle-ms MS
+                  with --http: end a session unused for this long, killing its commands (default:
+                  "mcp.session_idle_ms" of toolbelt.json, else 1800000 = 30 min); its id then gets 404
+  --max-sessions N
+                  with --http: live sessions at most; one more ends the longest idle (default:
+                  "mcp.max_sessions", else 100)
+  --max-request-bytes N
+                  with --http: the largest request body (default: "mcp.max_request_bytes", else
+                  16777216 = 16 MiB)
+  -h, --help      show this help
+
+Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
+with a message). A client without elicitation gets the "mcp.ask" setting of toolbelt.json instead:
+"reject" (the default; the error says how to allow the call in config) or "allow".
+
+Client configuration, with toolbelt's clone at /path/to/toolbelt (any Node on PATH will do: an older one
+than 22.12 hands over to the Node 24 that npm install put in the clone):
+  Claude Desktop, Claude Code, Cursor:
+    {"mcpServers": {"toolbelt": {"command": "node", "args": ["/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"]}}}
+  opencode (opencode.json):
+    {"mcp": {"toolbelt": {"type": "local", "command": ["node", "/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"], "enabled": true}}}
+After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
+`
+
+/** The command line `mcp` takes. */
+const MCP_LINE = {
+  help: MCP_HELP,
+  shared: ["cwd", "agent"],
+  flags: {
+    http: { type: "string" },
+    host: { type: "string" },
+    token: { type: "string" },
+    "session-idle-ms": { type: "string" },
+    "max-sessions": { type: "string" },
+    "max-request-bytes": { type: "string" },
+  },
+} as const
+
+export const command: Command = { run: mcpCommand, help: MCP_HELP }
+
+export async function mcpCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({ argv, io, ...MCP_LINE })
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
+  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}.`)
+  const port = values.http === undefined ? undefined : Number(values.http)
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`--http needs a port number from 0 to 65535, not "${values.http}".`)
+  }
+  const limits = {
+    sessionIdleMs: countFlag(values["session-idle-ms"], "--session-idle-ms"),
+    maxSessions: countFlag(values["max-sessions"], "--max-sessions"),
+    maxRequestBytes: countFlag(values["max-request-bytes"], "--max-request-bytes"),
+  }
+  const httpOnly = [values.host, values.token, ...Object.values(limits)].some((value) => value !== undefined)
+  if (port === undefined && httpOnly) {
+    throw new UsageError(
+      "--host, --token, --session-idle-ms, --max-sessions and --max-request-bytes only apply with --http PORT.",
+    )
+  }
+  const token = values.token ?? (io.env.TOOLBELT_MCP_TOKEN || undefined)
+
+  const directory = projectDirectory(values.cwd, io.cwd)
+
+  // Over stdio, stdout is the protocol: a plugin's console.log must not corrupt it.
+  const restoreConsole = port === undefined ? consoleToStderr() : () => {}
+  const toolbelt = await createToolbelt({ directory, env: io.env })
+  const agent = values.agent ?? "build"
+  try {
+    try {
+      toolbelt.permission.evaluate({ permission: "*", pattern: "*", agent })
+      mcpSettings(toolbelt.config)
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+    warnStartUp(toolbelt, io)
+
+    const stopped = Promise.withResolvers<void>()
+    const stopListening = onStopSignal(() => stopped.resolve())
+    try {
+      if (port === undefined) {
+        const server = serveMcpStdio({
+          toolbelt,
+          agent,
+          stdin: io.stdin as never,
+          stdout: io.stdout as never,
+        })
+        await Promise.race([server.closed, stopped.promise])
+        await server.close()
+        return EXIT.ok
+      }
+      // Loaded for --http only: a stdio server starts without Hono and the HTTP transport.
+      const http = await import("../../mcp-server/http.ts")
+      let server: Awaited<ReturnType<typeof serveMcpHttp>>
+      try {
+        server = await http.serveMcpHttp({
+          toolbelt,
+          agent,
+          port,
+          ...(values.host ? { host: values.host } : {}),
+          ...(token ? { token } : {}),
+          ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
+        })
+      } catch (error) {
+        if (error instanceof http.HttpServeError) throw new UsageError(error.message)
+        throw error
+      }
+      io.stderr.write(`toolbelt mcp: serving ${toolbelt.directory} at ${server.url}\n`)
+      await stopped.promise
+      await server.close()
+      return EXIT.ok
+    } finally {
+      stopListening()
+    }
+  } finally {
+    toolbelt.close()
+    restoreConsole()
+  }
+}
+
+/** A flag that must be a whole number above 0, or absent. */
+function countFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number <= 0) {
+    throw new UsageError(`${flag} needs a whole number above 0, not "${value}".`)
+  }
+  return number
+}
+
+/** Sends console.log/info/debug to stderr; returns how to undo it. */
+function consoleToStderr(): () => void {
+  const { log, info, debug } = console
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args)
+  return () => {
+    console.log = log
+    console.info = info
+    console.debug = debug
+  }
+}

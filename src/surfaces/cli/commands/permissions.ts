@@ -1,0 +1,92 @@
+import { createToolbelt } from "../../../compose/toolbelt.ts"
+import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
+import { formatPolicyReport, policyReport } from "./permissions-show.ts"
+
+export const PERMISSIONS_HELP = `Usage: toolbelt permissions [show|list|revoke] [options]
+
+A project's permission policy, where each rule came from, and the "always" approvals saved for it.
+A configured deny in toolbelt.json always wins over a saved approval.
+
+Commands:
+  show            (the default) the config files read, those found but not used (opencode.json unless
+                  toolbelt.json sets "permission_sources": ["opencode"]), every rule that can decide
+                  each permission with the file and key it came from, and the directories outside the
+                  project that are allowed without asking
+  list            show the saved approvals (id, permission, pattern, when)
+  revoke <id>     remove one saved approval (use "all" to remove every one of this project)
+
+Options:
+  --cwd DIR       the project directory (default: the current directory)
+  --agent NAME    the agent whose rules to show (default: build)
+  --json          print JSON
+  -h, --help      show this help
+`
+
+/** The command line `permissions` takes. */
+const PERMISSIONS_LINE = { help: PERMISSIONS_HELP, shared: ["cwd", "agent", "json"] } as const
+
+export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
+
+export async function permissionsCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({ argv, io, ...PERMISSIONS_LINE })
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
+  const [action = "show", id, ...rest] = positionals
+  if (action !== "show" && action !== "list" && action !== "revoke")
+    throw new UsageError(`unknown action "${action}": use show, list or revoke.`)
+  if (values.agent !== undefined && action !== "show")
+    throw new UsageError("--agent goes with show: approvals are saved per project, not per agent.")
+  if (action === "revoke" && !id)
+    throw new UsageError("revoke needs the id of an approval (see toolbelt permissions list).")
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`)
+
+  const toolbelt = await createToolbelt({
+    directory: projectDirectory(values.cwd, io.cwd),
+    sweep: false,
+    builtins: false,
+    customTools: false,
+    mcp: false,
+    env: io.env,
+  })
+  try {
+    const approvals = toolbelt.permission.approvals()
+    if (action === "show") {
+      const report = policyReport({
+        directory: toolbelt.directory,
+        agent: values.agent ?? DEFAULT_AGENT,
+        policy: toolbelt.policy,
+        env: io.env,
+        approvals: approvals.length,
+      })
+      if (values.json) writeJson(io.stdout, report)
+      else io.stdout.write(formatPolicyReport(report))
+      return EXIT.ok
+    }
+    if (action === "list") {
+      if (values.json) writeJson(io.stdout, approvals)
+      else if (!approvals.length) io.stdout.write(`No saved approvals for ${toolbelt.directory}.\n`)
+      else {
+        for (const approval of approvals) {
+          io.stdout.write(
+            `${approval.id}  ${approval.permission} ${approval.pattern}  (${new Date(approval.time).toISOString()})\n`,
+          )
+        }
+      }
+      return EXIT.ok
+    }
+    const targets = id === "all" ? approvals.map((approval) => approval.id) : [id!]
+    const removed = targets.filter((target) => toolbelt.permission.revoke(target))
+    if (values.json) writeJson(io.stdout, { revoked: removed })
+    if (id !== "all" && removed.length === 0) {
+      io.stderr.write(`toolbelt permissions: no saved approval ${id} for ${toolbelt.directory}.\n`)
+      return EXIT.failed
+    }
+    if (!values.json) io.stdout.write(`Revoked ${removed.length} approval(s).\n`)
+    return EXIT.ok
+  } finally {
+    await toolbelt.close()
+  }
+}

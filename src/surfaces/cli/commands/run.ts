@@ -1,0 +1,254 @@
+import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../../adapters/ai/loop.ts"
+import { ModelSpecError, PROVIDERS, resolveModel } from "../../../adapters/ai/provider.ts"
+import type { ToolPart } from "../../../platform/store/part.ts"
+import type { Subscription } from "../../../runtime/bus/bus.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, readAll, UsageError } from "../io.ts"
+import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
+
+export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
+
+Runs an agent turn: the model gets the prompt and the project's tools, and calls them (through the
+full pipeline: validation, permission, bounding, the journal) until it answers. The tool calls are
+shown live on stderr (states, streaming shell output, diffs); the model's text goes to stdout.
+A prompt of "-" is read from stdin.
+
+Options:
+  --model PROVIDER/ID  the model (default: $TOOLBELT_MODEL). Providers: ${PROVIDERS.join(", ")}
+                       openai needs OPENAI_API_KEY, anthropic ANTHROPIC_API_KEY; openai-compatible
+                       speaks chat completions at --base-url (llama.cpp, Ollama, vLLM, LM Studio),
+                       with TOOLBELT_API_KEY when the server wants a key
+  --base-url URL       the server for openai-compatible (default: $TOOLBELT_BASE_URL), e.g.
+                       http://127.0.0.1:8080/v1; for openai and anthropic it overrides their endpoint
+  --cwd DIR            the project directory (default: the current directory)
+  --agent NAME         the agent whose permissions apply (default: build)
+  --steps N            the most model calls in the turn (default: ${DEFAULT_STEPS}); the last one answers
+                       without tools
+  --session ID         continue a session (its history is replayed to the model)
+  --yes                approve permission asks (otherwise they are prompted on a TTY, rejected if not)
+  -h, --help           show this help
+
+Exit codes: 0 the turn finished; 1 a model or tool failure stopped it (provider error, a rejected
+permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
+`
+
+/** The command line `run` takes. */
+const RUN_LINE = {
+  help: RUN_HELP,
+  shared: ["cwd", "agent", "session", "yes"],
+  flags: {
+    model: { type: "string", short: "m" },
+    "base-url": { type: "string" },
+    steps: { type: "string" },
+  },
+} as const
+
+export const command: Command = { run: runCommand, help: RUN_HELP }
+
+export async function runCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({ argv, io, ...RUN_LINE })
+  if (!line) return EXIT.ok
+  const { values, positionals } = line
+  const usage = (message: string) => new UsageError(message, { help: false })
+
+  let prompt = positionals.join(" ")
+  if (prompt === "-") prompt = await readAll(io.stdin)
+  if (!prompt.trim()) throw usage('missing the prompt. Usage: toolbelt run "<prompt>" [--model provider/id]')
+  const steps = values.steps === undefined ? DEFAULT_STEPS : Number(values.steps)
+  if (!Number.isInteger(steps) || steps < 1)
+    throw usage(`--steps must be a positive integer, got "${values.steps}".`)
+  const spec = values.model ?? io.env.TOOLBELT_MODEL
+  if (!spec) throw usage("no model: pass --model provider/id (or set TOOLBELT_MODEL).")
+  let model: ReturnType<typeof resolveModel>
+  try {
+    const baseURL = values["base-url"]
+    model = resolveModel({ spec, env: io.env, ...(baseURL ? { baseURL } : {}) })
+  } catch (error) {
+    if (error instanceof ModelSpecError) throw usage(error.message)
+    throw error
+  }
+
+  const toolbelt = await openForCalls({ io, command: "run", cwd: values.cwd, yes: values.yes })
+  const abort = new AbortController()
+  const stopListening = onStopSignal(() => abort.abort())
+  const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR
+  const renderer = new PartRenderer(io.stderr, color)
+  let subscription: Subscription | undefined
+  try {
+    warnStartUp(toolbelt, io)
+    const agent = values.agent ?? "build"
+    checkAgent(toolbelt, agent)
+    let text = ""
+    const result = await runTurn({
+      toolbelt,
+      model,
+      prompt,
+      agent,
+      steps,
+      abort: abort.signal,
+      ...(values.session ? { sessionID: values.session } : {}),
+      onStart: ({ sessionID }) => {
+        subscription = toolbelt.bus.subscribe("message.part.updated", (event) => {
+          if (event.properties.part.sessionID === sessionID) renderer.update(event.properties.part)
+        })
+      },
+      onPart: (part) => {
+        if (part.type === "text-delta") {
+          io.stdout.write(part.text)
+          text += part.text
+        } else if (part.type === "finish-step" && text && !text.endsWith("\n")) {
+          io.stdout.write("\n")
+          text += "\n"
+        }
+      },
+    })
+    if (text && !text.endsWith("\n")) io.stdout.write("\n")
+    await drain(subscription)
+    return report(result, io)
+  } finally {
+    subscription?.()
+    stopListening()
+    toolbelt.close()
+  }
+}
+
+/** Lets the renderer show the last part states (the bus delivers asynchronously). */
+async function drain(subscription: Subscription | undefined): Promise<void> {
+  for (let round = 0; subscription && subscription.pending > 0 && round < 1000; round++) {
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+function report(result: TurnResult, io: IO): number {
+  const session = `(session ${result.sessionID})`
+  switch (result.status) {
+    case "finished":
+      if (result.stepLimit) io.stderr.write(`toolbelt run: the turn used all its steps ${session}\n`)
+      return EXIT.ok
+    case "aborted":
+      io.stderr.write(`toolbelt run: interrupted ${session}\n`)
+      return 130
+    case "blocked":
+      io.stderr.write(`toolbelt run: stopped: ${result.error} ${session}\n`)
+      return EXIT.failed
+    case "failed":
+      io.stderr.write(`toolbelt run: the model failed: ${result.error} ${session}\n`)
+      return EXIT.failed
+  }
+}
+
+/**
+ * Shows tool parts as they move: a line when a call starts, its streaming output (the shell's
+ * `metadata.output`) as it grows, and the outcome with the diff (`metadata.diff`) of file changes.
+ */
+export class PartRenderer {
+  readonly #out: NodeJS.WritableStream
+  readonly #color: boolean
+  readonly #seen = new Map<string, { status: string; printed: string; partial: string }>()
+
+  constructor(out: NodeJS.WritableStream, color: boolean) {
+    this.#out = out
+    this.#color = color
+  }
+
+  update(part: ToolPart): void {
+    let seen = this.#seen.get(part.id)
+    if (!seen) {
+      seen = { status: "new", printed: "", partial: "" }
+      this.#seen.set(part.id, seen)
+    }
+    if (seen.status === "completed" || seen.status === "error") return
+    const state = part.state
+    if (state.status === "pending") {
+      seen.status = "pending"
+      return
+    }
+    if (seen.status !== "running") {
+      const summary = summarize(part)
+      this.#write(`${this.#paint("36", "→")} ${this.#paint("1", part.tool)}${summary ? ` ${summary}` : ""}\n`)
+      seen.status = "running"
+    }
+    const output = state.metadata?.output
+    if (typeof output === "string") this.#stream(seen, output)
+    if (state.status === "running") return
+    this.#flush(seen)
+    seen.status = state.status
+    if (state.status === "completed") {
+      this.#write(`${this.#paint("32", "✓")} ${part.tool} ${state.title}\n`)
+      const diff = state.metadata.diff
+      if (typeof diff === "string" && diff.trim()) this.#diff(diff)
+    } else {
+      const interrupted = state.metadata?.interrupted === true
+      const first = state.error.split("\n")[0] ?? ""
+      this.#write(`${this.#paint("31", interrupted ? "⊘" : "✗")} ${part.tool}: ${clip(first, 300)}\n`)
+    }
+  }
+
+  /** Prints what `output` adds to what was printed (whole lines; the rest when the call ends). */
+  #stream(seen: { printed: string; partial: string }, output: string): void {
+    let added: string
+    if (output.startsWith(seen.printed)) added = output.slice(seen.printed.length)
+    else {
+      // A bounded tail moved on: continue after the last line printed, if it is still there.
+      const lines = seen.printed.trimEnd().split("\n")
+      const last = lines.at(-1) ?? ""
+      const at = last ? output.lastIndexOf(`${last}\n`) : -1
+      added = at >= 0 ? output.slice(at + last.length + 1) : `…\n${output}`
+      seen.partial = ""
+    }
+    seen.printed = output
+    const text = seen.partial + added
+    const end = text.lastIndexOf("\n")
+    if (end < 0) {
+      seen.partial = text
+      return
+    }
+    for (const line of text.slice(0, end).split("\n")) this.#write(`  ${this.#paint("2", "│")} ${line}\n`)
+    seen.partial = text.slice(end + 1)
+  }
+
+  #flush(seen: { partial: string }): void {
+    if (seen.partial) this.#write(`  ${this.#paint("2", "│")} ${seen.partial}\n`)
+    seen.partial = ""
+  }
+
+  #diff(diff: string): void {
+    for (const line of diff.replace(/\n$/, "").split("\n")) {
+      const code =
+        line.startsWith("+") && !line.startsWith("+++")
+          ? "32"
+          : line.startsWith("-") && !line.startsWith("---")
+            ? "31"
+            : line.startsWith("@@")
+              ? "36"
+              : "2"
+      this.#write(`  ${this.#paint(code, line)}\n`)
+    }
+  }
+
+  #paint(code: string, text: string): string {
+    return this.#color ? `\u001b[${code}m${text}\u001b[0m` : text
+  }
+
+  #write(text: string): void {
+    this.#out.write(text)
+  }
+}
+
+/** The call in a few words: its title, else the path or command it works on, else its input. */
+function summarize(part: ToolPart): string {
+  const state = part.state
+  if (state.status === "running" && state.title) return state.title
+  const input = state.input
+  for (const key of ["filePath", "path", "command", "pattern", "url", "description"]) {
+    const value = input[key]
+    if (typeof value === "string" && value) return clip(value.split("\n")[0] ?? "", 120)
+  }
+  const json = JSON.stringify(input)
+  return json === "{}" ? "" : clip(json, 120)
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}

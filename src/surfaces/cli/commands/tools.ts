@@ -1,0 +1,57 @@
+import { createToolbelt } from "../../../compose/toolbelt.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, writeJson } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
+import { warnPluginErrors } from "../start-up.ts"
+
+export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME]
+
+Lists the tools registered for the project, with their JSON Schemas.
+
+Options:
+  --json        print a JSON array of {name, description, inputSchema, annotations, source}
+  --cwd DIR     the project directory (default: the current directory)
+  --agent NAME  the agent the tools are prepared for (default: build)
+  -h, --help    show this help
+`
+
+/** The command line `tools` takes. */
+const TOOLS_LINE = { help: TOOLS_HELP, shared: ["json", "cwd", "agent"], positionals: false } as const
+
+export const command: Command = { run: toolsCommand, help: TOOLS_HELP }
+
+export async function toolsCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({ argv, io, ...TOOLS_LINE })
+  if (!line) return EXIT.ok
+  const { values } = line
+  const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
+  try {
+    warnPluginErrors(toolbelt, io)
+    const tools = await toolbelt.tools({ agent: values.agent ?? "build", client: "cli" })
+    tools.sort((a, b) => a.name.localeCompare(b.name))
+    if (values.json) {
+      writeJson(
+        io.stdout,
+        tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          annotations: tool.annotations,
+          source: tool.entry.source,
+        })),
+      )
+    } else if (tools.length === 0) {
+      io.stdout.write("No tools are registered.\n")
+    } else {
+      const width = Math.max(...tools.map((tool) => tool.name.length))
+      for (const tool of tools) {
+        const summary = tool.description.split("\n")[0]!.slice(0, 100)
+        const source = tool.entry.source === "builtin" ? "" : `  [${tool.entry.source}]`
+        io.stdout.write(`${tool.name.padEnd(width)}  ${summary}${source}\n`)
+      }
+    }
+    return EXIT.ok
+  } finally {
+    await toolbelt.close()
+  }
+}

@@ -1,0 +1,321 @@
+// `toolbelt mcp --http PORT`: streamable HTTP, one toolbelt session per MCP session.
+import { randomUUID } from "node:crypto"
+import type { AddressInfo } from "node:net"
+import { createAdaptorServer } from "@hono/node-server"
+import {
+  isInitializeRequest,
+  isJSONRPCNotification,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  readRequestBody,
+  UnsupportedProtocolVersionError,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server"
+import type { Toolbelt } from "../../compose/toolbelt.ts"
+import { ascending } from "../../platform/util/id.ts"
+import { logger } from "../../platform/util/log.ts"
+import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
+import { isLoopback, jsonRpcRefusal, refuse } from "./guard.ts"
+import { errorResponse, type ReadBody, readText } from "./json-rpc-body.ts"
+import { PROTOCOL_VERSIONS, trackProtocolVersion } from "./protocol-versions.ts"
+import { createMcpServer, type ToolbeltMcpServer } from "./server.ts"
+import { type EndReason, SessionTable } from "./session-table.ts"
+
+const log = logger("mcp")
+
+/** Where clients send their requests. */
+export const MCP_PATH = "/mcp"
+
+export interface ServeHttpOptions {
+  readonly toolbelt: Toolbelt
+  /** 0 picks a free port. */
+  readonly port: number
+  /** Default: 127.0.0.1. Any address other than loopback needs a token. */
+  readonly host?: string
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  readonly token?: string
+  readonly agent?: string
+  readonly ask?: AskFallback
+  readonly answerTimeoutMs?: number
+  /** A session unused for this long ends (default: `mcp.session_idle_ms` of the config, else 30 min). */
+  readonly sessionIdleMs?: number
+  /** Live sessions at most (default: `mcp.max_sessions`, else 100). */
+  readonly maxSessions?: number
+  /** The largest request body (default: `mcp.max_request_bytes`, else 16 MiB). */
+  readonly maxRequestBytes?: number
+}
+
+export interface McpHttpServer {
+  /** The endpoint, e.g. `http://127.0.0.1:3917/mcp`. */
+  readonly url: string
+  /** Open MCP sessions (one per client connection). */
+  readonly sessions: number
+  close(): Promise<void>
+}
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly mcp: ToolbeltMcpServer
+  /** The revision negotiated at `initialize`. */
+  readonly version: () => string | undefined
+  /** Closes the SDK server: its transport and streams, and (through it) the toolbelt session. */
+  end(): Promise<void>
+}
+
+export class HttpServeError extends Error {
+  override readonly name = "HttpServeError"
+}
+
+/**
+ * Serves MCP over streamable HTTP.
+ * 1. Refuse to bind beyond loopback without a token.
+ * 2. Every request passes the guard first: Host and Origin name this machine (or the bound
+ *    address), and the bearer token matches when one is set.
+ * 3. A POST body is read here, up to the size limit (413 with the limit and how to raise it), and
+ *    must be JSON-RPC (-32700 for text that is not JSON, -32600 for JSON that is not JSON-RPC, or
+ *    for a batch outside 2025-03-26) before the SDK's transport sees it.
+ * 4. An `initialize` request opens an MCP session (`Mcp-Session-Id`) with its own toolbelt session;
+ *    later requests of the session (POST, the GET event stream, DELETE) go to its transport.
+ * 5. Sessions end by DELETE, by idleness or to make room (`SessionTable`); ending one aborts its
+ *    calls, kills their processes and its background jobs, and lets go of its server. Its id then
+ *    gets 404, which tells MCP clients to initialize again.
+ * 6. A `notifications/cancelled` ends the HTTP response stream of the request it cancels (the
+ *    request gets no response, so nothing else would end it).
+ * 7. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
+ *    span the calls of a client, so its requests are answered with the protocol versions served
+ *    here: negotiating clients fall back to `initialize`.
+ * 8. `close` ends every session and the listener.
+ */
+export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
+  const host = options.host ?? "127.0.0.1"
+  // 1. No unauthenticated server beyond this machine.
+  if (!isLoopback(host) && !options.token) {
+    throw new HttpServeError(
+      `Binding to ${host} would let other machines run tools: set a token with --token or TOOLBELT_MCP_TOKEN (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
+    )
+  }
+  const settings = mcpSettings(options.toolbelt.config)
+  const maxRequestBytes = options.maxRequestBytes ?? settings.maxRequestBytes
+  const sessions = new SessionTable<Session>({
+    idleMs: options.sessionIdleMs ?? settings.sessionIdleMs,
+    maxSessions: options.maxSessions ?? settings.maxSessions,
+    onEnd: (id, reason) => log.debug("MCP session ended", { id, reason }),
+  })
+  const guard = { host, ...(options.token ? { token: options.token } : {}) }
+
+  // 4. A new session.
+  const open = async (request: Request, body: unknown): Promise<Response> => {
+    let session: Session | undefined
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: maxRequestBytes,
+      onsessioninitialized: (id) => {
+        if (session) sessions.add(id, session)
+      },
+      onsessionclosed: (id) => sessions.end(id, "deleted"),
+    })
+    const version = trackProtocolVersion(transport)
+    const mcp = await createMcpServer(options.toolbelt, {
+      session: ascending("ses"),
+      protocolVersion: version,
+      ...(options.agent ? { agent: options.agent } : {}),
+      ...(options.ask ? { ask: options.ask } : {}),
+      ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
+    })
+    session = { transport, mcp, version, end: () => mcp.server.close() }
+    transport.onclose = () => {
+      if (transport.sessionId) void sessions.end(transport.sessionId, "closed")
+    }
+    await mcp.server.connect(transport)
+    const response = await transport.handleRequest(request, { parsedBody: body })
+    // An initialize that failed opened nothing.
+    const id = transport.sessionId
+    if (!id || sessions.get(id) !== session) {
+      await mcp.server.close()
+      return response
+    }
+    return whileSent(response, sessions.use(id))
+  }
+
+  const handle = async (request: Request): Promise<Response> => {
+    // 2. The guard.
+    const refused = refuse(request, guard)
+    if (refused) return refused
+    const url = new URL(request.url)
+    if (url.pathname !== MCP_PATH && url.pathname !== `${MCP_PATH}/`) {
+      return jsonRpcRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}.`)
+    }
+
+    const id = request.headers.get("mcp-session-id")
+    const session = id ? sessions.get(id) : undefined
+    if (id && !session) return sessionNotFound(sessions.endedBecause(id))
+    if (!session && request.method !== "POST") {
+      return jsonRpcRefusal(
+        400,
+        "Bad Request: no Mcp-Session-Id header. Start a session with an initialize request.",
+      )
+    }
+
+    // 3. The body.
+    let read: ReadBody | undefined
+    if (request.method === "POST") {
+      const body = await readRequestBody(request, maxRequestBytes).catch(() => undefined)
+      if (!body) return jsonRpcRefusal(400, "Bad Request: the request body could not be read.")
+      if (body.tooLarge) return tooLarge(maxRequestBytes)
+      read = readText(body.text, session?.version())
+      if (read.kind === "refused") return jsonRpcError(400, read)
+    }
+    const messages = read?.kind === "message" ? [read.message] : read?.kind === "batch" ? read.messages : []
+    const parsedBody =
+      read?.kind === "message" ? read.message : read?.kind === "batch" ? read.messages : undefined
+
+    // A request of an open session.
+    if (id && session) {
+      const release = sessions.use(id)
+      const response = await session.transport.handleRequest(request, { parsedBody })
+      // 6. Cancelled requests: their streams end.
+      for (const cancelled of cancelledRequests(messages)) session.transport.closeSSEStream(cancelled)
+      return whileSent(response, release)
+    }
+    if (messages.some((message) => isInitializeRequest(message))) return open(request, parsedBody)
+
+    // 7. The 2026-07-28 revision: answered with the versions this server speaks.
+    if (!(await isLegacyRequest(request, parsedBody))) {
+      const first = messages[0] as { id?: unknown } | undefined
+      const error = new UnsupportedProtocolVersionError({
+        supported: [...PROTOCOL_VERSIONS],
+        requested: requestedVersion(parsedBody) ?? "unknown",
+      })
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: first?.id ?? null,
+          error: {
+            code: error.code,
+            message: `${error.message}. This server speaks the initialize revisions.`,
+            data: error.data,
+          },
+        }),
+        { status: 400, headers: { "content-type": "application/json" } },
+      )
+    }
+    return jsonRpcRefusal(
+      400,
+      "Bad Request: no Mcp-Session-Id header. Start a session with an initialize request.",
+    )
+  }
+
+  const server = createAdaptorServer({ fetch: handle, overrideGlobalObjects: false })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  server.on("error", (error) => log.error("HTTP server error", { error: String(error) }))
+  const address = server.address() as AddressInfo
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
+  const url = `http://${shown}:${address.port}${MCP_PATH}`
+
+  return {
+    url,
+    get sessions() {
+      return sessions.size
+    },
+    async close() {
+      // 8. Every session, then the listener.
+      await sessions.endAll()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+      })
+    },
+  }
+}
+
+/**
+ * The response, whose `release` runs once it has been sent in full or the client went away (the
+ * session is in use meanwhile: an open stream is a client waiting).
+ */
+function whileSent(response: Response, release: () => void): Response {
+  if (!response.body) {
+    release()
+    return response
+  }
+  const reader = response.body.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (!done) return controller.enqueue(value)
+        release()
+        controller.close()
+      } catch (error) {
+        release()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      release()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
+
+/** The ids of the requests these messages cancel. */
+function cancelledRequests(messages: readonly JSONRPCMessage[]): (string | number)[] {
+  const ids: (string | number)[] = []
+  for (const message of messages) {
+    if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") continue
+    const id = (message.params as { requestId?: unknown } | undefined)?.requestId
+    if (typeof id === "string" || typeof id === "number") ids.push(id)
+  }
+  return ids
+}
+
+const ENDINGS: Record<EndReason, string> = {
+  deleted: "it was ended by the client (DELETE)",
+  expired: "it was not used for longer than the idle limit (mcp.session_idle_ms)",
+  evicted: "the server reached its limit of live sessions (mcp.max_sessions) and it was the longest idle",
+  closed: "its connection closed",
+}
+
+/** 404 for a session id that is not live, saying why when it is known: the client initializes again. */
+function sessionNotFound(reason: EndReason | undefined): Response {
+  const why = reason ? ENDINGS[reason] : "it ended, or the server restarted"
+  return jsonRpcRefusal(404, `Session not found: ${why}. Initialize a new session.`, {}, -32001)
+}
+
+function tooLarge(limit: number): Response {
+  return jsonRpcRefusal(
+    413,
+    `Payload Too Large: the request body is over the limit of ${limit} bytes (${mebibytes(limit)}). Raise it with {"mcp": {"max_request_bytes": N}} in toolbelt.json or --max-request-bytes N.`,
+  )
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+}
+
+function jsonRpcError(status: number, refusal: Extract<ReadBody, { kind: "refused" }>): Response {
+  return new Response(JSON.stringify(errorResponse(refusal)), {
+    status,
+    headers: { "content-type": "application/json" },
+  })
+}
+
+/** The protocol version a 2026-07-28 request claims in its `_meta` envelope. */
+function requestedVersion(body: unknown): string | undefined {
+  const first = (Array.isArray(body) ? body[0] : body) as
+    | { params?: { _meta?: Record<string, unknown> } }
+    | undefined
+  const version = first?.params?._meta?.[PROTOCOL_VERSION_META_KEY]
+  return typeof version === "string" ? version : undefined
+}

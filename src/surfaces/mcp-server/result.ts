@@ -1,0 +1,63 @@
+// A settled call as an MCP `tools/call` result. Pure.
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server"
+import { type FilePart, parseDataUrl } from "../../platform/text/content.ts"
+import type { Settlement } from "../../runtime/settle/settle.ts"
+
+export interface ResultOptions {
+  /** The tool declares an output schema: the result must carry `structuredContent`. */
+  readonly structured: boolean
+  /** Replaces the error text (an ask this surface rejected for the client says why, and how to allow it). */
+  readonly error?: string
+}
+
+/**
+ * 1. An error (invalid input, tool failure, rejected permission, interruption) → its text, `isError`.
+ * 2. Completed → the model-facing text, then each attachment: `data:` images and audio as image and
+ *    audio content, other `data:` files as embedded resources, any other URL as a resource link.
+ * 3. A tool with an output schema → its encoded value as `structuredContent`; when the bounded text
+ *    was cut the value is not sent (it is the part that was too large), so the result is an error
+ *    that says where the full output is.
+ */
+export function toCallToolResult(settlement: Settlement, options: ResultOptions): CallToolResult {
+  if (settlement.status === "error") {
+    return { content: [{ type: "text", text: options.error ?? settlement.error }], isError: true }
+  }
+  const content: ContentBlock[] = [{ type: "text", text: settlement.output }]
+  settlement.attachments.forEach((file, index) => {
+    content.push(attachmentBlock(file, index))
+  })
+  if (!options.structured) return { content }
+  if (settlement.structured !== undefined) {
+    return { content, structuredContent: settlement.structured as Record<string, unknown> }
+  }
+  if (settlement.metadata.truncated === true) {
+    const where =
+      typeof settlement.metadata.outputPath === "string"
+        ? ` The full output is saved at ${settlement.metadata.outputPath}.`
+        : ""
+    return {
+      content: [
+        ...content,
+        {
+          type: "text",
+          text: `The structured result was too large to return, so only the text above is sent.${where}`,
+        },
+      ],
+      isError: true,
+    }
+  }
+  // A string output (an output schema of type string): the text is the value.
+  return { content, structuredContent: settlement.output as unknown as Record<string, unknown> }
+}
+
+function attachmentBlock(file: FilePart, index: number): ContentBlock {
+  const data = parseDataUrl(file.url)
+  const name = file.filename ?? `attachment-${index + 1}`
+  if (!data) return { type: "resource_link", uri: file.url, name, mimeType: file.mime }
+  if (data.mime.startsWith("image/")) return { type: "image", data: data.data, mimeType: data.mime }
+  if (data.mime.startsWith("audio/")) return { type: "audio", data: data.data, mimeType: data.mime }
+  return {
+    type: "resource",
+    resource: { uri: `attachment:///${encodeURIComponent(name)}`, mimeType: data.mime, blob: data.data },
+  }
+}

@@ -1,0 +1,170 @@
+// The MCP server of one connection: toolbelt's advertised tools, mapped onto an SDK McpServer.
+import { readFileSync } from "node:fs"
+import {
+  fromJsonSchema,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+  McpServer,
+  type RegisteredTool,
+} from "@modelcontextprotocol/server"
+import type { Toolbelt } from "../../compose/toolbelt.ts"
+import { logger } from "../../platform/util/log.ts"
+import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
+import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
+import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
+import { outputSchemaOf, toolAnnotations } from "./listing.ts"
+import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
+import { McpSession } from "./session.ts"
+
+const log = logger("mcp")
+
+/** How long a call waits for the client's answer to a permission ask (a person is deciding). */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 10 * 60_000
+
+/** The client name toolbelt's tools are advertised for (tools may declare where they are offered). */
+export const MCP_CLIENT = "mcp"
+
+export interface CreateMcpServerOptions {
+  /** The toolbelt session of this connection: its read ledger, todos and approvals. */
+  readonly session: string
+  /** The agent whose permissions apply (default: `build`). */
+  readonly agent?: string
+  /** What an ask becomes when the client cannot show it (default: `mcp.ask` of the config, else `reject`). */
+  readonly ask?: AskFallback
+  /** How long a call waits for the client's answer to an ask (default: 10 minutes). */
+  readonly answerTimeoutMs?: number
+  /** The revision the connection negotiated (from `trackProtocolVersion` on its transport). */
+  readonly protocolVersion?: () => string | undefined
+}
+
+/** The SDK server of one connection, and its toolbelt session. */
+export interface ToolbeltMcpServer {
+  readonly server: McpServer
+  readonly session: McpSession
+}
+
+/**
+ * Validation is toolbelt's own (settlement decodes the input and answers with the model-readable
+ * message), so the SDK passes every argument object through as it came.
+ */
+const passThrough: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined })
+  },
+}
+
+/**
+ * Maps a toolbelt onto an MCP server for one connection.
+ * 1. An SDK `McpServer` (tools with `listChanged`; `tools/list_changed` debounced).
+ * 2. Every tool `toolbelt.tools({agent, client: "mcp"})` advertises is registered with its
+ *    description, its JSON Schema as it is, its hints and its output schema. Tools the policy hides,
+ *    and tools never offered (`invalid`), are not listed and cannot be called.
+ * 3. A call runs in the connection's session (`McpSession`): one pipeline with every other surface.
+ * 4. When the registry changes, the registrations follow; the SDK tells the client (`list_changed`).
+ * 5. When the connection closes, the session's calls are aborted and its session approvals dropped.
+ */
+export async function createMcpServer(
+  toolbelt: Toolbelt,
+  options: CreateMcpServerOptions,
+): Promise<ToolbeltMcpServer> {
+  const agent = options.agent ?? DEFAULT_AGENT
+  const answerTimeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS
+  const server = new McpServer(
+    { name: "toolbelt", title: "toolbelt", version: packageVersion() },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`,
+      debouncedNotificationMethods: ["notifications/tools/list_changed"],
+      supportedProtocolVersions: [...PROTOCOL_VERSIONS],
+    },
+  )
+  const session = new McpSession({
+    toolbelt,
+    sessionID: options.session,
+    agent,
+    ask: options.ask ?? mcpSettings(toolbelt.config).ask,
+    answerTimeoutMs,
+    clientCapabilities: () => server.server.getClientCapabilities(),
+    protocolVersion: options.protocolVersion ?? (() => undefined),
+  })
+
+  // 2. The listing.
+  const registered = new Map<string, { tool: RegisteredTool; fingerprint: string }>()
+  let turn: Turn = new Map()
+  const register = (advertised: Advertised, outputSchema: Record<string, unknown> | undefined) => {
+    const name = advertised.name
+    const structured = outputSchema !== undefined
+    return server.registerTool(
+      name,
+      {
+        description: advertised.description,
+        inputSchema: fromJsonSchema(advertised.inputSchema as never, passThrough),
+        ...(outputSchema ? { outputSchema: fromJsonSchema(outputSchema as never, passThrough) } : {}),
+        annotations: toolAnnotations(advertised.annotations),
+      },
+      // 3. A call.
+      (args: unknown, ctx) => session.call({ tool: name, args, turn, structured }, ctx),
+    )
+  }
+  const sync = async () => {
+    const tools = await toolbelt.tools({ agent, client: MCP_CLIENT })
+    const listed = new Set<string>()
+    for (const advertised of tools) {
+      listed.add(advertised.name)
+      const outputSchema = outputSchemaOf(advertised.entry)
+      const fingerprint = JSON.stringify([
+        advertised.description,
+        advertised.inputSchema,
+        advertised.annotations,
+        outputSchema,
+      ])
+      const current = registered.get(advertised.name)
+      if (current?.fingerprint === fingerprint) continue
+      current?.tool.remove()
+      registered.set(advertised.name, { tool: register(advertised, outputSchema), fingerprint })
+    }
+    for (const [name, current] of registered) {
+      if (listed.has(name)) continue
+      current.tool.remove()
+      registered.delete(name)
+    }
+    turn = new Map(tools.map((tool) => [tool.name, tool.entry.identity]))
+  }
+  await sync()
+
+  // 4. Registry changes, one sync at a time (a burst of changes costs one more sync at most).
+  let syncing = false
+  let dirty = false
+  const resync = async () => {
+    dirty = true
+    if (syncing) return
+    syncing = true
+    try {
+      while (dirty) {
+        dirty = false
+        await sync()
+      }
+    } catch (error) {
+      log.error("could not update the MCP tool list", { error: String(error) })
+    } finally {
+      syncing = false
+    }
+  }
+  const offChange = toolbelt.registry.onChange(() => void resync())
+
+  // 5. The end of the connection.
+  server.server.onclose = () => {
+    offChange()
+    session.close()
+  }
+  return { server, session }
+}
+
+let version: string | undefined
+
+function packageVersion(): string {
+  version ??= (
+    JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }
+  ).version
+  return version
+}

@@ -1,0 +1,413 @@
+// One MCP connection as one toolbelt session: its calls, their permission asks and their progress.
+import { randomUUID } from "node:crypto"
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  inputRequired,
+  type ServerContext,
+} from "@modelcontextprotocol/server"
+import type { Toolbelt } from "../../compose/toolbelt.ts"
+import { ascending } from "../../platform/util/id.ts"
+import { logger } from "../../platform/util/log.ts"
+import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
+import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
+import type { Turn } from "../../runtime/registry/registry.ts"
+import type { Settlement } from "../../runtime/settle/settle.ts"
+import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
+import { ProgressReporter, progressMessage } from "./progress.ts"
+import { knowsTitledEnums } from "./protocol-versions.ts"
+import { toCallToolResult } from "./result.ts"
+
+const log = logger("mcp")
+
+export interface SessionOptions {
+  readonly toolbelt: Toolbelt
+  /** The toolbelt session every call of this connection belongs to. */
+  readonly sessionID: string
+  readonly agent: string
+  /** What an ask becomes when the client cannot show it. */
+  readonly ask: AskFallback
+  /** How long a call waits for the client to come back with the answer to an ask. */
+  readonly answerTimeoutMs: number
+  /** The capabilities the client declared at `initialize` (2025-era connections). */
+  readonly clientCapabilities: () => ClientCapabilities | undefined
+  /** The revision negotiated at `initialize` (2025-era connections): what the forms may use. */
+  readonly protocolVersion: () => string | undefined
+}
+
+export interface CallRequest {
+  readonly tool: string
+  readonly args: unknown
+  /** The registrations advertised to the client: a replaced tool is reported stale, never run. */
+  readonly turn: Turn
+  /** The tool declares an output schema. */
+  readonly structured: boolean
+}
+
+type Step =
+  | { readonly kind: "settled"; readonly settlement: Settlement }
+  | { readonly kind: "ask"; readonly ask: PermissionAsked }
+
+/** A call in flight; it outlives one MCP request while an ask waits for the client's answer. */
+class RunningCall {
+  readonly callID = ascending("call")
+  readonly abort = new AbortController()
+  readonly progress = new ProgressReporter()
+  readonly settled: Promise<Settlement>
+  done = false
+  /** A request is handling the call right now (a second retry with the same state is refused). */
+  handling = false
+  /** Whether a request of the call asked for progress. */
+  reporting = false
+  /** The `requestState` while an ask waits for the client: unguessable, and only known to this session. */
+  token: string | undefined
+  /** The ask shown to the client, until its answer comes back. */
+  presented: PermissionAsked | undefined
+  /** Set when this surface rejected an ask the client could not show: the error says how to allow it. */
+  fallbackError: string | undefined
+  readonly #asks: PermissionAsked[] = []
+  readonly #signals = new WeakSet<AbortSignal>()
+  #wake: (() => void) | undefined
+  #answerTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(start: (call: RunningCall) => Promise<Settlement>) {
+    this.settled = start(this)
+    const finished = () => {
+      this.done = true
+      this.#wake?.()
+    }
+    this.settled.then(finished, finished)
+  }
+
+  /**
+   * Binds a request to the call: its cancellation aborts the call, its progress token gets progress.
+   * Returns whether the request asked for progress.
+   */
+  attach(ctx: ServerContext): boolean {
+    const { signal } = ctx.mcpReq
+    if (!this.#signals.has(signal)) {
+      this.#signals.add(signal)
+      if (signal.aborted) this.abort.abort(signal.reason)
+      else signal.addEventListener("abort", () => this.abort.abort(signal.reason), { once: true })
+    }
+    const token = ctx.mcpReq._meta?.progressToken
+    this.progress.attach(token === undefined ? undefined : { token, notify: ctx.mcpReq.notify })
+    return token !== undefined
+  }
+
+  asked(ask: PermissionAsked): void {
+    this.#asks.push(ask)
+    this.#wake?.()
+  }
+
+  /** The settlement, or the next ask that is still waiting for a reply, whichever comes first. */
+  async next(pending: (ask: PermissionAsked) => boolean): Promise<Step> {
+    for (;;) {
+      if (this.done) return { kind: "settled", settlement: await this.settled }
+      const ask = this.#asks.shift()
+      if (ask) {
+        if (pending(ask)) return { kind: "ask", ask }
+        continue
+      }
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve
+      })
+      this.#wake = undefined
+    }
+  }
+
+  /** Shows the ask to the client and waits for its answer; with none in time, `expire` runs. */
+  present(ask: PermissionAsked, timeoutMs: number, expire: () => void): string {
+    this.presented = ask
+    this.token = randomUUID()
+    this.#answerTimer = setTimeout(expire, timeoutMs)
+    this.#answerTimer.unref?.()
+    return this.token
+  }
+
+  /** The client came back (or never will): the ask it was shown, if any. */
+  resumed(): PermissionAsked | undefined {
+    if (this.#answerTimer) clearTimeout(this.#answerTimer)
+    this.#answerTimer = undefined
+    this.token = undefined
+    const ask = this.presented
+    this.presented = undefined
+    return ask
+  }
+}
+
+/**
+ * The calls of one MCP connection, all in one toolbelt session (its read ledger, todos and approvals).
+ *
+ * A call:
+ * 1. A new request starts `toolbelt.call` with a fresh call id; a retried request (its
+ *    `requestState` names a waiting call) applies the client's answer to the ask it was shown.
+ * 2. The request's cancellation aborts the call (and so kills its processes); its progress token
+ *    receives the call's `ctx.metadata` updates as progress notifications.
+ * 3. Wait for the settlement or the call's next permission ask.
+ * 4. An ask, when the client supports elicitation, is shown as a form: on a 2025-era connection as
+ *    an `elicitation/create` request, whose answer is the reply; on 2026-07-28 as an `input_required`
+ *    result, the call waiting for the client's retry with the answer (aborted without one in time).
+ *    Without elicitation, the `mcp.ask` fallback replies (allow once, or reject with an error that
+ *    says how to allow it in config). Either way the call goes on to step 3.
+ * 5. The settlement becomes the result (text, images, structured content, `isError`).
+ */
+export class McpSession {
+  readonly #options: SessionOptions
+  /** Every call in flight, by call id. */
+  readonly #calls = new Map<string, RunningCall>()
+  /** The calls whose ask waits for the client, by their `requestState`. */
+  readonly #waiting = new Map<string, RunningCall>()
+  readonly #offAsks: () => void
+  /** Part updates are only followed while a call reports progress. */
+  #offParts: (() => void) | undefined
+  #reporting = 0
+  #closed = false
+
+  constructor(options: SessionOptions) {
+    this.#options = options
+    const { sessionID } = options
+    this.#offAsks = options.toolbelt.bus.subscribe("permission.asked", (event) => {
+      if (event.properties.sessionID === sessionID) this.#asked(event.properties)
+    })
+  }
+
+  get sessionID(): string {
+    return this.#options.sessionID
+  }
+
+  /** Calls in flight, including those waiting for the answer to an ask. */
+  get running(): number {
+    return this.#calls.size
+  }
+
+  async call(request: CallRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    // 1. Start, or resume with the answer.
+    const state = ctx.mcpReq.requestState()
+    let call: RunningCall
+    if (state !== undefined) {
+      const waiting = typeof state === "string" ? this.#waiting.get(state) : undefined
+      if (!waiting || typeof state !== "string") return notWaiting(this.#options.answerTimeoutMs)
+      if (waiting.handling) return errorResult("This call is already being answered by another request.")
+      call = waiting
+      this.#waiting.delete(state)
+      const ask = call.resumed()
+      if (ask) this.#reply(ask, answerOf(ctx.mcpReq.inputResponses?.[ASK_KEY]))
+    } else {
+      if (this.#closed) return errorResult("The MCP session is closed.")
+      call = this.#start(request)
+    }
+
+    // 2. Cancellation and progress.
+    if (call.attach(ctx) && !call.reporting) {
+      call.reporting = true
+      this.#followParts(+1)
+    }
+    call.handling = true
+    try {
+      return await this.#settleOrAsk(call, request, ctx)
+    } finally {
+      call.handling = false
+    }
+  }
+
+  /** Aborts every call of the connection, kills its background jobs, drops what the process holds for it. */
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#offAsks()
+    this.#offParts?.()
+    this.#offParts = undefined
+    for (const call of this.#calls.values()) {
+      call.resumed()
+      call.abort.abort(new Error("The MCP connection closed."))
+    }
+    this.#waiting.clear()
+    // The connection was the session: its background jobs and what the process holds for it end with it.
+    void this.#options.toolbelt.endSession(this.#options.sessionID)
+  }
+
+  async #settleOrAsk(
+    call: RunningCall,
+    request: CallRequest,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    for (;;) {
+      // 3. Settlement or ask.
+      const step = await call.next((ask) => this.#isPending(ask))
+      if (step.kind === "settled") {
+        // 5. The result.
+        this.#forget(call)
+        const { settlement } = step
+        const error =
+          settlement.status === "error" && settlement.kind === "permission" ? call.fallbackError : undefined
+        return toCallToolResult(settlement, { structured: request.structured, ...(error ? { error } : {}) })
+      }
+      // 4. The ask.
+      if (!canElicit(ctx, this.#options.clientCapabilities)) {
+        this.#fallback(call, step.ask)
+        continue
+      }
+      if (isModern(ctx)) {
+        const token = call.present(step.ask, this.#options.answerTimeoutMs, () => this.#expire(call))
+        this.#waiting.set(token, call)
+        return inputRequired({
+          inputRequests: { [ASK_KEY]: inputRequired.elicit(askForm(step.ask)) },
+          requestState: token,
+        })
+      }
+      await this.#elicit(call, step.ask, ctx)
+    }
+  }
+
+  /**
+   * A 2025-era connection: the form goes to the client as an `elicitation/create` request of this
+   * call's request, and its answer is the reply. A client that fails or does not answer in time
+   * gets the ask rejected, and the error says so.
+   */
+  async #elicit(call: RunningCall, ask: PermissionAsked, ctx: ServerContext): Promise<void> {
+    let answer: AskAnswer
+    try {
+      const form = askForm(ask, { titledEnums: knowsTitledEnums(this.#options.protocolVersion()) })
+      const result = await ctx.mcpReq.elicitInput(form, {
+        timeout: this.#options.answerTimeoutMs,
+        signal: call.abort.signal,
+      })
+      answer = answerOf(result)
+    } catch (error) {
+      if (call.abort.signal.aborted) return
+      call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${(error as Error).message}), so toolbelt rejected the call.`
+      answer = { reply: "reject", unanswered: call.fallbackError }
+    }
+    this.#reply(ask, answer)
+  }
+
+  #start(request: CallRequest): RunningCall {
+    const call = new RunningCall((self) =>
+      this.#options.toolbelt.call({
+        tool: request.tool,
+        input: request.args,
+        sessionID: this.#options.sessionID,
+        agent: this.#options.agent,
+        callID: self.callID,
+        abort: self.abort.signal,
+        turn: request.turn,
+        // The reply is written the moment the call settles; a read-only call's record commits after it.
+        recordAfterReply: true,
+      }),
+    )
+    this.#calls.set(call.callID, call)
+    // Aborted while its ask waited for the client (a cancelled 2025-era request): nobody will come back.
+    const finished = () => {
+      if (call.presented && call.abort.signal.aborted) this.#expire(call)
+    }
+    call.settled.then(finished, finished)
+    return call
+  }
+
+  /** A call nobody is waiting for any more: gone from the maps, no more progress. */
+  #forget(call: RunningCall): void {
+    call.progress.stop()
+    this.#calls.delete(call.callID)
+    if (call.token) this.#waiting.delete(call.token)
+    if (call.reporting) {
+      call.reporting = false
+      this.#followParts(-1)
+    }
+  }
+
+  /** The client never came back with an answer: the call is aborted and forgotten. */
+  #expire(call: RunningCall): void {
+    this.#forget(call)
+    call.resumed()
+    if (!call.done) call.abort.abort(new Error("The MCP client did not answer the permission ask in time."))
+  }
+
+  #asked(ask: PermissionAsked): void {
+    const callID = ask.tool?.callID
+    const call = callID === undefined ? undefined : this.#calls.get(callID)
+    if (call) call.asked(ask)
+    // A call that ended meanwhile (aborted: the engine withdrew the ask).
+    else log.debug("permission ask for a call this MCP session does not run", { id: ask.id })
+  }
+
+  /** Follows the session's part updates while at least one call reports progress. */
+  #followParts(delta: number): void {
+    this.#reporting += delta
+    if (this.#reporting > 0 && !this.#offParts && !this.#closed) {
+      const { sessionID } = this.#options
+      this.#offParts = this.#options.toolbelt.bus.subscribe(
+        "message.part.updated",
+        (event: Event<"message.part.updated">) => {
+          const { part } = event.properties
+          if (part.sessionID !== sessionID || part.state.status !== "running") return
+          this.#calls.get(part.callID)?.progress.update(progressMessage(part.state, part.tool))
+        },
+      )
+    } else if (this.#reporting === 0 && this.#offParts) {
+      this.#offParts()
+      this.#offParts = undefined
+    }
+  }
+
+  #isPending(ask: PermissionAsked): boolean {
+    return this.#options.toolbelt.permission
+      .list(this.#options.sessionID)
+      .some((request) => request.id === ask.id)
+  }
+
+  #fallback(call: RunningCall, ask: PermissionAsked): void {
+    if (this.#options.ask === "allow") {
+      this.#reply(ask, { reply: "once" })
+      return
+    }
+    call.fallbackError ??= fallbackRejection(ask, this.#options.toolbelt.directory)
+    // No one was asked: the engine's error says so (a refused loop's message is built from it).
+    this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
+  }
+
+  #reply(ask: PermissionAsked, answer: AskAnswer): void {
+    try {
+      this.#options.toolbelt.permission.reply({
+        requestID: ask.id,
+        reply: answer.reply,
+        ...(answer.message ? { message: answer.message } : {}),
+        ...(answer.unanswered ? { unanswered: answer.unanswered } : {}),
+      })
+    } catch (error) {
+      // Already answered (another reply settled it) or withdrawn (the call was aborted).
+      log.debug("permission reply not applied", { id: ask.id, error: String(error) })
+    }
+  }
+}
+
+/**
+ * Whether the client can show a form: its capabilities on the request (2026-07-28) or from
+ * `initialize` (2025 era). A bare `elicitation: {}` means form support.
+ */
+function canElicit(ctx: ServerContext, declared: () => ClientCapabilities | undefined): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  const capabilities =
+    (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? declared()
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)
+}
+
+/** A 2026-07-28 request carries the per-request envelope; a 2025-era one does not. */
+function isModern(ctx: ServerContext): boolean {
+  return ctx.mcpReq.envelope !== undefined
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true }
+}
+
+function notWaiting(answerTimeoutMs: number): CallToolResult {
+  const minutes = Math.round(answerTimeoutMs / 60_000)
+  const within = minutes >= 1 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${answerTimeoutMs} ms`
+  return errorResult(
+    `This call is no longer waiting for an answer: it finished, was cancelled, or was not answered within ${within}. Call the tool again.`,
+  )
+}

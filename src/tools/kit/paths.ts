@@ -1,0 +1,89 @@
+// Paths as the tools take and show them: resolved against the project, shown relative to the worktree,
+// and what is at them.
+
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs"
+import { stat } from "node:fs/promises"
+import { relative, resolve, sep } from "node:path"
+import { errorCode } from "../../platform/fs/errors.ts"
+import { openRegular } from "../../platform/fs/open-regular.ts"
+import { SNIFF_BYTES } from "../../platform/fs/text.ts"
+
+/** `path` resolved against the project directory (an absolute path is kept, normalised). */
+export function resolvePath(directory: string, path: string): string {
+  return resolve(directory, path)
+}
+
+/**
+ * `path` relative to `root`, with `/` separators, as permission patterns and titles show it. A path
+ * outside `root` keeps its `../` steps; `root` itself is `.`.
+ */
+export function relativePath(root: string, path: string): string {
+  return toSlash(relative(root, path)) || "."
+}
+
+/** `path` with the platform's separators as `/`. */
+export function toSlash(path: string): string {
+  return sep === "/" ? path : path.split(sep).join("/")
+}
+
+/**
+ * What is at `path`, or undefined when nothing can be read there: it is missing, under a regular file,
+ * or a symlink loop. Other errors (no permission) are thrown.
+ */
+export async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
+    throw error
+  }
+}
+
+/**
+ * `statOrUndefined`, synchronously: a stat of a local file takes microseconds, a trip through the thread
+ * pool tens of them, which a tool that answers in well under a millisecond (read) notices.
+ */
+export function statOrUndefinedSync(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined
+    throw error
+  }
+}
+
+/**
+ * A regular file's bytes and the stat of the version read, synchronously; undefined when what is at `path`
+ * is not (or is no longer) a regular file, or is larger than `maxBytes`. Opened non-blocking, so a FIFO
+ * swapped in for the file cannot hang the process.
+ */
+export function readSmallFileSync(
+  path: string,
+  maxBytes: number,
+): { bytes: Buffer; stats: Stats } | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile() || stats.size > maxBytes) return undefined
+    return { bytes: readFileSync(fd), stats }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The first `SNIFF_BYTES` of a regular file: enough to sniff media, binary content and a BOM. Anything
+ * else (a FIFO swapped in after a stat) throws `NotRegularFileError` instead of blocking.
+ */
+export async function readHead(path: string): Promise<Buffer> {
+  const handle = await openRegular(path)
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES)
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
+    return buffer.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+}
