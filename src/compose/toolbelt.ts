@@ -138,12 +138,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // 5. Tools.
   const registry = new Registry()
   const registered = await registerTools({
+    ...project,
     registry,
     hooks,
-    config,
-    directory,
-    worktree,
-    env,
     builtins: options.builtins,
     customTools: options.customTools,
   })
@@ -154,31 +151,20 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const sweeper = options.sweep === false ? undefined : output.startSweeper()
 
   // 7. Services.
+  // What the later steps share.
+  const runtime = { registry, store, bus, hooks, limits, rulesOf: policy.rulesOf }
   const services = toolServices({
-    directory,
-    worktree,
-    dataDir,
-    config,
-    store,
-    bus,
-    hooks,
+    ...project,
+    ...runtime,
     recovery: records.crashLog,
-    limits,
     outputDir: output.dir,
-    registry,
-    rulesOf: policy.rulesOf,
   })
 
   // 8. Calls.
   const calls = sessionCalls({
-    registry,
+    ...runtime,
     permission,
-    rulesOf: policy.rulesOf,
-    hooks,
-    bus,
-    store,
     output,
-    limits,
     doomLoop,
     services,
     parts: options.parts,

@@ -210,16 +210,21 @@ export class StreamProcessor {
     const entry = this.#calls.open(callID, this.#name(toolName, undefined))
     this.#note(callID, entry.tool)
     if (entry.part) return
-    entry.part = {
+    entry.part = this.#pendingPart(entry, callID, { status: "pending", input: {}, raw: "" })
+    this.#persist(entry)
+  }
+
+  /** The part of a call whose input is still arriving, in this processor's session and message. */
+  #pendingPart(entry: CallEntry, callID: string, state: ToolPart["state"]): ToolPart {
+    return {
       id: entry.partID,
       sessionID: this.#sessionID,
       messageID: this.#messageID,
       type: "tool",
       callID,
       tool: entry.tool,
-      state: { status: "pending", input: {}, raw: "" },
+      state,
     }
-    this.#persist(entry)
   }
 
   #inputDelta(callID: string, delta: string): void {
@@ -244,15 +249,11 @@ export class StreamProcessor {
     const entry = this.#calls.open(callID, name)
     const raw = typeof input === "string" ? input : (JSON.stringify(input) ?? "")
     const previous = entry.part?.state.status === "pending" ? entry.part.state.raw : ""
-    entry.part = {
-      id: entry.partID,
-      sessionID: this.#sessionID,
-      messageID: this.#messageID,
-      type: "tool",
-      callID,
-      tool: entry.tool,
-      state: { status: "pending", input: invalid ? {} : asInput(input), raw: previous || raw },
-    }
+    entry.part = this.#pendingPart(entry, callID, {
+      status: "pending",
+      input: invalid ? {} : asInput(input),
+      raw: previous || raw,
+    })
     this.#persist(entry)
   }
 

@@ -151,20 +151,26 @@ export async function renameAtomic(from: string, to: string, options: RenameOpti
     await mkdir(dir, { recursive: true })
     await rename(source, target)
   } catch (error) {
-    if (errorCode(error) !== "EXDEV") throw describeMoveError(error, from, to, dir)
-    await copyAcrossDevices(source, target, from, to, signal)
+    if (errorCode(error) !== "EXDEV") throw describeMoveError(error, { from, to, dir })
+    await copyAcrossDevices({ source, target, from, to, signal })
   }
   await syncDirectory(dir)
   if (dirname(source) !== dir) await syncDirectory(dirname(source))
 }
 
-async function copyAcrossDevices(
-  source: string,
-  target: string,
-  from: string,
-  to: string,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function copyAcrossDevices({
+  source,
+  target,
+  from,
+  to,
+  signal,
+}: {
+  source: string
+  target: string
+  from: string
+  to: string
+  signal: AbortSignal | undefined
+}): Promise<void> {
   const dir = dirname(target)
   const stats = await lstat(source)
   if (stats.isDirectory())
@@ -180,7 +186,7 @@ async function copyAcrossDevices(
       await rename(temp, target)
     } catch (error) {
       await rm(temp, { force: true }).catch(() => {})
-      throw describeMoveError(error, from, to, dir)
+      throw describeMoveError(error, { from, to, dir })
     }
     await rm(source, { force: true })
     return
@@ -203,7 +209,7 @@ async function copyAcrossDevices(
   } catch (error) {
     await handle?.close().catch(() => {})
     await rm(temp, { force: true }).catch(() => {})
-    throw describeMoveError(error, from, to, dir)
+    throw describeMoveError(error, { from, to, dir })
   } finally {
     endTemp()
   }
@@ -211,11 +217,14 @@ async function copyAcrossDevices(
   try {
     await rm(source)
   } catch (error) {
-    throw describeMoveError(error, from, to, dirname(source))
+    throw describeMoveError(error, { from, to, dir: dirname(source) })
   }
 }
 
-function describeMoveError(error: unknown, from: string, to: string, dir: string): unknown {
+function describeMoveError(
+  error: unknown,
+  { from, to, dir }: { from: string; to: string; dir: string },
+): unknown {
   if (errorCode(error) === "ENOENT")
     return writeRefusal(to, `the file to move, ${from}, does not exist.`, "ENOENT")
   return describeWriteError(error, `${to} (moving ${from})`, dir)

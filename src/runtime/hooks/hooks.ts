@@ -245,7 +245,8 @@ export class Hooks {
       try {
         returned = await run(frozen, output)
       } catch (error) {
-        if (error instanceof HookDenied) return denied(input.tool, source, error.reason, output.args)
+        if (error instanceof HookDenied)
+          return denied({ tool: input.tool, source, reason: error.reason, args: output.args })
         const message = `Plugin ${source} failed in tool.execute.before for ${input.tool}: ${messageOf(error)}`
         this.#report({ hook: "tool.execute.before", source, error, message })
         return { action: "fail", args: output.args, error, source, message }
@@ -255,7 +256,7 @@ export class Hooks {
       const verdict = returned as Record<string, unknown>
       if (verdict.deny !== undefined && verdict.deny !== false && verdict.deny !== null) {
         const reason = typeof verdict.deny === "string" && verdict.deny ? verdict.deny : "no reason given"
-        return denied(input.tool, source, reason, output.args)
+        return denied({ tool: input.tool, source, reason, args: output.args })
       }
       if (verdict.result !== undefined) {
         const result = shortCircuit(verdict.result, input.tool)
@@ -440,7 +441,17 @@ export class Hooks {
   }
 }
 
-function denied(tool: string, source: string, reason: string, args: unknown): BeforeOutcome {
+function denied({
+  tool,
+  source,
+  reason,
+  args,
+}: {
+  tool: string
+  source: string
+  reason: string
+  args: unknown
+}): BeforeOutcome {
   return {
     action: "deny",
     args,
