@@ -1,7 +1,48 @@
+import { z } from "zod"
 import { type Job, type JobRead, jobs } from "../../platform/shell/jobs/index.ts"
 import { formatBounded } from "../../platform/shell/run/index.ts"
 import type { Pager } from "../../platform/text/hint.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { readSettings, type ShellSettings } from "./shell-settings.ts"
+
+/** The parameters of a tool that acts on a background job: the job's id alone, as bash returned it. */
+function jobParameters(jobIdDescription: string) {
+  return z.object({ job_id: z.string().min(1).describe(jobIdDescription) })
+}
+
+type JobParameters = ReturnType<typeof jobParameters>
+
+/**
+ * Defines a tool that acts on one of this session's background jobs (bash_output, bash_kill); its
+ * parameters are `job_id` alone, described to the model by `jobIdDescription`.
+ * 1. Read the shell settings from the call's `ctx.extra`.
+ * 2. Find the job in this session (`sessionJob`: another session's jobs do not exist here).
+ * 3. Hand both to the tool's `act`, whose result is the call's.
+ * Such a tool reads or stops what bash started, so it is shown only while `bash` is allowed.
+ */
+export function defineJobTool<M extends Record<string, unknown>>(options: {
+  id: string
+  description: string
+  jobIdDescription: string
+  act(input: { job: Job; settings: ShellSettings }): Promise<Tool.Result<M>>
+  pollable?: (result: Tool.Result<M>) => boolean
+}): Tool.Info<JobParameters, M> {
+  const { id, description, jobIdDescription, act, pollable } = options
+  return Tool.define(
+    id,
+    {
+      description,
+      parameters: jobParameters(jobIdDescription),
+      async execute(params, ctx) {
+        const settings = readSettings(ctx.extra)
+        const job = sessionJob({ sessionID: ctx.sessionID, id: params.job_id })
+        return act({ job, settings })
+      },
+      ...(pollable ? { pollable } : {}),
+    },
+    { permission: "bash" },
+  )
+}
 
 /**
  * The background job `id` of this session, for the tools that act on a job (bash_output, bash_kill).
@@ -29,4 +70,14 @@ export function formatRead(read: JobRead, pager?: () => Pager | undefined): stri
   const head = `Job ${job.id} (${job.description ?? job.command}): ${job.describeStatus()}.`
   const body = formatBounded(read.output, { empty: "(no new output)", ...(pager ? { pager } : {}) })
   return `${head}\n\nNew output:\n${body}`
+}
+
+/** The metadata every read of a job carries: whether it was cut, where the whole log is, which job. */
+export function readMetadata(read: JobRead): { truncated: boolean; outputPath?: string; jobID: string } {
+  const { job, output } = read
+  return {
+    truncated: output.truncated,
+    ...(output.truncated && job.logPath ? { outputPath: job.logPath } : {}),
+    jobID: job.id,
+  }
 }
