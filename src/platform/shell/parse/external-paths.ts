@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from "node:path"
 import type { State, Token } from "./frame.ts"
 import { externalDirectory, isHarmlessDevice } from "./locate.ts"
-import type { PathKind } from "./operands.ts"
+import type { PathKind } from "./operand-table.ts"
 import type { Findings } from "./reasons.ts"
 
 /** The paths queued for the external-directory check, each with the strongest kind seen. */

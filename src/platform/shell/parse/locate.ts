@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
-import type { PathKind } from "./operands.ts"
+import type { PathKind } from "./operand-table.ts"
 
 /**
  * Where a path really is, the way the kernel will see it: symlinks followed, `..` applied physically

@@ -1,10 +1,7 @@
 import { toolName } from "./arity.ts"
+import { MULTICALL, PARALLEL_VALUES, SHELLS, WRAPPERS, type WrapperSpec } from "./wrapper-table.ts"
 
 /**
- * Why one file of ~500 lines: it is mostly data, one table entry per wrapper (sudo, env, xargs, timeout,
- * nice, busybox, ...), with the small readers of that table; one place to look for "does the scan see
- * through X".
- *
  * Commands that run other commands. The scan treats what they run as a command of its own (its own
  * pattern and "always" prefix, its own file checks), so that approving or allowing the wrapper never
  * approves what it wraps.
@@ -42,207 +39,6 @@ export type Inner =
       readonly file?: string
     }
 
-interface OptionSpec {
-  /** Flags whose value is the next token (or the rest of a short cluster). */
-  readonly value?: readonly string[]
-  /** Flags after which nothing is run (`command -v`, `sudo -l`). */
-  readonly stop?: readonly string[]
-  /** `NAME=value` tokens before the command are settings (`env`, `sudo`). */
-  readonly assignments?: boolean
-  /** Operands before the command (`timeout DURATION`, `direnv exec DIR`). */
-  readonly positional?: number
-  /** Flags whose value is the working directory of the wrapped command. */
-  readonly chdir?: readonly string[]
-  /** Flags whose value is a script for `sh -c` (`env -S`, which also takes the words after it). */
-  readonly script?: readonly string[]
-  /** Only a script flag runs anything, and its value alone is the script (`su -c '…' user`). */
-  readonly scriptOnly?: boolean
-  /** The wrapped command gets arguments from input. */
-  readonly input?: boolean
-  /** Flags whose value the wrapper replaces with input in the command (`xargs -I X`). */
-  readonly placeholder?: readonly string[]
-}
-
-const WRAPPERS: Readonly<Record<string, OptionSpec>> = {
-  sudo: {
-    value: [
-      ...["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group", "--host"],
-      ...["--prompt", "--close-from", "--chdir", "--role", "--type", "--command-timeout", "--other-user"],
-    ],
-    stop: [
-      "-l",
-      "-v",
-      "-k",
-      "-K",
-      "-V",
-      "-e",
-      "--list",
-      "--validate",
-      "--edit",
-      "--version",
-      "--reset-timestamp",
-    ],
-    assignments: true,
-    chdir: ["-D", "--chdir"],
-  },
-  doas: { value: ["-u", "-C"], stop: ["-L"] },
-  su: {
-    value: ["-s", "--shell", "-g", "--group", "-G", "--supp-group"],
-    script: ["-c", "--command"],
-    scriptOnly: true,
-  },
-  env: {
-    value: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0", "-P"],
-    assignments: true,
-    chdir: ["-C", "--chdir"],
-    script: ["-S", "--split-string"],
-  },
-  nohup: {},
-  time: { value: ["-f", "--format", "-o", "--output"] },
-  timeout: { value: ["-s", "--signal", "-k", "--kill-after"], positional: 1 },
-  nice: { value: ["-n", "--adjustment"] },
-  ionice: {
-    value: ["-c", "--class", "-n", "--classdata"],
-    stop: ["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
-  },
-  stdbuf: { value: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  setsid: {},
-  taskset: { positional: 1, stop: ["-p", "--pid"] },
-  command: { stop: ["-v", "-V"] },
-  builtin: {},
-  exec: { value: ["-a"] },
-  caffeinate: { value: ["-t", "-w"] },
-  unbuffer: {},
-  chronic: {},
-  strace: { value: ["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-a", "-b", "-I", "-O", "-S", "-X"] },
-  xargs: {
-    value: [
-      ...["-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs"],
-      ...["-s", "--max-chars", "--process-slot-var"],
-    ],
-    input: true,
-    placeholder: ["-I"],
-  },
-  // Run a command in another root, scheduling class, lock, namespace, identity or environment.
-  chroot: { value: ["--userspec", "--groups"], positional: 1 },
-  chrt: {
-    value: ["-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"],
-    positional: 1,
-    stop: ["-p", "--pid", "-m", "--max"],
-  },
-  flock: {
-    value: ["-w", "--timeout", "-E", "--conflict-exit-code"],
-    positional: 1,
-    script: ["-c", "--command"],
-  },
-  prlimit: { stop: ["-p", "--pid"] },
-  numactl: { value: ["-C", "-N", "-m", "-i", "-p", "-P"], stop: ["-s", "--show", "-H", "--hardware"] },
-  unshare: {
-    value: ["-S", "--setuid", "-G", "--setgroups", "--map-user", "--map-group", "-R", "--root", "-w", "--wd"],
-    chdir: ["-w", "--wd"],
-  },
-  nsenter: { value: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"] },
-  runuser: {
-    value: ["-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell"],
-    script: ["-c", "--command"],
-  },
-  pkexec: { value: ["--user"] },
-  sg: { positional: 1, script: ["-c"] },
-  "systemd-run": {
-    value: [
-      "-p",
-      "--property",
-      "-u",
-      "--unit",
-      "-E",
-      "--setenv",
-      "--uid",
-      "--gid",
-      "--nice",
-      "-D",
-      "--working-directory",
-      "--slice",
-      "--description",
-      "-M",
-      "--machine",
-      "-H",
-      "--host",
-    ],
-    chdir: ["-D", "--working-directory"],
-  },
-  firejail: {},
-  faketime: { value: ["-m", "-p"], positional: 1 },
-  fakeroot: { value: ["-l", "--lib", "--faked", "-s", "-i"] },
-  eatmydata: {},
-  nocache: {},
-  torsocks: { value: ["-u", "-p", "-a", "-P"] },
-  proxychains: { value: ["-f"] },
-  proxychains4: { value: ["-f"] },
-  "xvfb-run": {
-    value: [
-      "-n",
-      "--server-num",
-      "-s",
-      "--server-args",
-      "-e",
-      "--error-file",
-      "-f",
-      "--auth-file",
-      "-p",
-      "--xauth-protocol",
-    ],
-  },
-  "dbus-run-session": { value: ["--config-file", "--dbus-daemon"] },
-  valgrind: {},
-  ltrace: { value: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-l"] },
-  catchsegv: {},
-  cpulimit: { value: ["-l", "--limit", "-p", "--pid", "-e", "--exe", "-P", "--path"] },
-  script: {
-    value: [
-      "-t",
-      "--timing",
-      "-I",
-      "--log-in",
-      "-O",
-      "--log-out",
-      "-B",
-      "--log-io",
-      "-T",
-      "--log-timing",
-      "-m",
-      "--logging-format",
-      "-E",
-      "--echo",
-    ],
-    script: ["-c", "--command"],
-    scriptOnly: true,
-  },
-  coproc: {},
-  "uv run": {
-    value: [
-      ...["--with", "--with-editable", "--with-requirements", "--python", "-p", "--package", "--project"],
-      ...["--directory", "--env-file", "--extra", "--group", "--index", "--default-index"],
-    ],
-    chdir: ["--directory"],
-  },
-  "poetry run": { value: ["-C", "--directory", "-P", "--project"] },
-  "pipenv run": {},
-  "bundle exec": {},
-  "pnpm exec": { value: ["-C", "--dir", "--filter", "-F"] },
-  "npm exec": { value: ["-w", "--workspace", "-p", "--package"], script: ["-c", "--call"] },
-  "yarn exec": {},
-  npx: { value: ["-p", "--package", "-w", "--workspace"], script: ["-c", "--call"], scriptOnly: true },
-  "mise exec": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
-  "mise x": { value: ["-C", "--cd"], chdir: ["-C", "--cd"] },
-  "conda run": { value: ["-n", "--name", "-p", "--prefix", "--cwd"], chdir: ["--cwd"] },
-  "direnv exec": { positional: 1 },
-}
-
-const SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"])
-
-/** Multi-call binaries: the next word is the program they run (`busybox rm x` is `rm x`). */
-const MULTICALL: ReadonlySet<string> = new Set(["busybox", "toybox"])
-
 /** Reserved words that open a compound command: `coproc NAME` takes a name only before one of these. */
 const COMPOUND_OPENERS: ReadonlySet<string> = new Set([
   "{",
@@ -273,15 +69,29 @@ export function unwrap(words: readonly string[]): Inner[] {
     return words.length > 1 ? [{ kind: "script", from: 1, to: words.length, via: "eval" }] : []
   if (name === "trap") return trap(words)
   if (name === "watch") return watch(words)
-  if (name === "find") return findExec(words, ["-exec", "-execdir", "-ok", "-okdir"], "find")
-  if (name === "fd" || name === "fdfind") return findExec(words, ["-x", "--exec", "-X", "--exec-batch"], "fd")
+  if (name === "find")
+    return findExec(words, { actions: ["-exec", "-execdir", "-ok", "-okdir"], via: "find" })
+  if (name === "fd" || name === "fdfind")
+    return findExec(words, { actions: ["-x", "--exec", "-X", "--exec-batch"], via: "fd" })
   const sub = words[1] !== undefined ? `${name} ${words[1]}` : undefined
-  if (sub !== undefined && WRAPPERS[sub] && !(name in WRAPPERS)) return options(words, 2, WRAPPERS[sub]!, sub)
+  if (sub !== undefined && WRAPPERS[sub] && !(name in WRAPPERS))
+    return wrappedCommand({ words, from: 2, spec: WRAPPERS[sub]!, via: sub })
   const spec = WRAPPERS[name]
-  return spec ? options(words, 1, spec, name) : []
+  return spec ? wrappedCommand({ words, from: 1, spec, via: name }) : []
 }
 
-function options(words: readonly string[], from: number, spec: OptionSpec, via: string): Inner[] {
+/** Where a table wrapper's command starts: the words from `from` on are read with the wrapper's `spec`. */
+function wrappedCommand({
+  words,
+  from,
+  spec,
+  via,
+}: {
+  readonly words: readonly string[]
+  readonly from: number
+  readonly spec: WrapperSpec
+  readonly via: string
+}): Inner[] {
   let chdir: number | undefined
   let placeholder: string | undefined
   let positional = spec.positional ?? 0
@@ -389,13 +199,6 @@ function coproc(words: readonly string[]): Inner[] {
   return start < words.length ? [{ kind: "exec", start, end: words.length, via: "coproc" }] : []
 }
 
-/** GNU parallel's options that take a value. */
-const PARALLEL_VALUES = [
-  ...["-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter"],
-  ...["-I", "-n", "--max-args", "-N", "-L", "--max-lines", "--joblog", "--results", "--timeout", "--delay"],
-  ...["--colsep", "-C", "--tmpdir", "--workdir", "--wd", "-E", "--memfree", "--load", "--retries"],
-]
-
 /**
  * `parallel [options] command ::: args`: the command words, joined, are shell code (parallel runs them
  * with a shell, its `{}` filled in). With no command, the arguments or the input lines are the commands.
@@ -497,7 +300,11 @@ function watch(words: readonly string[]): Inner[] {
     : [{ kind: "script", from: i, to: words.length, via: "watch" }]
 }
 
-function findExec(words: readonly string[], actions: readonly string[], via: string): Inner[] {
+/** The commands of `find -exec … ;` (or fd's `-x`): each of `actions` starts one, up to `;` or `+`. */
+function findExec(
+  words: readonly string[],
+  { actions, via }: { readonly actions: readonly string[]; readonly via: string },
+): Inner[] {
   const inner: Inner[] = []
   for (let i = 1; i < words.length; i++) {
     if (!actions.includes(words[i]!)) continue
