@@ -15,6 +15,7 @@ export { type MessageRecord, Messages } from "./messages.ts"
 export { MIGRATIONS, type Migration, migrate, SchemaTooNewError, schemaVersion } from "./migrations.ts"
 export { Parts } from "./parts.ts"
 export { type FileStamp, type LedgerEntry, ReadLedger } from "./read-ledger.ts"
+export { SessionAgents } from "./session-agents.ts"
 export { SessionSeen } from "./session-seen.ts"
 export { type NewSession, type SessionInfo, Sessions } from "./sessions.ts"
 export {

@@ -19,6 +19,7 @@ const TABLES = [
   "permission_approval",
   "read_ledger",
   "session",
+  "session_agent",
   "session_seen",
   "todo",
 ]

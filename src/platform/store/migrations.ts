@@ -176,6 +176,19 @@ CREATE TABLE session_seen (
 ) STRICT, WITHOUT ROWID;
 `
 
+/**
+ * The agent each session runs as now, once a mode switch (plan mode) or an explicit choice set it: kept
+ * apart from `session.agent` (the agent a session was created with) because sessions of `toolbelt call
+ * --session` and of MCP connections have no session row.
+ */
+const V6 = `
+CREATE TABLE session_agent (
+  session_id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+`
+
 /** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial schema", up: V1 },
@@ -183,6 +196,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "part output column", up: V3 },
   { version: 4, name: "owner start time, interrupted calls to report", up: V4 },
   { version: 5, name: "what each session has been shown", up: V5 },
+  { version: 6, name: "the agent each session runs as", up: V6 },
 ]
 
 /** The schema version recorded in the database (0 for a new one). */

@@ -33,7 +33,15 @@ interface SessionRow {
 }
 
 /** Tables keyed by session without a foreign key (see migrations.ts), cleared by `remove`. */
-const SESSION_TABLES = ["part", "journal", "pending_ask", "read_ledger", "todo", "session_seen"] as const
+const SESSION_TABLES = [
+  "part",
+  "journal",
+  "pending_ask",
+  "read_ledger",
+  "todo",
+  "session_seen",
+  "session_agent",
+] as const
 
 export class Sessions {
   readonly #db: Database
@@ -112,7 +120,7 @@ export class Sessions {
 
   /**
    * Deletes a session and its subagent sessions with everything recorded for them (messages, parts,
-   * journal, pending asks, read ledger, todos). False when there is no such session.
+   * journal, pending asks, read ledger, todos, the agent it runs as). False when there is no such session.
    */
   remove(id: string): boolean {
     this.#flush()

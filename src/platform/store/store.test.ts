@@ -128,6 +128,7 @@ describe("sessions", () => {
       await store.journal.requested(part("call_1", undefined, sessionID))
       store.readLedger.record(sessionID, "/p/a.ts", { hash: "h", mtime: 1, size: 1 })
       store.todos.set(sessionID, [todo("t1")])
+      store.sessionAgents.set(sessionID, "plan")
       await store.journal.asked(ask(`per_${sessionID}`, sessionID))
     }
     expect(store.sessions.remove("ses_p")).toBe(true)
@@ -139,8 +140,10 @@ describe("sessions", () => {
       expect(store.journal.entries(sessionID)).toEqual([])
       expect(store.readLedger.list(sessionID)).toEqual([])
       expect(store.todos.get(sessionID)).toEqual([])
+      expect(store.sessionAgents.get(sessionID)).toBeUndefined()
       expect(store.journal.pendingAsks(sessionID)).toEqual([])
     }
+    expect(store.sessionAgents.get("ses_keep")).toBe("plan")
     expect(store.messages.list("ses_keep")).toHaveLength(1)
     expect(store.parts.list("ses_keep")).toHaveLength(1)
     expect(store.journal.pendingAsks("ses_keep")).toHaveLength(1)
@@ -322,6 +325,32 @@ describe("todos", () => {
     expect(store.todos.get("ses_1")).toEqual([todo("z", "completed")])
     store.todos.set("ses_1", [])
     expect(store.todos.get("ses_1")).toEqual([])
+  })
+
+  it("survive a restart: another store opened on the same file reads the same list", () => {
+    const dir = dirs.make()
+    const first = openStore({ dataDir: dir })
+    first.todos.set("ses_1", [todo("b"), todo("a", "in_progress")])
+    first.todos.set("ses_2", [todo("c", "completed")])
+    first.close()
+    const second = open(dir)
+    expect(second.todos.get("ses_1")).toEqual([todo("b"), todo("a", "in_progress")])
+    expect(second.todos.get("ses_2")).toEqual([todo("c", "completed")])
+  })
+})
+
+describe("session agents", () => {
+  it("keeps the agent a session runs as, replaced by each switch, across a restart", () => {
+    const dir = dirs.make()
+    const first = openStore({ dataDir: dir })
+    expect(first.sessionAgents.get("ses_1")).toBeUndefined()
+    first.sessionAgents.set("ses_1", "plan")
+    first.sessionAgents.set("ses_2", "plan")
+    first.sessionAgents.set("ses_2", "build")
+    first.close()
+    const second = open(dir)
+    expect(second.sessionAgents.get("ses_1")).toBe("plan")
+    expect(second.sessionAgents.get("ses_2")).toBe("build")
   })
 })
 

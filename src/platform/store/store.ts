@@ -7,6 +7,7 @@ import { migrate } from "./migrations.ts"
 import { Owners } from "./owners.ts"
 import { PartRows, Parts } from "./parts.ts"
 import { ReadLedger } from "./read-ledger.ts"
+import { SessionAgents } from "./session-agents.ts"
 import { SessionSeen } from "./session-seen.ts"
 import { Sessions } from "./sessions.ts"
 import { type Database, describeBusy, openDatabase, type Synchronous } from "./sqlite.ts"
@@ -45,6 +46,8 @@ export interface Store {
   /** What each session has been shown once (instruction files). */
   readonly seen: SessionSeen
   readonly todos: Todos
+  /** The agent each session runs as now, once set (plan mode). */
+  readonly sessionAgents: SessionAgents
   readonly journal: Journal
   /** Closes the store; open calls it leaves become recoverable by the next `journal.recover()`. */
   close(): void
@@ -98,6 +101,7 @@ export function openStore(options: StoreOptions): Store {
     readLedger: new ReadLedger(db, group),
     seen: new SessionSeen(db, group),
     todos: new Todos(db),
+    sessionAgents: new SessionAgents(db),
     journal: new Journal(db, rows, owners, group, options.now),
     close,
     [Symbol.dispose]: close,
