@@ -1,6 +1,7 @@
 import type { RolledBackChange } from "../../platform/fs/recovery-log.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import type { PermissionAsked, PermissionReply, Todo } from "../../platform/store/record-shapes.ts"
+import type { Answers, QuestionRequest } from "../question/question.ts"
 
 export type { PermissionAsked, PermissionReply, Todo }
 
@@ -13,17 +14,14 @@ export interface Events {
     readonly requestID: string
     readonly reply: PermissionReply
   }
-  "question.asked": {
-    readonly id: string
-    readonly sessionID: string
-    readonly questions: readonly unknown[]
-    readonly tool?: { readonly messageID: string; readonly callID: string }
-  }
+  "question.asked": QuestionRequest
   "question.replied": {
     readonly sessionID: string
     readonly requestID: string
-    readonly answers: readonly unknown[]
+    readonly answers: Answers
   }
+  /** The question was dismissed, could not be asked, or was withdrawn (its call aborted). */
+  "question.rejected": { readonly sessionID: string; readonly requestID: string }
   "todo.updated": { readonly sessionID: string; readonly todos: readonly Todo[] }
   "file.edited": { readonly file: string; readonly sessionID?: string }
   /** A multi-file change that a crash interrupted was rolled back at start-up (published once, just after). */

@@ -9,6 +9,7 @@ import {
   PermissionRejectedError,
   PermissionUnansweredError,
 } from "../permission/errors.ts"
+import { isQuestionError } from "../question/errors.ts"
 import type { Registry } from "../registry/registry.ts"
 import type { AskInput, Context, MetadataUpdate } from "../tool/context.ts"
 import { isToolFailure } from "../tool/failure.ts"
@@ -46,8 +47,8 @@ class Interrupted {}
  * 8. Decode the input with the tool's input codec (invalid: model-readable error, no run).
  * 9. Record the call as running, then execute it with the runner's context (abort: interruption,
  *    never a success; `ToolFailure`: shown to the model; a permission error: shown, and a person's
- *    "no" stops the turn; a NUL byte Node refuses in a path or command: invalid input; any other
- *    throw: defect).
+ *    "no" stops the turn, and so does a dismissed question; a NUL byte Node refuses in a path or
+ *    command: invalid input; any other throw: defect).
  * 10. Encode and validate the output with the output codec (invalid: never a success).
  * 11. Project the encoded output to model content; the tool says whether the answer is a poll.
  * 12. The `tool.execute.after` hooks see the whole text and may rewrite it.
@@ -150,6 +151,9 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
         return failed({ error: error.message, kind: "failure", metadata: error.metadata })
       const nul = nulByteOf(error)
       if (nul) return recorder.fail({ error: Message.nulByte(name, nul.value), kind: "invalid" })
+      // A dismissed question, or no one to answer it: the turn stops, as after a person's "no".
+      if (isQuestionError(error))
+        return recorder.fail({ error: error.message, kind: "question", blocked: true })
       if (isPermissionError(error)) {
         // A person's "no", or no one to ask: either way the turn stops instead of trying something else.
         const blocked = error instanceof PermissionRejectedError || error instanceof PermissionUnansweredError

@@ -83,6 +83,8 @@ export type ErrorKind =
   | "invalid"
   | "failure"
   | "permission"
+  /** The person dismissed the tool's question, or no one could answer it. */
+  | "question"
   | "interrupted"
   | "defect"
   | "output"

@@ -11,6 +11,13 @@ export interface Availability {
   /** The surface asking: `cli`, `mcp`, `server`, `sdk`, ... */
   readonly client?: string
   readonly flags?: Readonly<Record<string, string | boolean | undefined>>
+  /**
+   * Whether a person can answer questions where the tools are offered: true on a terminal or for an MCP
+   * client that shows forms; false where nobody can (no terminal, a client without elicitation), so a
+   * tool that needs an answer is not offered. Undefined: not known (a library user answers through the
+   * bus and `reply`).
+   */
+  readonly interactive?: boolean
 }
 
 /** Hints surfaces pass on (MCP annotations, UIs); they grant nothing. */

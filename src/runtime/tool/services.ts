@@ -3,6 +3,7 @@ import type { RecoveryLog } from "../../platform/fs/recovery-log.ts"
 import type { Publish } from "../bus/events.ts"
 import type { Hooks } from "../hooks/hooks.ts"
 import type { Context } from "./context.ts"
+import { memoryTodos, type Questions, type SessionAgent, type TodoList } from "./session-services.ts"
 
 /**
  * What the built-in tools get from the runtime for one call, carried in `ctx.extra` so tools know
@@ -25,6 +26,12 @@ export interface ToolServices {
   readonly dataDir: string | undefined
   /** Where a change spanning several files records its originals first, so a crash midway is rolled back at the next start. */
   readonly recovery: RecoveryLog | undefined
+  /** Each session's todo list (default: kept in this process's memory). */
+  readonly todos: TodoList
+  /** The question flow, where the runtime has one (a toolbelt does); none: nobody can be asked. */
+  readonly questions: Questions | undefined
+  /** Switches a session's agent, where the runtime keeps sessions' agents (a toolbelt does). */
+  readonly sessionAgent: SessionAgent | undefined
 }
 
 /** The keys of `ctx.extra` the services are read from. */
@@ -37,6 +44,9 @@ export interface ServiceExtra {
   readonly firstTime?: (sessionID: string, key: string) => boolean
   readonly dataDir?: string
   readonly recovery?: RecoveryLog
+  readonly todos?: TodoList
+  readonly questions?: Questions
+  readonly sessionAgent?: SessionAgent
   /** Plugin hooks (the shell asks them for `shell.env`). */
   readonly hooks?: Hooks
 }
@@ -67,5 +77,8 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     firstTime: extra.firstTime ?? firstTimeInMemory,
     dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
     recovery: extra.recovery,
+    todos: extra.todos ?? memoryTodos,
+    questions: extra.questions,
+    sessionAgent: extra.sessionAgent,
   }
 }
