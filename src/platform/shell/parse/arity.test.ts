@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ARITY, prefix, prefixLength, toolName } from "./arity.ts"
+import { prefix, prefixLength, toolName } from "./arity.ts"
 
 const split = (command: string) => command.split(" ")
 
@@ -117,15 +117,5 @@ describe("toolName", () => {
     ["docker-compose", "docker-compose"],
   ])("%s → %s", (command, expected) => {
     expect(toolName(command)).toBe(expected)
-  })
-})
-
-describe("ARITY", () => {
-  it("has an entry for every prefix of a multi-word entry's first word", () => {
-    for (const key of Object.keys(ARITY)) {
-      const words = key.split(" ")
-      expect(ARITY[key]!).toBeGreaterThanOrEqual(words.length)
-      if (words.length > 1 && !words[1]!.startsWith("-")) expect(ARITY[words[0]!]).toBeDefined()
-    }
   })
 })

@@ -1,4 +1,5 @@
-export { ARITY, FLAGS, prefix, prefixLength, toolName, WORD_FLAGS } from "./arity.ts"
+export { prefix, prefixLength, toolName } from "./arity.ts"
+export { ARITY, FLAGS, WORD_FLAGS } from "./arity-table.ts"
 export type { PathKind } from "./operand-table.ts"
 export { isFileCommand, type PathOperand, pathOperands } from "./operands.ts"
 export { loadBashParser, parseBash } from "./parser.ts"
