@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { gone } from "../../platform/shell/run/fixtures/process-gone.ts"
 import { sandboxAvailability } from "../../platform/shell/sandbox/index.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { DEFAULT_LIMITS } from "../../platform/text/limits.ts"
@@ -66,17 +67,6 @@ function bash(
 function completed(result: Settlement) {
   if (result.status !== "completed") throw new Error(`expected completed, got ${JSON.stringify(result)}`)
   return result
-}
-
-/** Whether a process is gone: no /proc entry, or a zombie (this machine's init may not reap them). */
-function gone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
-    return state === "Z" || state === "X"
-  } catch {
-    return true
-  }
 }
 
 function pidsIn(text: string): number[] {

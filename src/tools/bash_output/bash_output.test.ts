@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { jobs, killSessionJobs, portOpen } from "../../platform/shell/jobs/index.ts"
+import { gone } from "../../platform/shell/run/fixtures/process-gone.ts"
 import { DEFAULT_LIMITS } from "../../platform/text/limits.ts"
 import { OutputStore } from "../../runtime/output/store.ts"
 import { RulePermissions } from "../../runtime/permission/simple.ts"
@@ -66,6 +67,12 @@ function completed(result: Settlement) {
   return result
 }
 
+/** Starts `command` as a background job of this session: the completed call and the job's id. */
+async function background(command: string, options: Record<string, unknown> = {}) {
+  const started = completed(await call("bash", { command, run_in_background: true, ...options }))
+  return { started, id: String(started.metadata.jobID) }
+}
+
 async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -74,31 +81,13 @@ async function freePort(): Promise<number> {
   return port
 }
 
-function gone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
-    return state === "Z" || state === "X"
-  } catch {
-    return true
-  }
-}
-
 const server = (port: number) =>
   `node -e "require('http').createServer((q, s) => { console.log('request ' + q.url); s.end('pong') }).listen(${port}, '127.0.0.1', () => console.log('listening on ${port}'))"`
 
 describe("background jobs", () => {
   it("starts a server, waits for its port, reads its output and kills it", async () => {
     const port = await freePort()
-    const started = completed(
-      await call("bash", {
-        command: server(port),
-        run_in_background: true,
-        ready_port: port,
-        description: "Dev server",
-      }),
-    )
-    const id = String(started.metadata.jobID)
+    const { started, id } = await background(server(port), { ready_port: port, description: "Dev server" })
     expect(id).toMatch(/^job_[0-9a-f]{8}$/)
     expect(started.output).toContain(
       `Background job ${id} (pid ${started.metadata.pid}) is ready: port ${port} accepts connections.`,
@@ -136,12 +125,9 @@ describe("background jobs", () => {
   })
 
   it("waits for a line of output matching ready_pattern", async () => {
-    const started = completed(
-      await call("bash", {
-        command: "echo starting; sleep 0.3; echo 'Server ready on port 1234'; sleep 30",
-        run_in_background: true,
-        ready_pattern: "ready on port \\d+",
-      }),
+    const { started } = await background(
+      "echo starting; sleep 0.3; echo 'Server ready on port 1234'; sleep 30",
+      { ready_pattern: "ready on port \\d+" },
     )
     expect(started.output).toContain("is ready: its output matched /ready on port \\d+/")
     expect(started.output).toContain("starting\nServer ready on port 1234")
@@ -149,14 +135,14 @@ describe("background jobs", () => {
 
   it("returns a job id at once without readiness options", async () => {
     // The call returns while the job runs on (its status says so), without waiting for it to end.
-    const started = completed(await call("bash", { command: "sleep 30", run_in_background: true }))
+    const { started } = await background("sleep 30")
     expect(started.output).toMatch(/^Started background job job_[0-9a-f]{8} \(pid \d+\): sleep 30/)
     expect(jobs.list(SESSION)[0]?.status).toBe("running")
   })
 
   it("a job killed right after it starts is killed, every time (the subreaper may not have started the shell yet)", async () => {
     for (let i = 0; i < 100; i++) {
-      completed(await call("bash", { command: "sleep 600", run_in_background: true }))
+      await background("sleep 600")
       const [job] = jobs.list(SESSION)
       await job!.kill("the test")
       // Before the fix, about 1 in 40 kills found no member yet, called the tree empty, and left the
@@ -168,13 +154,7 @@ describe("background jobs", () => {
 
   it("says so, with its output, when the job exits before it is ready", async () => {
     const port = await freePort()
-    const started = completed(
-      await call("bash", {
-        command: "echo 'Error: cannot bind'; exit 4",
-        run_in_background: true,
-        ready_port: port,
-      }),
-    )
+    const { started } = await background("echo 'Error: cannot bind'; exit 4", { ready_port: port })
     expect(started.output).toMatch(
       /exited with code 4 after [0-9.]+ s before it was ready \(waiting for port \d+\)/,
     )
@@ -184,14 +164,7 @@ describe("background jobs", () => {
 
   it("reports a readiness timeout and leaves the job running", async () => {
     const port = await freePort()
-    const started = completed(
-      await call("bash", {
-        command: "echo booting; sleep 30",
-        run_in_background: true,
-        ready_port: port,
-        ready_timeout: 300,
-      }),
-    )
+    const { started } = await background("echo booting; sleep 30", { ready_port: port, ready_timeout: 300 })
     expect(started.output).toContain("is still running, but was not ready after 300 ms (waiting for port")
     expect(started.output).toContain("booting")
     expect(jobs.get(SESSION, String(started.metadata.jobID))?.status).toBe("running")
@@ -212,14 +185,10 @@ describe("background jobs", () => {
   })
 
   it("bounds a large log and points at the full log file", async () => {
-    const started = completed(
-      await call("bash", {
-        command: "echo 'error: early failure'; seq 1 5000; echo finished; sleep 30",
-        run_in_background: true,
-        ready_pattern: "^finished$",
-      }),
+    const { started, id } = await background(
+      "echo 'error: early failure'; seq 1 5000; echo finished; sleep 30",
+      { ready_pattern: "^finished$" },
     )
-    const id = String(started.metadata.jobID)
     expect(started.metadata.truncated).toBe(true)
     expect(started.output).toContain("...output truncated...")
     expect(started.output).toContain("  line 1: error: early failure")
@@ -232,15 +201,10 @@ describe("background jobs", () => {
   })
 
   it("numbers lines across reads as in the full log", async () => {
-    const started = completed(
-      await call("bash", {
-        command:
-          "seq 1 10; echo mark-a; sleep 0.5; seq 11 3000; echo 'FAIL late test'; seq 3001 5000; echo mark-b; sleep 30",
-        run_in_background: true,
-        ready_pattern: "mark-a",
-      }),
+    const { id } = await background(
+      "seq 1 10; echo mark-a; sleep 0.5; seq 11 3000; echo 'FAIL late test'; seq 3001 5000; echo mark-b; sleep 30",
+      { ready_pattern: "mark-a" },
     )
-    const id = String(started.metadata.jobID)
     // Until everything up to mark-b is in the log, however long the machine takes to print it.
     const log = jobs.list(SESSION).find((job) => job.id === id)?.logPath
     await until(() => readFileSync(log!, "utf8").includes("mark-b"))
@@ -251,8 +215,7 @@ describe("background jobs", () => {
   })
 
   it("keeps jobs per session", async () => {
-    const started = completed(await call("bash", { command: "sleep 30", run_in_background: true }))
-    const id = String(started.metadata.jobID)
+    const { id } = await background("sleep 30")
     const other = await call("bash_output", { job_id: id }, { sessionID: "ses_other" })
     expect(other.status === "error" && other.error).toContain(
       `There is no background job "${id}" in this session.`,
@@ -263,10 +226,7 @@ describe("background jobs", () => {
   })
 
   it("bash_output and bash_kill answer an unknown job alike: the session's jobs, or how to start one", async () => {
-    const started = completed(
-      await call("bash", { command: "sleep 30", run_in_background: true, description: "sleeper" }),
-    )
-    const id = String(started.metadata.jobID)
+    const { id } = await background("sleep 30", { description: "sleeper" })
     for (const tool of ["bash_output", "bash_kill"]) {
       const listed = await call(tool, { job_id: "job_nope" })
       expect(listed.status === "error" && listed.error).toContain(
@@ -281,13 +241,9 @@ describe("background jobs", () => {
   })
 
   it("kills a session's jobs when the session ends, including processes that left the group", async () => {
-    const started = completed(
-      await call("bash", {
-        command: "(setsid sleep 300 &); sleep 0.2; echo started; sleep 30",
-        run_in_background: true,
-        ready_pattern: "started",
-      }),
-    )
+    const { started } = await background("(setsid sleep 300 &); sleep 0.2; echo started; sleep 30", {
+      ready_pattern: "started",
+    })
     const job = jobs.get(SESSION, String(started.metadata.jobID))!
     const killed = await killSessionJobs(SESSION)
     expect(killed).toHaveLength(1)
@@ -307,14 +263,7 @@ describe("polling and the loop guard", () => {
       { permission: "doom_loop", pattern: "*", action: "deny" as const },
     ]
     deps = { ...deps, permission: new RulePermissions({ rules }), doomLoop: new DoomLoopGuard() }
-    const started = completed(
-      await call("bash", {
-        command: "echo started; sleep 600",
-        run_in_background: true,
-        ready_pattern: "started",
-      }),
-    )
-    const id = String(started.metadata.jobID)
+    const { id } = await background("echo started; sleep 600", { ready_pattern: "started" })
     // The same call, and after the first read the same "(no new output)" again and again.
     for (let i = 0; i < 10; i++) {
       const polled = completed(await call("bash_output", { job_id: id }))

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { findByCommandLine } from "./find-processes.ts"
+import { gone } from "./fixtures/process-gone.ts"
 import { runOptions } from "./fixtures/run-options.ts"
 import { RunningCommand, type RunOptions, runCommand, SpawnError } from "./run.ts"
 
@@ -26,16 +27,6 @@ function unique(): string {
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-function gone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
-    return state === "Z" || state === "X"
-  } catch {
-    return true
-  }
 }
 
 /** A SIGKILL sent by a process that has exited since may still be on its way: allow it a moment. */
