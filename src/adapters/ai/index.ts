@@ -12,13 +12,7 @@ export {
   type TurnStatus,
 } from "./loop.ts"
 export { acceptsToolMedia, modelOutput } from "./model-output.ts"
-export {
-  CLEANUP_GRACE_MS,
-  type ProcessedStep,
-  type ProcessorOptions,
-  type ProcessResult,
-  StreamProcessor,
-} from "./processor.ts"
+export { CLEANUP_GRACE_MS, type ProcessorOptions, type ProcessResult, StreamProcessor } from "./processor.ts"
 export { ModelSpecError, PROVIDERS, type ResolvedModel, resolveModel } from "./provider.ts"
 export { INVALID, matchCase, repairToolCall } from "./repair.ts"
 export {
@@ -42,6 +36,7 @@ export {
   schemaFamily,
   strictSchema,
 } from "./schema.ts"
+export type { ProcessedStep } from "./step-log.ts"
 export {
   type AISDKTools,
   type ModelObject,

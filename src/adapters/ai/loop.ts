@@ -4,8 +4,9 @@ import { ascending } from "../../platform/util/id.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 import type { ToolHost } from "./host.ts"
 import { acceptsToolMedia } from "./model-output.ts"
-import { type ProcessedStep, StreamProcessor } from "./processor.ts"
+import { StreamProcessor } from "./processor.ts"
 import { replaySession, type StoredMessage } from "./replay.ts"
+import type { ProcessedStep } from "./step-log.ts"
 import { type ModelObject, toAISDKTools } from "./tools.ts"
 
 /** Steps (model calls) one turn may take unless told otherwise. */
