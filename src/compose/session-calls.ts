@@ -32,8 +32,8 @@ export interface SessionCalls {
 /**
  * Calls, with the journal recording every step (record.ts says when each is on disk) and the bus
  * publishing it. One call:
- * 1. Fills in the ids (fresh ones) and the agent (`build`); an unknown agent fails here, before
- *    anything runs.
+ * 1. Fills in the ids (fresh ones) and the agent: the call's, else the one the session runs as (set by
+ *    plan mode, in any process), else `build`; an unknown agent fails here, before anything runs.
  * 2. Reports once the calls of its session that a killed process left open: as events, and in the
  *    answer's `metadata.interrupted_calls`.
  * 3. Seeds the loop guard, the first time this process sees the session, with its recorded answers.
@@ -87,7 +87,7 @@ export function sessionCalls({
       // 1. Ids and agent.
       const sessionID = input.sessionID ?? ascending("ses")
       sessions.add(sessionID)
-      const agent = input.agent ?? DEFAULT_AGENT
+      const agent = input.agent ?? store.sessionAgents.get(sessionID) ?? DEFAULT_AGENT
       rulesOf(agent)
       // 2. Interrupted calls of this session.
       const interrupted = store.journal.takeInterrupted(sessionID)

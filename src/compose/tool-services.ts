@@ -10,6 +10,7 @@ import type { Config } from "../runtime/config/config.ts"
 import type { Hooks } from "../runtime/hooks/hooks.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import { disabled } from "../runtime/permission/ruleset.ts"
+import type { QuestionService } from "../runtime/question/service.ts"
 import type { Registry } from "../runtime/registry/registry.ts"
 import type { ServiceExtra } from "../runtime/tool/services.ts"
 
@@ -26,7 +27,8 @@ export interface ToolServicesFor {
  *    process-wide, like the lock itself).
  * 2. The project, the read ledger and first-time marks kept in the store (an instruction file is
  *    attached once per session, in any process), read-before-write (config `file.require_read`), the
- *    bus, the hooks, the crash-recovery log.
+ *    bus, the hooks, the crash-recovery log; each session's todo list and the agent it runs as (in the
+ *    store: every process continuing the session sees them), and the question flow.
  * 3. What the shell tool reads: its config section, the output limits, where to spool output.
  * 4. Per agent, the pager that truncation hints name.
  */
@@ -43,6 +45,7 @@ export function toolServices({
   outputDir,
   registry,
   rulesOf,
+  questions,
 }: {
   directory: string
   worktree: string
@@ -56,6 +59,7 @@ export function toolServices({
   outputDir: string
   registry: Registry
   rulesOf: (agent: string) => Ruleset
+  questions: QuestionService
 }): ToolServicesFor {
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
@@ -69,6 +73,15 @@ export function toolServices({
     publish: bus.publish,
     hooks,
     recovery,
+    todos: store.todos,
+    questions,
+    sessionAgent: {
+      switch(sessionID, agent) {
+        // An agent the policy does not know fails here (UnknownAgentError), before anything changes.
+        rulesOf(agent)
+        store.sessionAgents.set(sessionID, agent)
+      },
+    },
   }
   const shell = { shell: config.shell, limits, outputDir, dataDir }
   const pagerFor = (agent: string) =>

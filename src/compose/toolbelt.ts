@@ -14,6 +14,8 @@ import type { OutputStore } from "../runtime/output/store.ts"
 import type { Policy } from "../runtime/permission/agents/policy.ts"
 import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
+import type { AnswerQuestions } from "../runtime/question/question.ts"
+import { QuestionService } from "../runtime/question/service.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
 import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
@@ -40,6 +42,8 @@ export interface ToolbeltOptions {
   readonly store?: Store | "memory"
   /** Answers asks the rules leave open (a TTY prompt, `--yes`); without it they wait for `reply`. */
   readonly decide?: Decide
+  /** Answers the questions tools ask (a TTY prompt); without it they wait for `questions.reply`. */
+  readonly answer?: AnswerQuestions
   /** Register the built-in tools (default true). */
   readonly builtins?: boolean
   /** Load tool files from `.toolbelt/tools/`, `.opencode/tools/` and the config dirs (default true). */
@@ -62,6 +66,8 @@ export interface Toolbelt {
   readonly permission: PermissionEngine
   /** The permission policy: every agent's rules and the config files (and variable) they came from. */
   readonly policy: Policy
+  /** The questions tools put to a person: `list` the pending ones, `reply` or `reject` them. */
+  readonly questions: QuestionService
   readonly bus: Bus
   readonly hooks: Hooks
   readonly store: Store
@@ -96,8 +102,9 @@ export interface Toolbelt {
  *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
  *    writes.
  * 4. Permission: the policy (agent rules from config), the engine (approvals saved in the store),
- *    asks and replies journaled, asks answered by `decide` when given. Then the loop guard, whose
- *    threshold config checks before any tool loads.
+ *    asks and replies journaled, asks answered by `decide` when given. Then the question flow
+ *    (questions answered by `answer` when given) and the loop guard, whose threshold config checks
+ *    before any tool loads.
  * 5. The tools: built-ins, then tool files, then plugins (their tools and hooks), then MCP servers.
  * 6. The output store's hourly sweep.
  * 7. The services the tools get in `ctx.extra`.
@@ -133,6 +140,10 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     hooks,
     decide: options.decide,
   })
+  const questions = new QuestionService({
+    publish: bus.publish,
+    ...(options.answer ? { answer: options.answer } : {}),
+  })
   const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
 
   // 5. Tools.
@@ -158,6 +169,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     ...runtime,
     recovery: records.crashLog,
     outputDir: output.dir,
+    questions,
   })
 
   // 8. Calls.
@@ -178,6 +190,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       sweeper?.stop()
       calls.endAll()
       stopPermissions()
+      questions.dispose()
       for (const handle of registered.handles.splice(0)) handle.close()
       await mcp?.close()
       if (records.ownsStore) store.close()
@@ -193,6 +206,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     registry,
     permission,
     policy,
+    questions,
     bus,
     hooks,
     store,

@@ -10,12 +10,14 @@ it("offers apply_patch to patch-trained models and edit/write to the others; bot
       .map((tool) => tool.name)
       .sort()
   const shell = ["bash", "bash_kill", "bash_output", "glob", "grep"]
-  expect(await names("gpt-5.1-codex")).toEqual([...shell, "apply_patch", "list", "read"].sort())
+  // Offered for every model (question and plan_exit where someone can answer: not known here).
+  const session = ["plan_enter", "plan_exit", "question", "todoread", "todowrite"]
+  expect(await names("gpt-5.1-codex")).toEqual([...shell, ...session, "apply_patch", "list", "read"].sort())
   expect(await names("claude-sonnet-4")).toEqual(
-    [...shell, "edit", "list", "multiedit", "read", "write"].sort(),
+    [...shell, ...session, "edit", "list", "multiedit", "read", "write"].sort(),
   )
   expect(await names()).toEqual(
-    [...shell, "apply_patch", "edit", "list", "multiedit", "read", "write"].sort(),
+    [...shell, ...session, "apply_patch", "edit", "list", "multiedit", "read", "write"].sort(),
   )
   expect(prefersPatch("gpt-4o")).toBe(false)
   expect(prefersPatch("gpt-oss-120b")).toBe(false)

@@ -11,7 +11,12 @@ import { GrepTool } from "./grep/grep.ts"
 import { InvalidTool } from "./invalid/invalid.ts"
 import { ListTool } from "./list/list.ts"
 import { MultiEditTool } from "./multiedit/multiedit.ts"
+import { PlanEnterTool } from "./plan_enter/plan_enter.ts"
+import { PlanExitTool } from "./plan_exit/plan_exit.ts"
+import { QuestionTool } from "./question/question.ts"
 import { ReadTool } from "./read/read.ts"
+import { TodoReadTool } from "./todoread/todoread.ts"
+import { TodoWriteTool } from "./todowrite/todowrite.ts"
 import { WriteTool } from "./write/write.ts"
 
 /**
@@ -46,5 +51,11 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     bash: { ...BashTool, annotations: writer },
     bash_output: { ...BashOutputTool, annotations: reader },
     bash_kill: { ...BashKillTool, annotations: writer },
+    todowrite: { ...TodoWriteTool, annotations: { idempotent: true } },
+    // Reads the list todowrite keeps: hidden wherever todowrite is denied (subagents).
+    todoread: { ...TodoReadTool, annotations: reader, permission: "todowrite" },
+    question: QuestionTool,
+    plan_enter: PlanEnterTool,
+    plan_exit: PlanExitTool,
   }
 }

@@ -1,8 +1,11 @@
-/** The person dismissed the question (or said no where no was the end of it). Stops the turn. */
+/**
+ * The person dismissed the question, or said no where no ends the matter (a plan they did not approve):
+ * the message says which. Stops the turn.
+ */
 export class QuestionRejectedError extends Error {
   override readonly name = "QuestionRejectedError"
-  constructor() {
-    super("The user dismissed this question.")
+  constructor(message = "The user dismissed this question.") {
+    super(message)
   }
 }
 

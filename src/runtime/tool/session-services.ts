@@ -4,6 +4,7 @@
 import type { Todo } from "../../platform/store/record-shapes.ts"
 import type { Answers, Question } from "../question/question.ts"
 
+export { QuestionRejectedError } from "../question/errors.ts"
 export type { Answers, Question, QuestionOption } from "../question/question.ts"
 export type { Todo }
 

@@ -1,0 +1,93 @@
+import { readFile } from "node:fs/promises"
+import { z } from "zod"
+import * as Tool from "../../runtime/tool/index.ts"
+import { services } from "../../runtime/tool/services.ts"
+import { QuestionRejectedError } from "../../runtime/tool/session-services.ts"
+import { loadText } from "../kit/load-text.ts"
+import { planPath, shownPlanPath } from "../kit/plan-file.ts"
+
+export const Parameters = z.object({})
+
+export interface PlanExitMetadata extends Record<string, unknown> {
+  /** The agent the session runs as from now on. */
+  agent: "build"
+  /** The plan file (absolute). */
+  plan: string
+}
+
+/** The agent that carries out an approved plan. */
+const BUILD_AGENT = "build"
+
+/**
+ * The `plan_exit` tool: asks the person to approve the plan, and on yes leaves plan mode.
+ *
+ * 1. Ask `plan_exit` (pattern and always `*`): the defaults allow it to the plan agent only.
+ * 2. The plan file must hold a plan.
+ * 3. Ask the person through the question flow: "Plan at <path> is complete. Would you like to switch to
+ *    the build agent and start implementing?" (Yes or No, nothing typed). No, or a dismissal, fails the
+ *    call and stops the turn: the person says what to change next.
+ * 4. Yes: switch the session to the `build` agent (its rules apply from the next call on).
+ * 5. Shape: the approval and the plan itself (as the file holds it now), the instruction the build
+ *    agent carries out.
+ */
+export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
+  "plan_exit",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(_params, ctx) {
+      // 1. Ask.
+      await ctx.ask({ permission: "plan_exit", patterns: ["*"], always: ["*"], metadata: {} })
+
+      // 2. The plan.
+      const { sessionAgent, questions, worktree, directory } = services(ctx)
+      if (!sessionAgent || !questions)
+        throw new Tool.ToolFailure(
+          "Plan mode cannot be left here: no one can be asked to approve the plan (this runtime has no question flow or keeps no session agents).",
+        )
+      const plan = planPath(worktree, ctx.sessionID)
+      const shown = shownPlanPath(directory, plan)
+      const text = await readFile(plan, "utf8").catch(() => "")
+      if (!text.trim())
+        throw new Tool.ToolFailure(
+          `There is no plan at ${shown} yet: write the plan there, then call plan_exit.`,
+        )
+
+      // 3. The person's approval.
+      const [answer] = await questions.ask(
+        {
+          sessionID: ctx.sessionID,
+          questions: [
+            {
+              question: `Plan at ${shown} is complete. Would you like to switch to the build agent and start implementing?`,
+              header: "Build Agent",
+              options: [
+                { label: "Yes", description: "Switch to the build agent and carry out the plan" },
+                { label: "No", description: "Stay in plan mode and keep working on the plan" },
+              ],
+              custom: false,
+            },
+          ],
+          tool: { messageID: ctx.messageID, callID: ctx.callID },
+        },
+        { signal: ctx.abort },
+      )
+      if (answer?.[0] !== "Yes")
+        throw new QuestionRejectedError(
+          `The user did not approve the plan at ${shown}: the session stays in plan mode. Wait for the user to say what to change.`,
+        )
+
+      // 4. Switch.
+      sessionAgent.switch(ctx.sessionID, BUILD_AGENT)
+
+      // 5. Shape. Read again: the person may have edited the plan while deciding.
+      const approved = (await readFile(plan, "utf8").catch(() => text)).trim()
+      return {
+        title: "Plan approved",
+        output: `The user approved the plan at ${shown}. You are the build agent again and can edit files. Carry out the plan:\n\n${approved}`,
+        metadata: { agent: BUILD_AGENT, plan },
+      }
+    },
+  },
+  { available: (env) => env.interactive !== false },
+)

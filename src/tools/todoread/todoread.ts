@@ -1,0 +1,32 @@
+import { z } from "zod"
+import * as Tool from "../../runtime/tool/index.ts"
+import { services } from "../../runtime/tool/services.ts"
+import type { Todo } from "../../runtime/tool/session-services.ts"
+import { loadText } from "../kit/load-text.ts"
+import { formatTodos, todoTitle } from "../kit/todo-list.ts"
+
+export const Parameters = z.object({})
+
+export interface TodoReadMetadata extends Record<string, unknown> {
+  todos: Todo[]
+}
+
+/**
+ * The `todoread` tool: the session's todo list as todowrite last left it (in any process).
+ *
+ * 1. Ask `todoread` (pattern and always `*`).
+ * 2. Read the session's list from the store.
+ * 3. Shape: the list as JSON, titled with how many items are still to do.
+ */
+export const TodoReadTool = Tool.define<typeof Parameters, TodoReadMetadata>("todoread", {
+  description: loadText(import.meta.url, "description.txt"),
+  parameters: Parameters,
+  async execute(_params, ctx) {
+    // 1. Ask.
+    await ctx.ask({ permission: "todoread", patterns: ["*"], always: ["*"], metadata: {} })
+    // 2. Read.
+    const todos = services(ctx).todos.get(ctx.sessionID)
+    // 3. Shape.
+    return { title: todoTitle(todos), output: formatTodos(todos), metadata: { todos } }
+  },
+})
