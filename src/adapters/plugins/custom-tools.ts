@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
-import { homedir } from "node:os"
-import { basename, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { basename, extname, join, relative } from "node:path"
+import { globalDirs, isInside, projectLevels } from "../../runtime/config/search-dirs.ts"
 import { assertToolName } from "../../runtime/registry/name.ts"
 import type { Registry } from "../../runtime/registry/registry.ts"
 import type { Handle, Registrable } from "../../runtime/registry/tool-set.ts"
@@ -124,31 +124,11 @@ export function customToolDirectories(options: {
   readonly worktree: string
   readonly env?: NodeJS.ProcessEnv
 }): string[] {
-  const env = options.env ?? process.env
-  const home = env.HOME || env.USERPROFILE || homedir()
-  const dotConfig = join(home, ".config")
-  const xdg = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : undefined
-  const dirs = [join(dotConfig, "opencode")]
-  if (xdg) dirs.push(join(xdg, "opencode"))
-  dirs.push(join(dotConfig, "toolbelt"))
-  if (xdg) dirs.push(join(xdg, "toolbelt"))
-  if (env.TOOLBELT_CONFIG_DIR) dirs.push(resolve(env.TOOLBELT_CONFIG_DIR))
-  for (const level of walkUp(resolve(options.directory), resolve(options.worktree)).reverse()) {
+  const dirs = globalDirs(options.env ?? process.env).map(({ dir }) => dir)
+  for (const level of projectLevels(options.directory, options.worktree).reverse()) {
     for (const folder of PROJECT_FOLDERS) dirs.push(join(level, folder))
   }
   return [...new Set(dirs)]
-}
-
-/** `directory` and its parents up to `worktree` (inclusive); just `directory` when it is outside. */
-function walkUp(directory: string, worktree: string): string[] {
-  if (!isInside(directory, worktree)) return [directory]
-  const levels = [directory]
-  let current = directory
-  while (current !== worktree) {
-    current = resolve(current, "..")
-    levels.push(current)
-  }
-  return levels
 }
 
 /** `<dir>/{tool,tools}/*.{js,ts,mjs,mts}`, sorted; symlinks followed, dotfiles included, no `.d.ts`. */
@@ -185,9 +165,4 @@ async function toolFiles(dir: string, errors: CustomToolError[]): Promise<string
 /** How a file is named in `source`: relative to the worktree inside it, else absolute. */
 function label(file: string, worktree: string): string {
   return isInside(file, worktree) ? relative(worktree, file) : file
-}
-
-function isInside(path: string, root: string): boolean {
-  const inside = relative(root, path)
-  return inside !== ".." && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)
 }
