@@ -1,4 +1,4 @@
-// The last page of a 1 GiB file: src/fs against `tail -n 2000` of the same file, with peak memory.
+// The last page of a 1 GiB file: the reader in platform/fs against `tail -n 2000` of it, with peak memory.
 // Run: node bench/read.bench.ts
 //
 // 1. Write a 1 GiB log (~14 M lines, some multi-byte characters) to a temp dir, in 1 MiB blocks, from a
@@ -21,7 +21,8 @@ import { stripTypeScriptTypes } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { clearLineIndexCache, readLastLines, readLines } from "../src/platform/fs/read-lines.ts"
+import { readLastLines } from "../src/platform/fs/read-last-lines.ts"
+import { clearLineIndexCache, readLines } from "../src/platform/fs/read-lines.ts"
 import { median, resetPeakRss, timeCommand } from "./lib/measure.ts"
 
 const MiB = 1024 * 1024
@@ -132,15 +133,15 @@ interface JavaScriptRun {
 }
 
 /**
- * The same reads in a fresh Node running plain JavaScript (type-stripped copies of src/fs/read-lines.ts
- * and its imports), as the built package runs: this process's RSS includes the TypeScript loader, which
- * is not part of reading.
+ * The same reads in a fresh Node running plain JavaScript (type-stripped copies of
+ * src/platform/fs/read-lines.ts, read-last-lines.ts and their imports), as the built package runs: this
+ * process's RSS includes the TypeScript loader, which is not part of reading.
  */
 async function measureAsJavaScript(dir: string, path: string, total: number): Promise<JavaScriptRun> {
   const out = join(dir, "js")
   const src = fileURLToPath(new URL("../src/", import.meta.url))
   // Module paths relative to src/, copied with their folders so relative imports still resolve.
-  const pending = ["fs/read-lines.ts"]
+  const pending = ["platform/fs/read-lines.ts", "platform/fs/read-last-lines.ts"]
   const done = new Set<string>()
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     if (done.has(name)) continue
@@ -179,7 +180,7 @@ async function measureAsJavaScript(dir: string, path: string, total: number): Pr
 
 /** What a one-shot process does: read the last page of a file it has never seen, and exit. */
 const LAST_PAGE_SCRIPT = `
-import { readLines } from "./fs/read-lines.js"
+import { readLines } from "./platform/fs/read-lines.js"
 const [path, offsetText] = process.argv.slice(2)
 const start = performance.now()
 const page = await readLines(path, { offset: Number(offsetText), limit: 2000, maxBytes: Infinity })
@@ -189,7 +190,8 @@ console.log(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS }))
 `
 
 const MEASURE_SCRIPT = `
-import { readLastLines, readLines } from "./fs/read-lines.js"
+import { readLastLines } from "./platform/fs/read-last-lines.js"
+import { readLines } from "./platform/fs/read-lines.js"
 const [path, pageText, runsText] = process.argv.slice(2)
 const page = Number(pageText)
 const baselineKb = process.memoryUsage.rss() / 1024

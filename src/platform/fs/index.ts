@@ -4,6 +4,8 @@ export { type RenameOptions, renameAtomic, type WriteOptions, writeFileAtomic } 
 export { canonicalPath } from "./canonical-path.ts"
 export { errorCode, FileSystemError, isAbortError } from "./errors.ts"
 export { type LockOptions, lockedFileCount, withFileLock, withFileLocks } from "./lock.ts"
+export { lineCutMarker } from "./page-collector.ts"
+export { type ReadLastLinesOptions, type ReadLastLinesResult, readLastLines } from "./read-last-lines.ts"
 export {
   checkFresh,
   type FileStamp,
@@ -15,18 +17,8 @@ export {
   type ReadLedger,
   recordStamp,
 } from "./read-ledger.ts"
-export {
-  clearLineIndexCache,
-  countLines,
-  DEFAULT_READ_LIMITS,
-  lineCutMarker,
-  type ReadLastLinesOptions,
-  type ReadLastLinesResult,
-  type ReadLinesOptions,
-  type ReadLinesResult,
-  readLastLines,
-  readLines,
-} from "./read-lines.ts"
+export { clearLineIndexCache, countLines, readLines } from "./read-lines.ts"
+export { DEFAULT_READ_LIMITS, type ReadLinesOptions, type ReadLinesResult } from "./read-lines-page.ts"
 export {
   applyLineEnding,
   BOM,

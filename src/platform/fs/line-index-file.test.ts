@@ -4,7 +4,8 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
 import { lineIndexCache } from "./line-index.ts"
 import { LineIndexFolder, MAX_SAVED_INDEXES } from "./line-index-file.ts"
-import { clearLineIndexCache, readLastLines, readLines } from "./read-lines.ts"
+import { readLastLines } from "./read-last-lines.ts"
+import { clearLineIndexCache, readLines } from "./read-lines.ts"
 
 const MiB = 1024 * 1024
 let dir: string

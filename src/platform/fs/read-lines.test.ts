@@ -3,15 +3,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { lineIndexCache } from "./line-index.ts"
-import {
-  clearLineIndexCache,
-  countLines,
-  lineCutMarker,
-  type ReadLinesOptions,
-  readLastLines,
-  readLines,
-  readLinesFromBytes,
-} from "./read-lines.ts"
+import { lineCutMarker } from "./page-collector.ts"
+import { readLastLines } from "./read-last-lines.ts"
+import { clearLineIndexCache, countLines, readLines } from "./read-lines.ts"
+import { readLinesFromBytes } from "./read-lines-from-bytes.ts"
+import type { ReadLinesOptions } from "./read-lines-page.ts"
 import { hashContent } from "./text.ts"
 
 const MiB = 1024 * 1024

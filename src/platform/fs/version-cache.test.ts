@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { readLinesFromBytes } from "./read-lines.ts"
+import { readLinesFromBytes } from "./read-lines-from-bytes.ts"
 import { sha256 } from "./text.ts"
 import { SETTLED_MS, VersionCache } from "./version-cache.ts"
 

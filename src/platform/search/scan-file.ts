@@ -18,15 +18,28 @@ const DENSE_BYTES = 256
 /** Called for each matching line [start, end) (memory offsets, `\n` excluded); false stops the scan. */
 type Visit = (start: number, end: number) => boolean
 
+/**
+ * The pattern as a regex for each way the searched bytes are decoded: as latin1 when they are all ASCII
+ * (cheaper to decode, and `asciiSource` matches the same), else as UTF-8.
+ */
+interface ByDecoding {
+  readonly ascii: RegExp
+  readonly unicode: RegExp
+}
+
+function byDecoding(pattern: CompiledPattern, flags: string): ByDecoding {
+  return { ascii: new RegExp(pattern.asciiSource, flags), unicode: new RegExp(pattern.source, flags) }
+}
+
 /** Finds the matching lines of a memory region with the pattern's literals first, then its regex. */
 export class LineMatcher {
   readonly #kernel: Kernel
   readonly #needles: Needle[] | undefined
   readonly #literalIsMatch: boolean
-  readonly #unicode: RegExp
-  readonly #ascii: RegExp
-  readonly #unicodeGlobal: RegExp
-  readonly #asciiGlobal: RegExp
+  /** Tests one line. */
+  readonly #line: ByDecoding
+  /** Finds every match in a region of lines (global). */
+  readonly #region: ByDecoding
 
   constructor(kernel: Kernel, pattern: CompiledPattern) {
     this.#kernel = kernel
@@ -34,10 +47,8 @@ export class LineMatcher {
     const needles = pattern.literals?.map((literal) => kernel.needle(literal))
     this.#needles = needles?.every((needle) => needle) ? (needles as Needle[]) : undefined
     this.#literalIsMatch = pattern.literalIsMatch && !!this.#needles?.every((needle) => needle.whole)
-    this.#unicode = new RegExp(pattern.source, pattern.flags)
-    this.#ascii = new RegExp(pattern.asciiSource, pattern.flags)
-    this.#unicodeGlobal = new RegExp(pattern.source, `g${pattern.flags}`)
-    this.#asciiGlobal = new RegExp(pattern.asciiSource, `g${pattern.flags}`)
+    this.#line = byDecoding(pattern, pattern.flags)
+    this.#region = byDecoding(pattern, `g${pattern.flags}`)
   }
 
   /** Whether [from, to) may hold a match at all (a literal occurs in it). */
@@ -85,8 +96,9 @@ export class LineMatcher {
   /** Whether the line [start, end) matches. */
   #test(start: number, end: number): boolean {
     const buffer = this.#kernel.buffer
-    if (isAscii(buffer.subarray(start, end))) return this.#ascii.test(buffer.toString("latin1", start, end))
-    return this.#unicode.test(buffer.toString("utf8", start, end))
+    if (isAscii(buffer.subarray(start, end)))
+      return this.#line.ascii.test(buffer.toString("latin1", start, end))
+    return this.#line.unicode.test(buffer.toString("utf8", start, end))
   }
 
   /** Runs the regex over the whole region, mapping matches back to lines. */
@@ -94,7 +106,7 @@ export class LineMatcher {
     const buffer = this.#kernel.buffer
     const ascii = isAscii(buffer.subarray(from, to))
     const text = buffer.toString(ascii ? "latin1" : "utf8", from, to)
-    const re = ascii ? this.#asciiGlobal : this.#unicodeGlobal
+    const re = ascii ? this.#region.ascii : this.#region.unicode
     // Line starts in the text and in memory advance together (UTF-8 lengths differ; lines do not).
     let textLine = 0
     let byteLine = from
@@ -138,8 +150,15 @@ export interface CollectOptions {
   readonly after: number
 }
 
-/** Receives whole lines [from, to); [floor, from) holds lines kept from before, for context. */
-type OnRegion = (from: number, to: number, floor: number) => boolean
+/** Whole lines [from, to) of the kernel's memory; [floor, from) holds lines kept from before, for context. */
+interface Region {
+  readonly from: number
+  readonly to: number
+  readonly floor: number
+}
+
+/** Receives each region of a file; false stops the read. */
+type OnRegion = (region: Region) => boolean
 
 /** Searches files one at a time with one kernel (one per thread). */
 export class FileSearcher {
@@ -157,7 +176,7 @@ export class FileSearcher {
    */
   count(path: string, maxCount = Infinity, stopped?: () => boolean): FileCount | undefined {
     let count = 0
-    const mtimeMs = this.#read(path, 0, (from, to) => {
+    const mtimeMs = this.#read(path, 0, ({ from, to }) => {
       this.#matcher.lines(from, to, () => ++count < maxCount)
       return count < maxCount && !stopped?.()
     })
@@ -183,7 +202,7 @@ export class FileSearcher {
     let emitted = 0
     let regionLine = 1
     let done = false
-    const mtimeMs = this.#read(path, before, (from, to, floor) => {
+    const mtimeMs = this.#read(path, before, ({ from, to, floor }) => {
       let counted = from
       let countedLine = regionLine
       const lineOf = (position: number) => {
@@ -281,7 +300,7 @@ export class FileSearcher {
             // One read held the whole file: look for NUL bytes only when something may match.
             if (!this.#matcher.mayMatch(from, end)) return 0
             if (kernel.buffer.subarray(from, end).indexOf(0) >= 0) return undefined
-            onRegion(from, end, from)
+            onRegion({ from, to: end, floor: from })
             return fstatSync(fd).mtimeMs
           }
         }
@@ -297,7 +316,7 @@ export class FileSearcher {
           }
           to = lastNewline + 1
         }
-        if (!onRegion(from, to, floor) || eof) return fstatSync(fd).mtimeMs
+        if (!onRegion({ from, to, floor }) || eof) return fstatSync(fd).mtimeMs
         // Carry the partial last line, and up to `keepLines` whole lines before it for context.
         let keepFrom = to
         for (let k = 0; k < keepLines && keepFrom > from; k++) {
@@ -329,7 +348,7 @@ export class FileSearcher {
     const from = kernel.base
     const to = from + utf8.length
     if (kernel.buffer.subarray(from, to).indexOf(0) >= 0) return undefined
-    onRegion(from, to, from)
+    onRegion({ from, to, floor: from })
     return fstatSync(fd).mtimeMs
   }
 }

@@ -5,13 +5,16 @@ import { z } from "zod"
 import { errorCode, isAbortError } from "../../platform/fs/errors.ts"
 import { LineIndexFolder } from "../../platform/fs/line-index-file.ts"
 import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../platform/fs/read-ledger.ts"
-import { DEFAULT_READ_LIMITS, readLines, readLinesFromBytes } from "../../platform/fs/read-lines.ts"
+import { readLines } from "../../platform/fs/read-lines.ts"
+import { readLinesFromBytes } from "../../platform/fs/read-lines-from-bytes.ts"
+import { DEFAULT_READ_LIMITS } from "../../platform/fs/read-lines-page.ts"
 import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { callPath } from "../kit/call-path.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
-import { readHead, readSmallFileSync, relativePath, resolvePath, statOrUndefinedSync } from "../kit/paths.ts"
+import { readHead, readSmallFileSync, statOrUndefinedSync } from "../kit/paths.ts"
 import {
   formatDirectoryPage,
   formatFilePage,
@@ -81,11 +84,8 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
-      const { directory, worktree, readLedger, firstTime, dataDir } = services(ctx)
-
       // 1. Resolve the path (relative to the project) and see what is there.
-      const filepath = resolvePath(directory, params.filePath)
-      const title = relativePath(worktree, filepath)
+      const { filepath, title } = callPath(ctx, params.filePath)
       const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
 
       // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
@@ -93,6 +93,16 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       await ctx.ask({ permission: "read", patterns: [title], always: ["*"], metadata: {} })
 
       // 3. Do the work: a missing path, a directory, media, binary, or text.
+      const { directory, readLedger, firstTime, dataDir } = services(ctx)
+      // A text page is answered with the instruction files this session has not seen yet.
+      const answer = (page: TextPage) =>
+        withInstructions({
+          page,
+          title,
+          filepath,
+          directory,
+          firstTime: (key) => firstTime(ctx.sessionID, key),
+        })
       if (!stats) throw new Tool.ToolFailure(notFoundMessage(filepath, await siblingsLike(filepath)))
       const offset = Math.max(1, params.offset ?? 1)
       const limit = params.limit ?? DEFAULT_READ_LIMITS.limit
@@ -111,7 +121,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
           mtime: stats.mtimeMs,
           size: stats.size,
         })
-        return withInstructions(known, title, filepath, directory, (key) => firstTime(ctx.sessionID, key))
+        return answer(known)
       }
 
       // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
@@ -190,7 +200,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       }
       if (version && version.size === whole?.bytes.length)
         recentPages.set(version, text, pageKey(filepath, offset, limit))
-      return withInstructions(text, title, filepath, directory, (key) => firstTime(ctx.sessionID, key))
+      return answer(text)
     },
   },
   {
@@ -208,13 +218,14 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
 )
 
 /** The tool's result for a text page: the page, then the instruction files this session has not seen. */
-async function withInstructions(
-  page: TextPage,
-  title: string,
-  filepath: string,
-  directory: string,
-  firstTime: (key: string) => boolean,
-) {
+async function withInstructions(input: {
+  page: TextPage
+  title: string
+  filepath: string
+  directory: string
+  firstTime: (key: string) => boolean
+}) {
+  const { page, title, filepath, directory, firstTime } = input
   const instructions = await findInstructions({ file: filepath, root: resolve(directory), firstTime })
   return {
     title,

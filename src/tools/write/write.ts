@@ -17,10 +17,10 @@ import {
 } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import { checkExternalDirectory } from "../kit/external-directory.ts"
+import { pathToWrite } from "../kit/call-path.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
 import { loadText } from "../kit/load-text.ts"
-import { readHead, relativePath, resolvePath } from "../kit/paths.ts"
+import { readHead } from "../kit/paths.ts"
 
 /**
  * Unchanged lines shown around each change of write's diff: the four it has always shown (the `diff`
@@ -65,12 +65,9 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
-      const { directory, worktree, readLedger, requireRead, publish } = services(ctx)
-
       // 1. Resolve the path (relative to the project) and guard paths outside the project.
-      const filepath = resolvePath(directory, params.filePath)
-      const title = relativePath(worktree, filepath)
-      const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
+      const { filepath, title, resolved } = await pathToWrite(ctx, params.filePath)
+      const { readLedger, requireRead, publish } = services(ctx)
 
       // 2. Under the file's lock (shared with every writer): check freshness, diff, ask `edit`, write.
       const written = await withFileLock(
