@@ -8,7 +8,8 @@ import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/regis
 
 /**
  * Lists the tools an agent may see.
- * 1. The registered tools available to the agent (`build` unless named).
+ * 1. The registered tools available to the agent (`build` unless named), each deciding from the query
+ *    and what its calls would get in `ctx.extra` (config, environment).
  * 2. Without those its rules disable, each with the permission it belongs to: bash_output and
  *    bash_kill go when bash is denied.
  * 3. Each definition as the `tool.definition` hooks rewrite it, when there are any.
@@ -17,14 +18,16 @@ export function advertise({
   registry,
   hooks,
   rulesOf,
+  extraFor,
 }: {
   registry: Registry
   hooks: Hooks
   rulesOf: (agent: string) => Ruleset
+  extraFor: (agent: string) => Readonly<Record<string, unknown>>
 }): (query?: ToolsQuery) => Promise<Advertised[]> {
   return async (query = {}) => {
     const agent = query.agent ?? DEFAULT_AGENT
-    const advertised = await registry.tools({ ...query, agent })
+    const advertised = await registry.tools({ extra: extraFor(agent), ...query, agent })
     const hidden = disabled(
       advertised.map((tool) => tool.permission),
       rulesOf(agent),
@@ -40,5 +43,19 @@ export function advertise({
         return { ...tool, description: rewritten.description, inputSchema: rewritten.parameters }
       }),
     )
+  }
+}
+
+/** The registered tools not offered to an agent, each with the reason it gives (a backend not configured). */
+export function withheld({
+  registry,
+  extraFor,
+}: {
+  registry: Registry
+  extraFor: (agent: string) => Readonly<Record<string, unknown>>
+}): (query?: ToolsQuery) => Promise<{ name: string; reason: string }[]> {
+  return (query = {}) => {
+    const agent = query.agent ?? DEFAULT_AGENT
+    return registry.withheld({ extra: extraFor(agent), ...query, agent })
   }
 }

@@ -19,7 +19,7 @@ import { QuestionService } from "../runtime/question/service.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
 import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
-import { advertise } from "./advertise.ts"
+import { advertise, withheld } from "./advertise.ts"
 import { openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
@@ -83,6 +83,8 @@ export interface Toolbelt {
   readonly mcp: McpServers | undefined
   /** The tools an agent may see: registered, available, not hidden by its permission rules. */
   tools(query?: ToolsQuery): Promise<Advertised[]>
+  /** The registered tools not offered to an agent that say why (a search tool without a provider). */
+  withheld(query?: ToolsQuery): Promise<{ name: string; reason: string }[]>
   call(input: CallInput): Promise<Settlement>
   /**
    * A session's connection ended (an MCP client left): its background jobs are killed, and what this
@@ -216,7 +218,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     crashRecovery: records.crashReport,
     mcp,
     pluginErrors: registered.errors,
-    tools: advertise({ registry, hooks, rulesOf: policy.rulesOf }),
+    tools: advertise({ registry, hooks, rulesOf: policy.rulesOf, extraFor: services.extraFor }),
+    withheld: withheld({ registry, extraFor: services.extraFor }),
     call: calls.call,
     endSession: calls.endSession,
     close,

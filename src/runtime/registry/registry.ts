@@ -6,6 +6,7 @@ import {
   type Availability,
   inputJsonSchema,
   internals,
+  offerFor,
   type Paging,
 } from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
@@ -114,7 +115,7 @@ export class Registry {
         try {
           const tool = await this.instantiate(entry, query.agent)
           const own = internals(tool)
-          if (own.available && !own.available(query)) return undefined
+          if (!offerFor(own.available, query).offered) return undefined
           return {
             name: entry.name,
             description: own.description,
@@ -139,6 +140,21 @@ export class Registry {
   }
 
   /**
+   * The registered tools not offered for `query` that say why (a backend that is not configured), each
+   * with its reason; tools withheld silently (`invalid`, model-specific editors) are not listed.
+   */
+  async withheld(query: ToolsQuery = {}): Promise<{ name: string; reason: string }[]> {
+    const out: { name: string; reason: string }[] = []
+    for (const name of this.ids()) {
+      const entry = this.resolve(name)!
+      const declared = isInfo(entry.value) ? entry.value : internals(entry.value)
+      const { reason } = offerFor(declared.available, query)
+      if (reason) out.push({ name, reason })
+    }
+    return out
+  }
+
+  /**
    * The tool that reads files page by page for `query`, for the hint after a truncated result; found
    * from declarations alone (nothing is initialised), so it costs a walk over the names.
    * 1. The first effective registration that declares `paging`;
@@ -150,7 +166,7 @@ export class Registry {
       const entry = this.resolve(name)!
       const declared = isInfo(entry.value) ? entry.value : internals(entry.value)
       if (!declared.paging) continue
-      if (declared.available && !declared.available(query)) continue
+      if (!offerFor(declared.available, query).offered) continue
       if (!allowed(declared.permission ?? name)) continue
       return { ...declared.paging, tool: name }
     }

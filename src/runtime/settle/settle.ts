@@ -13,7 +13,7 @@ import { isQuestionError } from "../question/errors.ts"
 import type { Registry } from "../registry/registry.ts"
 import type { AskInput, Context, MetadataUpdate } from "../tool/context.ts"
 import { isToolFailure } from "../tool/failure.ts"
-import { internals, type Projection, type ToolInternals } from "../tool/internal.ts"
+import { internals, offerFor, type Projection, type ToolInternals } from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
 import { completedAnswer, errorAnswer } from "./doom-loop.ts"
 import { LoopCheck } from "./loop-check.ts"
@@ -258,7 +258,7 @@ function advertisedNames(names: readonly string[], registry: Registry): string[]
     if (!entry) return false
     try {
       const own = internals(entry.value)
-      return !own.available || own.available({})
+      return offerFor(own.available, {}).offered
     } catch {
       return true
     }

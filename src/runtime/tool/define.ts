@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { type ModelContent, parseDataUrl, text } from "../../platform/text/content.ts"
 import type { Context, InitContext, Result } from "./context.ts"
-import type { Annotations, Availability, Declarations, Paging, Projection } from "./internal.ts"
+import type { Annotations, Availability, Declarations, Offer, Paging, Projection } from "./internal.ts"
 import { type AnyTool, makeWith } from "./tool.ts"
 
 /** What a v1 tool's `init` returns. */
@@ -31,7 +31,7 @@ export interface Info<
 > {
   readonly id: string
   init(ctx?: InitContext): Promise<Def<P, M>>
-  readonly available?: (env: Availability) => boolean
+  readonly available?: (env: Availability) => Offer
   readonly annotations?: Annotations
   readonly permission?: string
   readonly paging?: Paging

@@ -12,12 +12,34 @@ export interface Availability {
   readonly client?: string
   readonly flags?: Readonly<Record<string, string | boolean | undefined>>
   /**
+   * What a call would get in `ctx.extra` (the project's config, the environment, services): a tool
+   * that needs something configured (a search provider) decides from it whether it is offered.
+   */
+  readonly extra?: Readonly<Record<string, unknown>>
+  /**
    * Whether a person can answer questions where the tools are offered: true on a terminal or for an MCP
    * client that shows forms; false where nobody can (no terminal, a client without elicitation), so a
    * tool that needs an answer is not offered. Undefined: not known (a library user answers through the
    * bus and `reply`).
    */
   readonly interactive?: boolean
+}
+
+/**
+ * Whether a tool is offered: `true`, `false` (silently, like `invalid`), or not offered for a reason
+ * the user is shown (`toolbelt tools` lists it: "no search provider is configured: ...").
+ */
+export type Offer = boolean | { readonly reason: string }
+
+/** Whether a tool whose declaration is `available` is offered in `env`, and if not, the reason it gives. */
+export function offerFor(
+  available: ((env: Availability) => Offer) | undefined,
+  env: Availability,
+): { offered: boolean; reason?: string } {
+  if (!available) return { offered: true }
+  const offer = available(env)
+  if (typeof offer === "boolean") return { offered: offer }
+  return { offered: false, reason: offer.reason }
 }
 
 /** Hints surfaces pass on (MCP annotations, UIs); they grant nothing. */
@@ -44,7 +66,7 @@ export interface Projection {
 /** What a tool declares about itself besides its schema and executor; read by the runtime, never by the model. */
 export interface Declarations {
   /** Where the tool is offered (feature flags, provider/model rules, client kind). */
-  readonly available?: (env: Availability) => boolean
+  readonly available?: (env: Availability) => Offer
   readonly annotations?: Annotations
   /**
    * The permission key the tool belongs to, when not its own name: the tool is hidden from the model
@@ -65,7 +87,7 @@ export interface ToolInternals {
   readonly execute: (input: unknown, ctx: Context) => unknown
   readonly project: (input: unknown, encoded: unknown) => Projection
   readonly formatValidationError: ((error: z.ZodError) => string) | undefined
-  readonly available: ((env: Availability) => boolean) | undefined
+  readonly available: ((env: Availability) => Offer) | undefined
   readonly annotations: Annotations
   /** The permission key the tool belongs to (see `Declarations.permission`); undefined: its own name. */
   readonly permission: string | undefined

@@ -1,7 +1,14 @@
 import type { z } from "zod"
 import { type ModelContent, text } from "../../platform/text/content.ts"
 import type { Context } from "./context.ts"
-import { type Annotations, type Availability, attach, type Paging, type Projection } from "./internal.ts"
+import {
+  type Annotations,
+  type Availability,
+  attach,
+  type Offer,
+  type Paging,
+  type Projection,
+} from "./internal.ts"
 
 declare const brand: unique symbol
 
@@ -30,7 +37,7 @@ export interface MakeConfig<I extends z.ZodType, O extends z.ZodType> {
   /** Replaces the generic invalid-arguments message. */
   readonly formatValidationError?: (error: z.ZodError) => string
   /** Where the tool is offered (feature flags, provider/model rules, client kind). */
-  readonly available?: (env: Availability) => boolean
+  readonly available?: (env: Availability) => Offer
   readonly annotations?: Annotations
   /** The permission key the tool belongs to, when not its own name (see `Declarations`). */
   readonly permission?: string

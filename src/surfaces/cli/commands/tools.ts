@@ -6,7 +6,8 @@ import { warnPluginErrors } from "../start-up.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME]
 
-Lists the tools registered for the project, with their JSON Schemas.
+Lists the tools registered for the project, with their JSON Schemas, then the tools that are not
+offered and why (a web search tool without a configured provider).
 
 Options:
   --json        print a JSON array of {name, description, inputSchema, annotations, source}
@@ -27,7 +28,8 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
   const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
   try {
     warnPluginErrors(toolbelt, io)
-    const tools = await toolbelt.tools({ agent: values.agent ?? "build", client: "cli" })
+    const query = { agent: values.agent ?? "build", client: "cli" }
+    const tools = await toolbelt.tools(query)
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
       writeJson(
@@ -49,6 +51,10 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
         const source = tool.entry.source === "builtin" ? "" : `  [${tool.entry.source}]`
         io.stdout.write(`${tool.name.padEnd(width)}  ${summary}${source}\n`)
       }
+      // Tools that need something configured say what, so a missing tool is never a mystery.
+      const withheld = await toolbelt.withheld(query)
+      if (withheld.length) io.stdout.write("\nNot offered:\n")
+      for (const { name, reason } of withheld) io.stdout.write(`${name.padEnd(width)}  ${reason}\n`)
     }
     return EXIT.ok
   } finally {
