@@ -17,7 +17,7 @@ export { Parts } from "./parts.ts"
 export { type FileStamp, type LedgerEntry, ReadLedger } from "./read-ledger.ts"
 export { SessionAgents } from "./session-agents.ts"
 export { SessionSeen } from "./session-seen.ts"
-export { type NewSession, type SessionInfo, Sessions } from "./sessions.ts"
+export { type NewSession, type SessionInfo, type SessionRule, Sessions } from "./sessions.ts"
 export {
   type Database,
   driver,

@@ -189,6 +189,14 @@ CREATE TABLE session_agent (
 ) STRICT, WITHOUT ROWID;
 `
 
+/**
+ * A subagent's session carries its own permission rules (the parent's denials, the tools a subagent may
+ * not use), as JSON: a session resumed in another process keeps them. NULL for every other session.
+ */
+const V7 = `
+ALTER TABLE session ADD COLUMN permission TEXT;
+`
+
 /** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial schema", up: V1 },
@@ -197,6 +205,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "owner start time, interrupted calls to report", up: V4 },
   { version: 5, name: "what each session has been shown", up: V5 },
   { version: 6, name: "the agent each session runs as", up: V6 },
+  { version: 7, name: "a subagent session's permission rules", up: V7 },
 ]
 
 /** The schema version recorded in the database (0 for a new one). */

@@ -1,6 +1,13 @@
 import { ascending } from "../util/id.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
+/** One permission rule of a session, as stored (the runtime's `Rule` without its source). */
+export interface SessionRule {
+  readonly permission: string
+  readonly pattern: string
+  readonly action: "allow" | "deny" | "ask"
+}
+
 export interface SessionInfo {
   readonly id: string
   /** The project directory (realpath) the session works in. */
@@ -9,6 +16,8 @@ export interface SessionInfo {
   readonly parentID?: string
   readonly agent: string
   readonly title: string
+  /** Rules of this session on top of its agent's (a subagent's: its parent's denials and more). */
+  readonly permission?: readonly SessionRule[]
   /** Epoch ms. */
   readonly time: { readonly created: number; readonly updated: number }
 }
@@ -20,6 +29,7 @@ export interface NewSession {
   readonly parentID?: string
   readonly agent: string
   readonly title?: string
+  readonly permission?: readonly SessionRule[]
 }
 
 interface SessionRow {
@@ -28,6 +38,7 @@ interface SessionRow {
   parent_id: string | null
   agent: string
   title: string
+  permission: string | null
   time_created: number
   time_updated: number
 }
@@ -59,8 +70,8 @@ export class Sessions {
     this.#db = db
     this.#flush = flush
     this.#insert = db.prepare(
-      `INSERT INTO session (id, project_id, parent_id, agent, title, time_created, time_updated)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO session (id, project_id, parent_id, agent, title, permission, time_created, time_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.#get = db.prepare("SELECT * FROM session WHERE id = ?")
     this.#list = db.prepare(
@@ -87,6 +98,7 @@ export class Sessions {
       ...(input.parentID === undefined ? {} : { parentID: input.parentID }),
       agent: input.agent,
       title: input.title ?? "",
+      ...(input.permission === undefined ? {} : { permission: input.permission.map(storedRule) }),
       time: { created: now, updated: now },
     }
     this.#insert.run(
@@ -95,6 +107,7 @@ export class Sessions {
       session.parentID ?? null,
       session.agent,
       session.title,
+      session.permission === undefined ? null : JSON.stringify(session.permission),
       now,
       now,
     )
@@ -140,6 +153,12 @@ function toSession(row: SessionRow): SessionInfo {
     ...(row.parent_id === null ? {} : { parentID: row.parent_id }),
     agent: row.agent,
     title: row.title,
+    ...(row.permission === null ? {} : { permission: JSON.parse(row.permission) as SessionRule[] }),
     time: { created: row.time_created, updated: row.time_updated },
   }
+}
+
+/** Just the rule (a runtime rule also carries where it was written). */
+function storedRule(rule: SessionRule): SessionRule {
+  return { permission: rule.permission, pattern: rule.pattern, action: rule.action }
 }

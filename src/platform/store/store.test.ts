@@ -118,6 +118,34 @@ describe("sessions", () => {
     expect(() => store.sessions.create({ id: "ses_p", projectID: "/p", agent: "x" })).toThrow(/UNIQUE/i)
   })
 
+  it("keeps a subagent session's permission rules (just the rules), and none for other sessions", () => {
+    const dir = dirs.make()
+    {
+      using store = openStore({ dataDir: dir })
+      store.sessions.create({ id: "ses_p", projectID: "/p", agent: "build" })
+      const rule = { permission: "task", pattern: "*", action: "deny" as const }
+      const withSource = { ...rule, source: { origin: "config", key: "permission.task" } }
+      store.sessions.create({
+        id: "ses_c",
+        projectID: "/p",
+        agent: "explore",
+        parentID: "ses_p",
+        title: "find it (@explore subagent)",
+        permission: [withSource, { permission: "edit", pattern: "*.md", action: "deny" }],
+      })
+    }
+    const reopened = open(dir)
+    expect(reopened.sessions.get("ses_c")).toMatchObject({
+      parentID: "ses_p",
+      title: "find it (@explore subagent)",
+      permission: [
+        { permission: "task", pattern: "*", action: "deny" },
+        { permission: "edit", pattern: "*.md", action: "deny" },
+      ],
+    })
+    expect(reopened.sessions.get("ses_p")?.permission).toBeUndefined()
+  })
+
   it("remove deletes the session, its subagents and everything recorded for them", async () => {
     const store = open()
     store.sessions.create({ id: "ses_p", projectID: "/p", agent: "build" })
