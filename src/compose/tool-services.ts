@@ -12,7 +12,7 @@ import type { Ruleset } from "../runtime/permission/rule.ts"
 import { disabled } from "../runtime/permission/ruleset.ts"
 import type { QuestionService } from "../runtime/question/service.ts"
 import type { Registry } from "../runtime/registry/registry.ts"
-import type { ServiceExtra } from "../runtime/tool/services.ts"
+import type { CallRemoteTool, ServiceExtra } from "../runtime/tool/services.ts"
 
 export interface ToolServicesFor {
   /** The `ctx.extra` of a call by `agent` (a call's own `extra` is laid over it). */
@@ -31,12 +31,15 @@ export interface ToolServicesFor {
  *    store: every process continuing the session sees them), and the question flow.
  * 3. What the shell tool reads: its config section, the output limits, where to spool output.
  * 4. Per agent, the pager that truncation hints name.
+ * 5. The config and environment (tools read their own sections: `webfetch`, `websearch`), and the MCP
+ *    client for search providers that speak MCP (loaded on first use: the SDK is not cheap to import).
  */
 export function toolServices({
   directory,
   worktree,
   dataDir,
   config,
+  env,
   store,
   bus,
   hooks,
@@ -51,6 +54,7 @@ export function toolServices({
   worktree: string
   dataDir: string
   config: Config
+  env: NodeJS.ProcessEnv
   store: Store
   bus: Bus
   hooks: Hooks
@@ -73,6 +77,9 @@ export function toolServices({
     publish: bus.publish,
     hooks,
     recovery,
+    config,
+    env,
+    callRemoteTool: remoteToolCaller(env),
     todos: store.todos,
     questions,
     sessionAgent: {
@@ -89,5 +96,12 @@ export function toolServices({
   return {
     extraFor: (agent) => ({ ...extra, ...shell, pager: () => pagerFor(agent) }),
     pagerFor,
+  }
+}
+
+function remoteToolCaller(env: NodeJS.ProcessEnv): CallRemoteTool {
+  return async (call) => {
+    const { callRemoteTool } = await import("../adapters/mcp-client/call-remote-tool.ts")
+    return callRemoteTool(call, env)
   }
 }

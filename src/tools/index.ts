@@ -5,6 +5,7 @@ import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
 import { BashTool } from "./bash/bash.ts"
 import { BashKillTool } from "./bash_kill/bash_kill.ts"
 import { BashOutputTool } from "./bash_output/bash_output.ts"
+import { CodesearchTool } from "./codesearch/codesearch.ts"
 import { EditTool } from "./edit/edit.ts"
 import { GlobTool } from "./glob/glob.ts"
 import { GrepTool } from "./grep/grep.ts"
@@ -17,6 +18,8 @@ import { QuestionTool } from "./question/question.ts"
 import { ReadTool } from "./read/read.ts"
 import { TodoReadTool } from "./todoread/todoread.ts"
 import { TodoWriteTool } from "./todowrite/todowrite.ts"
+import { WebfetchTool } from "./webfetch/webfetch.ts"
+import { WebsearchTool } from "./websearch/websearch.ts"
 import { WriteTool } from "./write/write.ts"
 
 /**
@@ -35,6 +38,8 @@ const forOtherModels = (env: Availability) => !prefersPatch(env.modelID)
 
 const writer = { destructive: true } as const
 const reader = { readOnly: true } as const
+// The web tools reach outside the machine (MCP: openWorldHint) and change nothing in it.
+const web = { readOnly: true, openWorld: true } as const
 
 /** The built-in tools, by the names they are registered under. */
 export function builtins(): Record<string, AnyTool | AnyInfo> {
@@ -51,6 +56,9 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     bash: { ...BashTool, annotations: writer },
     bash_output: { ...BashOutputTool, annotations: reader },
     bash_kill: { ...BashKillTool, annotations: writer },
+    webfetch: { ...WebfetchTool, annotations: web },
+    websearch: { ...WebsearchTool, annotations: web },
+    codesearch: { ...CodesearchTool, annotations: web },
     todowrite: { ...TodoWriteTool, annotations: { idempotent: true } },
     // Reads the list todowrite keeps: hidden wherever todowrite is denied (subagents).
     todoread: { ...TodoReadTool, annotations: reader, permission: "todowrite" },

@@ -103,7 +103,7 @@ function realpath(directory: string): string {
 let version: Promise<string> | undefined
 
 /** toolbelt's version, sent as the client's version in the handshake. */
-function ownVersion(): Promise<string> {
+export function ownVersion(): Promise<string> {
   version ??= readFile(new URL("../../../package.json", import.meta.url), "utf8")
     .then((text) => String((JSON.parse(text) as { version?: unknown }).version ?? "0.0.0"))
     .catch(() => "0.0.0")

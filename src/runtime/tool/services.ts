@@ -5,6 +5,26 @@ import type { Hooks } from "../hooks/hooks.ts"
 import type { Context } from "./context.ts"
 import { memoryTodos, type Questions, type SessionAgent, type TodoList } from "./session-services.ts"
 
+/** One call of a tool on a remote MCP server (a search provider's endpoint). */
+export interface RemoteToolCall {
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly tool: string
+  readonly arguments: Readonly<Record<string, unknown>>
+  readonly signal: AbortSignal
+  /** For connecting and for the call, each. */
+  readonly timeoutMs: number
+}
+
+/** What a remote MCP tool answered: its content blocks, and whether it reported an error. */
+export interface RemoteToolResult {
+  readonly content: readonly { readonly type: string; readonly text?: string }[]
+  readonly isError: boolean
+}
+
+/** Calls one tool on a remote MCP server over Streamable HTTP, with toolbelt's MCP client. */
+export type CallRemoteTool = (call: RemoteToolCall) => Promise<RemoteToolResult>
+
 /**
  * What the built-in tools get from the runtime for one call, carried in `ctx.extra` so tools know
  * nothing of the surface that runs them. Every field but `directory` has a safe default.
@@ -26,6 +46,12 @@ export interface ToolServices {
   readonly dataDir: string | undefined
   /** Where a change spanning several files records its originals first, so a crash midway is rolled back at the next start. */
   readonly recovery: RecoveryLog | undefined
+  /** The project's config (a tool reads its own section, e.g. `webfetch`); empty without one. */
+  readonly config: Readonly<Record<string, unknown>>
+  /** The environment the toolbelt was built with (API keys, proxy variables); `process.env` by default. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Calls a tool on a remote MCP server (search providers that speak MCP), when the runtime has a client. */
+  readonly callRemoteTool: CallRemoteTool | undefined
   /** Each session's todo list (default: kept in this process's memory). */
   readonly todos: TodoList
   /** The question flow, where the runtime has one (a toolbelt does); none: nobody can be asked. */
@@ -44,6 +70,9 @@ export interface ServiceExtra {
   readonly firstTime?: (sessionID: string, key: string) => boolean
   readonly dataDir?: string
   readonly recovery?: RecoveryLog
+  readonly config?: Readonly<Record<string, unknown>>
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly callRemoteTool?: CallRemoteTool
   readonly todos?: TodoList
   readonly questions?: Questions
   readonly sessionAgent?: SessionAgent
@@ -77,6 +106,9 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     firstTime: extra.firstTime ?? firstTimeInMemory,
     dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
     recovery: extra.recovery,
+    config: extra.config ?? {},
+    env: extra.env ?? process.env,
+    callRemoteTool: extra.callRemoteTool,
     todos: extra.todos ?? memoryTodos,
     questions: extra.questions,
     sessionAgent: extra.sessionAgent,

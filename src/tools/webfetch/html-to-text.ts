@@ -1,0 +1,96 @@
+import { DROPPED_ELEMENTS } from "./html-to-markdown.ts"
+
+// The element's text is not shown, nor that of anything inside it.
+const SKIPPED = new Set<string>([...DROPPED_ELEMENTS, "head", "svg", "canvas", "select"])
+
+// Elements that start a new line of text.
+const BLOCKS = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "br",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "li",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
+])
+
+/**
+ * The readable text of an HTML page (htmlparser2's streaming parser): the text of the body with
+ * scripts, styles, frames, embedded objects and the head left out, one line per block element,
+ * entities decoded, runs of blank space collapsed.
+ */
+export async function htmlToText(html: string): Promise<string> {
+  const { Parser } = await import("htmlparser2")
+  // Flowing text is collapsed; preformatted text is kept as it is.
+  const segments: { text: string; pre: boolean }[] = [{ text: "", pre: false }]
+  const append = (text: string, pre: boolean) => {
+    const last = segments.at(-1)!
+    if (last.pre === pre) last.text += text
+    else segments.push({ text, pre })
+  }
+  let skipping = 0
+  let preformatted = 0
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (SKIPPED.has(name)) skipping++
+        if (name === "br" && skipping === 0) append("\n", preformatted > 0)
+        if (BLOCKS.has(name)) append("\n", false)
+        if (name === "pre") preformatted++
+      },
+      ontext(text) {
+        if (skipping === 0) append(text, preformatted > 0)
+      },
+      onclosetag(name) {
+        if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1)
+        if (name === "pre") preformatted = Math.max(0, preformatted - 1)
+        if (BLOCKS.has(name)) append("\n", false)
+      },
+    },
+    { decodeEntities: true },
+  )
+  parser.write(html)
+  parser.end()
+  const text = segments.map((segment) => (segment.pre ? segment.text : collapse(segment.text))).join("")
+  return text.replace(/\n{3,}/g, "\n\n").trim()
+}
+
+/** Blank space as a browser shows flowing text: one space within a line, no blank-only lines. */
+function collapse(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.replace(/[ \t\f\r\u00a0]+/g, " ").trim())
+    .join("\n")
+}
