@@ -40,9 +40,13 @@ describe("mcpSettings", () => {
     })
   })
 
+  it('takes "web": asks wait for the page of toolbelt serve', () => {
+    expect(mcpSettings({ mcp: { ask: "web" } }).ask).toBe("web")
+  })
+
   it("says what is allowed when the value is wrong", () => {
     expect(() => mcpSettings({ mcp: { ask: "ask" } })).toThrow(
-      'Invalid config: "mcp.ask" must be "reject" (the default) or "allow", not "ask".',
+      'Invalid config: "mcp.ask" must be "reject" (the default), "allow" or "web" (answered in the page of "toolbelt serve"), not "ask".',
     )
     expect(() => mcpSettings({ mcp: "allow" })).toThrow('"mcp" must be an object')
     expect(() => mcpSettings({ mcp: { session_idle_ms: "30m" } })).toThrow(

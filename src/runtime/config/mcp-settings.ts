@@ -1,8 +1,11 @@
 // The `mcp` key of toolbelt.json: the MCP server's settings (the other keys there are MCP servers to use).
 import { type Config, ConfigError } from "./config.ts"
 
-/** What happens to a permission ask when the client cannot show it (no elicitation). */
-export type AskFallback = "reject" | "allow"
+/**
+ * What happens to a permission ask when the client cannot show it (no elicitation): `reject`, `allow`
+ * (once), or `web`: it waits for an answer in `toolbelt serve`'s page (or its API).
+ */
+export type AskFallback = "reject" | "allow" | "web"
 
 /** An HTTP session nobody used for this long ends (its calls aborted, its processes killed). */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
@@ -17,7 +20,10 @@ export const DEFAULT_MAX_SESSIONS = 100
 export const DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 export interface McpSettings {
-  /** `reject` (default): the call fails with an error that says how to allow it; `allow`: approved once. */
+  /**
+   * `reject` (default): the call fails with an error that says how to allow it; `allow`: approved once;
+   * `web`: the ask waits for `toolbelt serve`'s page.
+   */
   readonly ask: AskFallback
   /** `session_idle_ms`: how long an HTTP session may sit unused before it ends. */
   readonly sessionIdleMs: number
@@ -38,7 +44,7 @@ const NUMBERS = [
 export const SETTING_KEYS: readonly string[] = ["ask", ...NUMBERS.map(([, key]) => key)]
 
 /**
- * Reads `{"mcp": {"ask": "reject" | "allow", "session_idle_ms": N, "max_sessions": N,
+ * Reads `{"mcp": {"ask": "reject" | "allow" | "web", "session_idle_ms": N, "max_sessions": N,
  * "max_request_bytes": N}}`; anything else is a config error that says what is allowed.
  */
 export function mcpSettings(config: Config): McpSettings {
@@ -48,9 +54,9 @@ export function mcpSettings(config: Config): McpSettings {
   }
   const values = section as Record<string, unknown>
   const ask = values.ask ?? "reject"
-  if (ask !== "reject" && ask !== "allow") {
+  if (ask !== "reject" && ask !== "allow" && ask !== "web") {
     throw new ConfigError(
-      `Invalid config: "mcp.ask" must be "reject" (the default) or "allow", not ${JSON.stringify(ask)}.`,
+      `Invalid config: "mcp.ask" must be "reject" (the default), "allow" or "web" (answered in the page of "toolbelt serve"), not ${JSON.stringify(ask)}.`,
     )
   }
   const settings: Record<string, unknown> = { ask }

@@ -27,14 +27,8 @@ const log = logger("mcp")
 /** Where clients send their requests. */
 export const MCP_PATH = "/mcp"
 
-export interface ServeHttpOptions {
+export interface McpHandlerOptions {
   readonly toolbelt: Toolbelt
-  /** 0 picks a free port. */
-  readonly port: number
-  /** Default: 127.0.0.1. Any address other than loopback needs a token. */
-  readonly host?: string
-  /** Every request must carry `Authorization: Bearer <token>`. */
-  readonly token?: string
   readonly agent?: string
   readonly ask?: AskFallback
   readonly answerTimeoutMs?: number
@@ -44,6 +38,27 @@ export interface ServeHttpOptions {
   readonly maxSessions?: number
   /** The largest request body (default: `mcp.max_request_bytes`, else 16 MiB). */
   readonly maxRequestBytes?: number
+  /** Told when a client's session opened: its toolbelt session and the name the client gave. */
+  readonly onSessionOpened?: (opened: { readonly sessionID: string; readonly client?: string }) => void
+}
+
+export interface ServeHttpOptions extends McpHandlerOptions {
+  /** 0 picks a free port. */
+  readonly port: number
+  /** Default: 127.0.0.1. Any address other than loopback needs a token. */
+  readonly host?: string
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  readonly token?: string
+}
+
+/** The MCP endpoint as a fetch handler, for a server that routes `/mcp` to it (`toolbelt serve`). */
+export interface McpHandler {
+  /** Answers one request of the endpoint; the caller has already checked who sent it (`refuse`). */
+  handle(request: Request): Promise<Response>
+  /** Open MCP sessions. */
+  readonly sessions: number
+  /** Ends every session. */
+  close(): Promise<void>
 }
 
 export interface McpHttpServer {
@@ -71,21 +86,9 @@ export class HttpServeError extends Error {
  * Serves MCP over streamable HTTP.
  * 1. Refuse to bind beyond loopback without a token.
  * 2. Every request passes the guard first: Host and Origin name this machine (or the bound
- *    address), and the bearer token matches when one is set.
- * 3. A POST body is read here, up to the size limit (413 with the limit and how to raise it), and
- *    must be JSON-RPC (-32700 for text that is not JSON, -32600 for JSON that is not JSON-RPC, or
- *    for a batch outside 2025-03-26) before the SDK's transport sees it.
- * 4. An `initialize` request opens an MCP session (`Mcp-Session-Id`) with its own toolbelt session;
- *    later requests of the session (POST, the GET event stream, DELETE) go to its transport.
- * 5. Sessions end by DELETE, by idleness or to make room (`SessionTable`); ending one aborts its
- *    calls, kills their processes and its background jobs, and lets go of its server. Its id then
- *    gets 404, which tells MCP clients to initialize again.
- * 6. A `notifications/cancelled` ends the HTTP response stream of the request it cancels (the
- *    request gets no response, so nothing else would end it).
- * 7. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
- *    span the calls of a client, so its requests are answered with the protocol versions served
- *    here: negotiating clients fall back to `initialize`.
- * 8. `close` ends every session and the listener.
+ *    address), and the bearer token matches when one is set. Only `/mcp` is served.
+ * 3. The endpoint itself is `createMcpHandler`.
+ * 4. `close` ends every session and the listener.
  */
 export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? "127.0.0.1"
@@ -95,6 +98,67 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       `Binding to ${host} would let other machines run tools: set a token with --token or TOOLBELT_MCP_TOKEN (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
     )
   }
+  const guard = { host, ...(options.token ? { token: options.token } : {}) }
+  const endpoint = createMcpHandler(options)
+
+  const handle = (request: Request): Promise<Response> | Response => {
+    // 2. The guard.
+    const refused = refuse(request, guard)
+    if (refused) return refused
+    const url = new URL(request.url)
+    if (url.pathname !== MCP_PATH && url.pathname !== `${MCP_PATH}/`) {
+      return jsonRpcRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}.`)
+    }
+    // 3. The endpoint.
+    return endpoint.handle(request)
+  }
+
+  const server = createAdaptorServer({ fetch: handle, overrideGlobalObjects: false })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  server.on("error", (error) => log.error("HTTP server error", { error: String(error) }))
+  const address = server.address() as AddressInfo
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
+  const url = `http://${shown}:${address.port}${MCP_PATH}`
+
+  return {
+    url,
+    get sessions() {
+      return endpoint.sessions
+    },
+    async close() {
+      // 4. Every session, then the listener.
+      await endpoint.close()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+      })
+    },
+  }
+}
+
+/**
+ * The MCP endpoint: requests that passed the guard, in, responses out.
+ * 1. A POST body is read here, up to the size limit (413 with the limit and how to raise it), and
+ *    must be JSON-RPC (-32700 for text that is not JSON, -32600 for JSON that is not JSON-RPC, or
+ *    for a batch outside 2025-03-26) before the SDK's transport sees it.
+ * 2. An `initialize` request opens an MCP session (`Mcp-Session-Id`) with its own toolbelt session;
+ *    later requests of the session (POST, the GET event stream, DELETE) go to its transport.
+ * 3. Sessions end by DELETE, by idleness or to make room (`SessionTable`); ending one aborts its
+ *    calls, kills their processes and its background jobs, and lets go of its server. Its id then
+ *    gets 404, which tells MCP clients to initialize again.
+ * 4. A `notifications/cancelled` ends the HTTP response stream of the request it cancels (the
+ *    request gets no response, so nothing else would end it).
+ * 5. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
+ *    span the calls of a client, so its requests are answered with the protocol versions served
+ *    here: negotiating clients fall back to `initialize`.
+ */
+export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const settings = mcpSettings(options.toolbelt.config)
   const maxRequestBytes = options.maxRequestBytes ?? settings.maxRequestBytes
   const sessions = new SessionTable<Session>({
@@ -102,9 +166,7 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
     maxSessions: options.maxSessions ?? settings.maxSessions,
     onEnd: (id, reason) => log.debug("MCP session ended", { id, reason }),
   })
-  const guard = { host, ...(options.token ? { token: options.token } : {}) }
-
-  // 4. A new session.
+  // 2. A new session.
   const open = async (request: Request, body: unknown): Promise<Response> => {
     let session: Session | undefined
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -116,8 +178,9 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       onsessionclosed: (id) => sessions.end(id, "deleted"),
     })
     const version = trackProtocolVersion(transport)
+    const sessionID = ascending("ses")
     const mcp = await createMcpServer(options.toolbelt, {
-      session: ascending("ses"),
+      session: sessionID,
       protocolVersion: version,
       ...(options.agent ? { agent: options.agent } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
@@ -135,18 +198,12 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       await mcp.server.close()
       return response
     }
+    const client = mcp.server.server.getClientVersion()?.name
+    options.onSessionOpened?.({ sessionID, ...(client ? { client } : {}) })
     return whileSent(response, sessions.use(id))
   }
 
   const handle = async (request: Request): Promise<Response> => {
-    // 2. The guard.
-    const refused = refuse(request, guard)
-    if (refused) return refused
-    const url = new URL(request.url)
-    if (url.pathname !== MCP_PATH && url.pathname !== `${MCP_PATH}/`) {
-      return jsonRpcRefusal(404, `Not found: the MCP endpoint is ${MCP_PATH}.`)
-    }
-
     const id = request.headers.get("mcp-session-id")
     const session = id ? sessions.get(id) : undefined
     if (id && !session) return sessionNotFound(sessions.endedBecause(id))
@@ -157,7 +214,7 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
       )
     }
 
-    // 3. The body.
+    // 1. The body.
     let read: ReadBody | undefined
     if (request.method === "POST") {
       const body = await readRequestBody(request, maxRequestBytes).catch(() => undefined)
@@ -174,13 +231,13 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
     if (id && session) {
       const release = sessions.use(id)
       const response = await session.transport.handleRequest(request, { parsedBody })
-      // 6. Cancelled requests: their streams end.
+      // 4. Cancelled requests: their streams end.
       for (const cancelled of cancelledRequests(messages)) session.transport.closeSSEStream(cancelled)
       return whileSent(response, release)
     }
     if (messages.some((message) => isInitializeRequest(message))) return open(request, parsedBody)
 
-    // 7. The 2026-07-28 revision: answered with the versions this server speaks.
+    // 5. The 2026-07-28 revision: answered with the versions this server speaks.
     if (!(await isLegacyRequest(request, parsedBody))) {
       const first = messages[0] as { id?: unknown } | undefined
       const error = new UnsupportedProtocolVersionError({
@@ -206,32 +263,12 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
     )
   }
 
-  const server = createAdaptorServer({ fetch: handle, overrideGlobalObjects: false })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(options.port, host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  server.on("error", (error) => log.error("HTTP server error", { error: String(error) }))
-  const address = server.address() as AddressInfo
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
-  const url = `http://${shown}:${address.port}${MCP_PATH}`
-
   return {
-    url,
+    handle,
     get sessions() {
       return sessions.size
     },
-    async close() {
-      // 8. Every session, then the listener.
-      await sessions.endAll()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
-      })
-    },
+    close: () => sessions.endAll(),
   }
 }
 

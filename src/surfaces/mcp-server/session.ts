@@ -60,7 +60,8 @@ export interface CallRequest {
  *    an `elicitation/create` request, whose answer is the reply; on 2026-07-28 as an `input_required`
  *    result, the call waiting for the client's retry with the answer (aborted without one in time).
  *    Without elicitation, the `mcp.ask` fallback replies (allow once, or reject with an error that
- *    says how to allow it in config). Either way the call goes on to step 3.
+ *    says how to allow it in config), or (`web`) leaves the ask to `toolbelt serve`'s page. Either
+ *    way the call goes on to step 3.
  * 5. The settlement becomes the result (text, images, structured content, `isError`).
  */
 export class McpSession {
@@ -268,6 +269,8 @@ export class McpSession {
   }
 
   #fallback(call: RunningCall, ask: PermissionAsked): void {
+    // The ask stays pending: the page of `toolbelt serve` (or a client of its API) answers it.
+    if (this.#options.ask === "web") return
     if (this.#options.ask === "allow") {
       this.#reply(ask, { reply: "once" })
       return

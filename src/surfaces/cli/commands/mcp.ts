@@ -35,7 +35,8 @@ Options:
 
 Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
 with a message). A client without elicitation gets the "mcp.ask" setting of toolbelt.json instead:
-"reject" (the default; the error says how to allow the call in config) or "allow".
+"reject" (the default; the error says how to allow the call in config), "allow", or "web" (the ask waits
+for an answer in the page of "toolbelt serve", which also serves MCP at /mcp).
 
 Client configuration, with toolbelt's clone at /path/to/toolbelt (any Node on PATH will do: an older one
 than 22.12 hands over to the Node 24 that npm install put in the clone):
@@ -98,6 +99,13 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       throw new UsageError((error as Error).message)
     }
     warnStartUp(toolbelt, io)
+    // "web" asks wait for the page of `toolbelt serve`, which this process does not serve.
+    const ask = mcpSettings(toolbelt.config).ask === "web" ? "reject" : undefined
+    if (ask) {
+      io.stderr.write(
+        'toolbelt mcp: "mcp.ask" is "web", answered in the page of "toolbelt serve"; this server has no page, so asks a client cannot show are rejected.\n',
+      )
+    }
 
     const stopped = Promise.withResolvers<void>()
     const stopListening = onStopSignal(() => stopped.resolve())
@@ -106,6 +114,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
         const server = serveMcpStdio({
           toolbelt,
           agent,
+          ...(ask ? { ask } : {}),
           stdin: io.stdin as never,
           stdout: io.stdout as never,
         })
@@ -120,6 +129,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
         server = await http.serveMcpHttp({
           toolbelt,
           agent,
+          ...(ask ? { ask } : {}),
           port,
           ...(values.host ? { host: values.host } : {}),
           ...(token ? { token } : {}),
