@@ -59,7 +59,7 @@ export async function runSearch<T>({
     if (ctx.abort.aborted) throw error
     if (timeout.aborted)
       throw new Tool.ToolFailure(
-        `${label} timed out after ${Math.round(settings.timeoutMs / 1000)} s. Try again, or a simpler query.`,
+        `${label} timed out after ${+(settings.timeoutMs / 1000).toFixed(1)} s. Try again, or a simpler query.`,
       )
     if (Tool.isToolFailure(error)) throw error
     if (noteFailure(settings, error))
