@@ -139,6 +139,7 @@ describe("loadPermissionRules", () => {
     expect(await loadPermissionRules(project, env)).toEqual({
       rules: [],
       agents: {},
+      definitions: {},
       files: [],
       sources: [],
       imports: [],

@@ -2,6 +2,12 @@ import { access } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join, resolve } from "node:path"
 import { ConfigError, configDirs, readConfigFile } from "../config/config.ts"
+import {
+  type AgentDefinition,
+  mergeDefinitions,
+  readAgentDefinition,
+  toolsPermission,
+} from "./agents/agent-definition.ts"
 import type { Action, Rule, RuleSource, Ruleset } from "./rule.ts"
 
 const ACTIONS: ReadonlySet<string> = new Set(["allow", "ask", "deny"])
@@ -126,8 +132,10 @@ export interface PolicySource {
 export interface PermissionConfig {
   /** The merged top-level `permission` rules (user config, applies to every agent), each with its source. */
   readonly rules: Ruleset
-  /** `agent.<name>.permission`, merged across files, by agent name. */
+  /** `agent.<name>.tools` and `agent.<name>.permission`, merged across files, by agent name. */
   readonly agents: Readonly<Record<string, Ruleset>>
+  /** The other settings of `agent.<name>` (description, mode, model, prompt, ...): a later file's win. */
+  readonly definitions: Readonly<Record<string, AgentDefinition>>
   /** The config files that were read, lowest precedence first. */
   readonly files: readonly string[]
   /** Every file looked at that exists (used or not) and the environment variable when set, in order. */
@@ -177,6 +185,7 @@ export async function loadPermissionRules(
   // 2. Every file in order of precedence.
   const permission: SourcedMap = new Map()
   const agents = new Map<string, SourcedMap>()
+  const definitions: Record<string, AgentDefinition> = {}
   const sources: PolicySource[] = []
   const apply = (parsed: Record<string, unknown>, file: string) => {
     add(permission, written(parsed.permission, "permission", file), file)
@@ -185,9 +194,17 @@ export async function loadPermissionRules(
     if (!isObject(agentConfig))
       throw new ConfigError(`Invalid agent in ${file}: expected an object of agents.`)
     for (const [name, value] of Object.entries(agentConfig)) {
-      if (!isObject(value)) continue
+      if (!isObject(value))
+        throw new ConfigError(`Invalid agent.${name} in ${file}: expected an object of the agent's settings.`)
+      definitions[name] = mergeDefinitions(
+        definitions[name],
+        readAgentDefinition(value, `agent.${name} in ${file}`),
+      )
       const map = agents.get(name) ?? new Map()
       agents.set(name, map)
+      // The legacy `tools` map first: the agent's `permission` wins over it.
+      const tools = toolsPermission(value.tools, `agent.${name} in ${file}`)
+      add(map, written(tools, `agent.${name}.tools`, file), file)
       add(map, written(value.permission, `agent.${name}.permission`, file), file)
     }
   }
@@ -229,6 +246,7 @@ export async function loadPermissionRules(
   return {
     rules: toRules(permission, home),
     agents: agentRules,
+    definitions,
     files: sources.filter((source) => source.used && source.kind !== "env").map((source) => source.file),
     sources,
     imports,

@@ -1,7 +1,7 @@
 // One SKILL.md: YAML frontmatter (`name`, `description`, anything else kept aside) and the body.
 // Loaded only when a skill file is found: the YAML parser costs ~20 ms to import.
 
-import { parseDocument } from "yaml"
+import { parseFrontmatter, splitFrontmatter } from "../config/frontmatter.ts"
 
 /** The longest name and description the Agent Skills format allows. */
 export const NAME_MAX = 64
@@ -9,9 +9,6 @@ export const DESCRIPTION_MAX = 1024
 
 /** Lowercase letters, digits and single hyphens between them (the Agent Skills format). */
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-
-/** `---` on the first line (after a byte order mark), the YAML, `---` on a line of its own. */
-const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n((?:[\s\S]*?\r?\n)?)---[ \t]*(?:\r?\n|$)/
 
 export interface SkillFile {
   readonly name: string
@@ -32,15 +29,14 @@ export interface SkillFile {
  */
 export function parseSkillFile(text: string, folder: string): SkillFile {
   // 1. Frontmatter.
-  const match = FRONTMATTER.exec(text)
-  if (!match)
+  const split = splitFrontmatter(text)
+  if (!split)
     throw new Error(
       'no YAML frontmatter: the file must start with a "---" line, then "name:" and "description:", then "---".',
     )
-  const yaml = match[1] ?? ""
 
   // 2. YAML.
-  const fields = parseYaml(yaml)
+  const fields = parseFrontmatter(split.yaml)
   if (typeof fields !== "object" || fields === null || Array.isArray(fields))
     throw new Error('the frontmatter must be a YAML mapping with "name" and "description".')
   const { name, description } = fields as Record<string, unknown>
@@ -67,29 +63,5 @@ export function parseSkillFile(text: string, folder: string): SkillFile {
       `the description is ${description.length} characters long; at most ${DESCRIPTION_MAX} are allowed.`,
     )
 
-  return { name, description: description.trim(), body: text.slice(match[0].length).trim() }
-}
-
-/** A top-level `key: value` line whose unquoted value holds `: ` (YAML reads that as a nested mapping). */
-const PLAIN_WITH_COLON = /^([A-Za-z_][\w-]*):[ \t]+([^\s"'|>[{&*!#%@`].*:\s.*)$/gm
-
-/** The frontmatter's value, with unquoted values holding `: ` read as text when nothing else is wrong. */
-function parseYaml(yaml: string): unknown {
-  const document = parseDocument(yaml, { prettyErrors: false })
-  const problem = document.errors[0]
-  if (!problem) return document.toJS()
-  const repaired = yaml.replace(
-    PLAIN_WITH_COLON,
-    (_line, key: string, value: string) => `${key}: ${JSON.stringify(value.trim())}`,
-  )
-  if (repaired !== yaml) {
-    const second = parseDocument(repaired, { prettyErrors: false })
-    if (second.errors.length === 0) return second.toJS()
-  }
-  // An error found at the very end (an unclosed bracket) belongs to the last line written.
-  const at = Math.min(problem.pos[0], yaml.trimEnd().length)
-  const line = yaml.slice(0, at).split("\n").length + 1
-  throw new Error(
-    `invalid YAML in the frontmatter at line ${line}: ${problem.message.split("\n")[0]}. Put a value that holds special characters in double quotes.`,
-  )
+  return { name, description: description.trim(), body: split.body }
 }

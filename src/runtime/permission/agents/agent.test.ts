@@ -5,7 +5,14 @@ import { describe, expect, it } from "vitest"
 import { fromConfig } from "../config.ts"
 import type { Rule } from "../rule.ts"
 import { disabled, evaluate } from "../ruleset.ts"
-import { agentRules, baseRules, createAgents, subagentRules, UnknownAgentError } from "./agent.ts"
+import {
+  agentRules,
+  baseRules,
+  createAgents,
+  standingDenials,
+  subagentRules,
+  UnknownAgentError,
+} from "./agent.ts"
 
 const options = { dataDir: "/data", tmpDir: "/tmpdir", home: "/home/me" }
 const action = (agent: string, permission: string, pattern: string, extra = {}) =>
@@ -205,6 +212,16 @@ describe("subagentRules", () => {
     ])
   })
 
+  it("denies task at the depth limit even to a subagent that may start subagents", () => {
+    expect(subagentRules([], fromConfig({ task: "allow" }), { atDepthLimit: true })).toEqual([
+      deny("todowrite"),
+      deny("task"),
+    ])
+    expect(subagentRules([], fromConfig({ task: "allow" }), { atDepthLimit: false })).toEqual([
+      deny("todowrite"),
+    ])
+  })
+
   it("removes duplicates", () => {
     expect(subagentRules([deny("task"), deny("task")], [], { primaryTools: ["task"] })).toEqual([
       deny("task"),
@@ -216,6 +233,92 @@ describe("subagentRules", () => {
     const parent = [deny("edit")]
     const child = agentRules(options)("general")
     expect(evaluate("edit", "a.ts", child, subagentRules(parent, child)).action).toBe("deny")
+  })
+})
+
+describe("standingDenials", () => {
+  const rule = (permission: string, pattern: string, action: "allow" | "deny" | "ask"): Rule => ({
+    permission,
+    pattern,
+    action,
+  })
+
+  it.each([
+    ["a deny nothing replaces", [rule("edit", "*", "deny")], [rule("edit", "*", "deny")]],
+    ["a deny a later allow replaces", [rule("question", "*", "deny"), rule("question", "*", "allow")], []],
+    ["a deny a later catch-all ask replaces", [rule("bash", "rm *", "deny"), rule("*", "*", "ask")], []],
+    [
+      "a deny a narrower allow only dents",
+      [rule("edit", "*", "deny"), rule("edit", "plans/*.md", "allow")],
+      [rule("edit", "*", "deny")],
+    ],
+    [
+      "a deny of everything, then allows of some tools",
+      [rule("*", "*", "deny"), rule("grep", "*", "allow")],
+      [rule("*", "*", "deny")],
+    ],
+    [
+      "a later deny replaces nothing",
+      [rule("bash", "*", "deny"), rule("bash", "*", "deny")],
+      [rule("bash", "*", "deny"), rule("bash", "*", "deny")],
+    ],
+  ])("%s", (_name, rules, expected) => {
+    expect(standingDenials(rules)).toEqual(expected)
+  })
+
+  it("of build: none of the base denials it lifts; of plan: its edit ban and its task rule", () => {
+    expect(standingDenials(agentRules(options)("build")).map((r) => r.permission)).toEqual(["plan_exit"])
+    expect(standingDenials(agentRules(options)("plan")).map((r) => `${r.permission} ${r.pattern}`)).toEqual([
+      "plan_enter *",
+      "task general",
+      "edit *",
+    ])
+  })
+})
+
+describe("agent settings (config and agent files)", () => {
+  it("describe, mode, prompt and model a custom agent; without a description it says so", () => {
+    const agents = createAgents({
+      ...options,
+      definitions: {
+        review: {
+          description: "Reviews changes",
+          mode: "subagent",
+          prompt: "Review.",
+          model: "openai/gpt-5",
+        },
+        helper: {},
+      },
+    })
+    expect(agents.get("review")).toMatchObject({
+      mode: "subagent",
+      description: "Reviews changes",
+      described: true,
+      prompt: "Review.",
+      model: "openai/gpt-5",
+    })
+    expect(agents.get("helper")).toMatchObject({ mode: "all", described: false })
+    expect(evaluate("edit", "a.ts", agents.get("helper")!.permission).action).toBe("allow")
+    expect(evaluate("question", "*", agents.get("helper")!.permission).action).toBe("deny")
+  })
+
+  it("change a built-in agent's settings but not its defaults, and disable agents but build", () => {
+    const agents = createAgents({
+      ...options,
+      definitions: {
+        explore: { model: "anthropic/claude-haiku-4-5" },
+        general: { disable: true },
+        build: { disable: true },
+      },
+    })
+    expect(agents.get("explore")).toMatchObject({
+      mode: "subagent",
+      model: "anthropic/claude-haiku-4-5",
+      described: true,
+    })
+    expect(agents.get("explore")?.prompt).toContain("you change nothing")
+    expect(agents.has("general")).toBe(false)
+    expect(agents.has("build")).toBe(true)
   })
 })
 

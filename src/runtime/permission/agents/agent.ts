@@ -2,15 +2,27 @@ import { realpathSync } from "node:fs"
 import { join, relative, sep } from "node:path"
 import { fromConfig } from "../config.ts"
 import type { Rule, Ruleset } from "../rule.ts"
+import { match } from "../wildcard.ts"
+import type { AgentDefinition, AgentMode } from "./agent-definition.ts"
 
-/** Who runs: the permission policy of a session, by agent name. */
+/** Who runs: the permission policy of a session, by agent name, and how it runs. */
 export interface Agent {
   readonly name: string
   /** `primary` agents talk to the person; `subagent`s run under the task tool; `all` can do both. */
-  readonly mode: "primary" | "subagent" | "all"
+  readonly mode: AgentMode
   readonly description: string
+  /** Whether the description was written (by toolbelt or the user) rather than made up from the name. */
+  readonly described: boolean
   /** Defaults, then the agent's overrides, then user config, then `agent.<name>.permission`. */
   readonly permission: Ruleset
+  /** Its system prompt, when it has its own. */
+  readonly prompt?: string
+  /** `provider/model-id` when it runs on a model of its own. */
+  readonly model?: string
+  /** The most model calls of one of its turns, when it sets one. */
+  readonly steps?: number
+  /** Left out of the `task` tool's list of subagents. */
+  readonly hidden?: boolean
 }
 
 export interface AgentOptions {
@@ -28,8 +40,13 @@ export interface AgentOptions {
   readonly home?: string
   /** The user's `permission` config (applies to every agent). */
   readonly rules?: Ruleset
-  /** `agent.<name>.permission` from config; names that are not built in define custom agents. */
+  /**
+   * Each agent's own rules (`agent.<name>.tools` and `.permission` from config, then its agent files'),
+   * after the user's; names that are not built in define custom agents.
+   */
   readonly agents?: Readonly<Record<string, Ruleset>>
+  /** Each agent's settings (description, mode, model, prompt, ...) from config and agent files. */
+  readonly definitions?: Readonly<Record<string, AgentDefinition>>
 }
 
 /** A name the agent table does not know. */
@@ -118,7 +135,7 @@ function overrides(name: string, options: AgentOptions): Record<string, unknown>
   }
 }
 
-const DESCRIPTIONS: Readonly<Record<string, { mode: Agent["mode"]; description: string }>> = {
+const DESCRIPTIONS: Readonly<Record<string, { mode: AgentMode; description: string; prompt?: string }>> = {
   build: { mode: "primary", description: "The default agent: may use every tool the policy allows." },
   plan: {
     mode: "primary",
@@ -126,24 +143,39 @@ const DESCRIPTIONS: Readonly<Record<string, { mode: Agent["mode"]; description: 
   },
   general: {
     mode: "subagent",
-    description: "General-purpose subagent for research and multi-step tasks.",
+    description:
+      "General-purpose subagent for researching questions and carrying out tasks of several steps; start several at once for independent pieces of work.",
   },
   explore: {
     mode: "subagent",
-    description: "Fast read-only subagent for exploring a codebase (search, read, list, shell).",
+    description:
+      'Fast read-only subagent for exploring a codebase: finding files by pattern, searching code for words, answering how something works. Say how thorough it should be: "quick", "medium" or "very thorough".',
+    prompt: [
+      "You explore a codebase for another agent and report what you found; you change nothing.",
+      "Search with glob and grep, read the files that matter, and use the shell only for commands that read.",
+      "Be as thorough as you were asked to be; when not told, look in the obvious places first.",
+      "Answer with what you found: the files and lines that matter (as path:line), and a short explanation.",
+    ].join("\n"),
   },
 }
 
 /**
  * Every agent, built-in and custom, with its full ruleset:
- * 1. base defaults; 2. the agent's overrides; 3. the user's `permission`; 4. `agent.<name>.permission`;
+ * 1. base defaults; 2. the agent's overrides; 3. the user's `permission`; 4. the agent's own rules
+ *    (`agent.<name>.permission`, its agent files');
  * 5. `external_directory <data>/tool-output/* allow` appended, unless that exact rule is denied.
+ * Its settings (description, mode, prompt, model) are the definition's over the built-in ones; a custom
+ * agent is `all` unless it says otherwise. A definition with `disable: true` removes the agent (except
+ * `build`, every surface's default).
  */
 export function createAgents(options: AgentOptions): Map<string, Agent> {
   const agents = new Map<string, Agent>()
   const base = baseRules(options)
-  const names = [...BUILTIN_AGENTS, ...Object.keys(options.agents ?? {}).filter((name) => !isBuiltin(name))]
+  const custom = [...Object.keys(options.agents ?? {}), ...Object.keys(options.definitions ?? {})]
+  const names = [...new Set([...BUILTIN_AGENTS, ...custom.filter((name) => !isBuiltin(name))])]
   for (const name of names) {
+    const definition = options.definitions?.[name] ?? {}
+    if (definition.disable && name !== DEFAULT_AGENT) continue
     const own = overrides(name, options)
     const permission = [
       ...base,
@@ -167,8 +199,19 @@ export function createAgents(options: AgentOptions): Map<string, Agent> {
           },
         })
     }
-    const info = DESCRIPTIONS[name] ?? { mode: "all" as const, description: `Custom agent ${name}.` }
-    agents.set(name, { name, mode: info.mode, description: info.description, permission })
+    const builtin = DESCRIPTIONS[name]
+    const description = definition.description ?? builtin?.description
+    agents.set(name, {
+      name,
+      mode: definition.mode ?? builtin?.mode ?? "all",
+      description: description ?? `Custom agent ${name}.`,
+      described: description !== undefined,
+      permission,
+      ...((definition.prompt ?? builtin?.prompt) ? { prompt: definition.prompt ?? builtin?.prompt } : {}),
+      ...(definition.model ? { model: definition.model } : {}),
+      ...(definition.steps ? { steps: definition.steps } : {}),
+      ...(definition.hidden ? { hidden: true } : {}),
+    })
   }
   return agents
 }
@@ -190,21 +233,23 @@ export function agentRules(options: AgentOptions): (agent: string) => Ruleset {
  * The configured rules of a subagent's session:
  * 1. every `deny` rule and every `external_directory` rule of the parent session's ruleset;
  * 2. `todowrite * deny` unless the subagent's own ruleset mentions `todowrite`;
- * 3. `task * deny` unless it mentions `task`;
+ * 3. `task * deny` unless it mentions `task`, and always when the subagent is as deep as subagents may
+ *    go (`atDepthLimit`);
  * 4. `<tool> * deny` for each of `primaryTools` (tools only primary agents may use).
  * Duplicates are removed (the first one is kept).
  */
 export function subagentRules(
   parent: Ruleset,
   subagent: Ruleset,
-  options: { primaryTools?: readonly string[] } = {},
+  options: { primaryTools?: readonly string[]; atDepthLimit?: boolean } = {},
 ): Rule[] {
   const rules: Rule[] = parent.filter(
     (rule) => rule.action === "deny" || rule.permission === "external_directory",
   )
   const mentions = (permission: string) => subagent.some((rule) => rule.permission === permission)
   if (!mentions("todowrite")) rules.push({ permission: "todowrite", pattern: "*", action: "deny" })
-  if (!mentions("task")) rules.push({ permission: "task", pattern: "*", action: "deny" })
+  if (!mentions("task") || options.atDepthLimit)
+    rules.push({ permission: "task", pattern: "*", action: "deny" })
   for (const tool of options.primaryTools ?? [])
     rules.push({ permission: tool, pattern: "*", action: "deny" })
   const seen = new Set<string>()
@@ -214,6 +259,26 @@ export function subagentRules(
     seen.add(key)
     return true
   })
+}
+
+/**
+ * The denials of a ruleset that still stand: each `deny` rule that no later rule for all of its
+ * permission and pattern replaces (the base defaults deny `question`, build allows it again). What a
+ * parent agent may not do, its subagents may not do either.
+ */
+export function standingDenials(rules: Ruleset): Rule[] {
+  return rules.filter(
+    (rule, index) =>
+      rule.action === "deny" &&
+      !rules
+        .slice(index + 1)
+        .some(
+          (later) =>
+            later.action !== "deny" &&
+            match(rule.permission, later.permission) &&
+            match(rule.pattern, later.pattern),
+        ),
+  )
 }
 
 function isBuiltin(name: string): boolean {
