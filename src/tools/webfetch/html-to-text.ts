@@ -9,7 +9,6 @@ const BLOCKS = new Set([
   "article",
   "aside",
   "blockquote",
-  "br",
   "dd",
   "details",
   "div",
