@@ -23,7 +23,16 @@ export interface RunTurnOptions {
   readonly prompt: string
   /** Continue this session (its stored messages and parts are replayed); default: a new session. */
   readonly sessionID?: string
+  /**
+   * The agent to run as; the session runs as it from now on. Default: the agent the session runs as
+   * (plan mode switches it), else `build`.
+   */
   readonly agent?: string
+  /**
+   * Whether a person can answer questions (a terminal): tools that ask (question, plan_exit) are offered
+   * only then. Default: not known, offered (a library user answers through the bus).
+   */
+  readonly interactive?: boolean
   /** The most model calls of the turn (default 50); the last one answers without tools. */
   readonly steps?: number
   readonly abort?: AbortSignal
@@ -53,7 +62,10 @@ export interface TurnResult {
   /** Why the turn did not finish. */
   readonly error?: string
   readonly sessionID: string
+  /** The last assistant message of the turn (one more each time the session switched agents). */
   readonly messageID: string
+  /** The agent the session runs as at the end of the turn. */
+  readonly agent: string
   readonly steps: readonly ProcessedStep[]
   /** Whether the turn used every step it was allowed. */
   readonly stepLimit: boolean
@@ -64,22 +76,27 @@ export interface TurnResult {
  * One agent turn: the prompt, the model and the toolbelt's tools, until the model stops calling tools.
  *
  * 1. The session: a new one, or the given one with its history replayed from the store (every call
- *    has a result, interrupted ones included). The user message is stored.
- * 2. The tool set for this assistant message (`toAISDKTools`), a stream processor on the same calls.
- * 3. `streamText` with the repair function, the step limit (the last step without tools) and a stop
- *    after any blocked call; the processor records every tool part as the stream goes.
- * 4. The assistant message (its steps: text and calls) is stored; the status says how it ended.
+ *    has a result, interrupted ones included). The user message is stored. The agent: the one given
+ *    (the session runs as it from now on), else the one the session runs as, else `build`.
+ * 2. The tool set for this assistant message, as the agent sees it (`toAISDKTools`; each call runs as
+ *    the agent the session runs as at that moment), and a stream processor on the same calls.
+ * 3. `streamText` with the repair function, the step limit (the last step of the turn without tools),
+ *    a stop after any blocked call, and a stop after the step in which the session switched agents
+ *    (plan mode); the processor records every tool part as the stream goes.
+ * 4. The assistant message (its steps: text and calls) is stored.
+ * 5. The session switched agents, and the turn has steps left: back to 2 as the new agent, with the
+ *    tools it sees and the history so far. Otherwise the status says how the turn ended.
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const { toolbelt } = options
-  const agent = options.agent ?? DEFAULT_AGENT
   const steps = Math.max(1, options.steps ?? DEFAULT_STEPS)
   const media = acceptsToolMedia(options.model.providerID)
 
-  // 1. Session and history.
+  // 1. Session, history and agent.
   const store = toolbelt.store
   let sessionID = options.sessionID
   let history: ModelMessage[] = []
+  let agent = options.agent ?? (sessionID ? store.sessionAgents.get(sessionID) : undefined) ?? DEFAULT_AGENT
   if (sessionID && store.sessions.get(sessionID)) {
     history = replaySession(store.messages.list(sessionID), store.parts.list(sessionID), { media })
   } else {
@@ -90,69 +107,90 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       title: options.prompt.slice(0, 100),
     }).id
   }
+  const session = sessionID
+  if (options.agent !== undefined) store.sessionAgents.set(session, options.agent)
+  const agentNow = () => store.sessionAgents.get(session) ?? agent
   store.messages.put({
     sessionID,
     role: "user",
     data: { role: "user", text: options.prompt } satisfies StoredMessage,
   })
-  const messageID = ascending("msg")
+  let messageID = ascending("msg")
   options.onStart?.({ sessionID, messageID })
 
-  // 2. Tools and processor.
-  const ai = await toAISDKTools({
-    toolbelt,
-    sessionID,
-    messageID,
-    agent,
-    model: options.model,
-    client: "cli",
-    ...(options.abort ? { abort: options.abort } : {}),
-    ...(options.strict ? { strict: true } : {}),
-  })
-  const processor = new StreamProcessor({ toolbelt, tools: ai })
+  const done: ProcessedStep[] = []
+  const parts: ToolPart[] = []
+  let messages: ModelMessage[] = [...history, { role: "user", content: options.prompt }]
+  for (;;) {
+    // 2. Tools and processor, as the agent sees them.
+    const asAgent = agent
+    const ai = await toAISDKTools({
+      toolbelt,
+      sessionID,
+      messageID,
+      agent: asAgent,
+      agentNow,
+      model: options.model,
+      client: "cli",
+      ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
+      ...(options.abort ? { abort: options.abort } : {}),
+      ...(options.strict ? { strict: true } : {}),
+    })
+    const processor = new StreamProcessor({ toolbelt, tools: ai })
 
-  // 3. The loop.
-  const result = streamText({
-    model: ai.wrap(options.model.model),
-    tools: ai.tools,
-    repairToolCall: ai.repairToolCall,
-    instructions: options.instructions ?? defaultInstructions(toolbelt.directory),
-    messages: [...history, { role: "user", content: options.prompt }],
-    stopWhen: [isStepCount(steps), ai.stopWhen],
-    prepareStep: ({ stepNumber, messages }) =>
-      steps > 1 && stepNumber === steps - 1
-        ? { activeTools: [], messages: [...messages, { role: "user", content: MAX_STEPS_PROMPT }] }
-        : undefined,
-    ...(options.abort ? { abortSignal: options.abort } : {}),
-    onError: () => {},
-  })
-  const processed = await processor.consume(result.stream, options.onPart)
+    // 3. The loop, until the model answers, a call is blocked, or the session switches agents.
+    const left = steps - done.length
+    const result = streamText({
+      model: ai.wrap(options.model.model),
+      tools: ai.tools,
+      repairToolCall: ai.repairToolCall,
+      instructions: options.instructions ?? defaultInstructions(toolbelt.directory),
+      messages,
+      stopWhen: [isStepCount(left), ai.stopWhen, () => agentNow() !== asAgent],
+      prepareStep: ({ stepNumber, messages }) =>
+        steps > 1 && stepNumber === left - 1
+          ? { activeTools: [], messages: [...messages, { role: "user", content: MAX_STEPS_PROMPT }] }
+          : undefined,
+      ...(options.abort ? { abortSignal: options.abort } : {}),
+      onError: () => {},
+    })
+    const processed = await processor.consume(result.stream, options.onPart)
 
-  // 4. Store the assistant message and report.
-  store.messages.put({
-    id: messageID,
-    sessionID,
-    role: "assistant",
-    data: {
+    // 4. Store the assistant message.
+    store.messages.put({
+      id: messageID,
+      sessionID,
       role: "assistant",
-      steps: processed.steps.map((step) => ({ text: step.text, calls: step.calls })),
-    } satisfies StoredMessage,
-  })
-  store.sessions.touch(sessionID)
-  const base = {
-    text: processed.text,
-    sessionID,
-    messageID,
-    steps: processed.steps,
-    stepLimit: processed.steps.length >= steps,
-    parts: processed.parts,
+      data: {
+        role: "assistant",
+        steps: processed.steps.map((step) => ({ text: step.text, calls: step.calls })),
+      } satisfies StoredMessage,
+    })
+    store.sessions.touch(sessionID)
+    done.push(...processed.steps)
+    parts.push(...processed.parts)
+
+    // 5. Go on as the agent the session switched to, or report.
+    const base = {
+      text: processed.text,
+      sessionID,
+      messageID,
+      agent: agentNow(),
+      steps: done,
+      stepLimit: done.length >= steps,
+      parts,
+    }
+    if (processed.aborted || options.abort?.aborted)
+      return { ...base, status: "aborted", error: "The turn was aborted." }
+    if (processed.error !== undefined)
+      return { ...base, status: "failed", error: describeError(processed.error) }
+    if (ai.calls.blocked !== undefined) return { ...base, status: "blocked", error: ai.calls.blocked }
+    if (base.agent === asAgent || base.stepLimit || processed.steps.length === 0)
+      return { ...base, status: "finished" }
+    agent = base.agent
+    messageID = ascending("msg")
+    messages = replaySession(store.messages.list(sessionID), store.parts.list(sessionID), { media })
   }
-  if (processed.aborted || options.abort?.aborted)
-    return { ...base, status: "aborted", error: "The turn was aborted." }
-  if (processed.error !== undefined)
-    return { ...base, status: "failed", error: describeError(processed.error) }
-  if (ai.calls.blocked !== undefined) return { ...base, status: "blocked", error: ai.calls.blocked }
-  return { ...base, status: "finished" }
 }
 
 export function defaultInstructions(directory: string): string {

@@ -29,6 +29,13 @@ export interface ToAISDKToolsOptions {
   readonly messageID: string
   /** Whose permissions apply and which tools it sees (default `build`). */
   readonly agent?: string
+  /**
+   * The agent each call runs as, asked at the call (default: `agent`): a session that switches agents
+   * mid-message (plan mode) has the new agent's rules apply from the next call on.
+   */
+  readonly agentNow?: () => string
+  /** Whether a person can answer questions here: tools that ask are offered only then (default: not known). */
+  readonly interactive?: boolean
   /** The model the tools are prepared for: schema transforms and media support depend on it. */
   readonly model: { readonly providerID: string; readonly modelID: string }
   /** Aborts every call of this set (on top of the AI SDK's own abort signal). */
@@ -103,6 +110,7 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
       providerID: model.providerID,
       modelID: model.modelID,
       client: options.client ?? "sdk",
+      ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
     })
   ).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const turn = new Map(toolbelt.registry.turn(advertised))
@@ -130,7 +138,7 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
         input: restore(input),
         sessionID,
         messageID,
-        agent,
+        agent: options.agentNow?.() ?? agent,
         callID,
         ...(signal ? { abort: signal } : {}),
         messages: sdk.messages as unknown as ConversationMessage[],

@@ -3,6 +3,7 @@ import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Decide, Reply } from "../../runtime/permission/simple.ts"
 import { unansweredNote, uncheckedOf } from "../../runtime/permission/unchecked.ts"
 import type { IO } from "./io.ts"
+import { oneAtATime } from "./terminal-turn.ts"
 
 /**
  * Asks the person at the terminal. Only used when stdin is a TTY; the question goes to stderr so
@@ -39,7 +40,8 @@ export async function promptForPermission(io: IO, request: AskRequest, signal?: 
  */
 export function commandDecide(io: IO, command: string, yes: boolean | undefined): Decide {
   if (yes) return async () => "once"
-  if (io.stdin.isTTY) return (request, options) => promptForPermission(io, request, options.signal)
+  if (io.stdin.isTTY)
+    return (request, options) => oneAtATime(() => promptForPermission(io, request, options.signal))
   return async (request) => {
     io.stderr.write(
       `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,

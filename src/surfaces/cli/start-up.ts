@@ -3,11 +3,13 @@ import { warnCrashRecovery } from "./crash-warnings.ts"
 import { type IO, UsageError } from "./io.ts"
 import { projectDirectory } from "./project-dir.ts"
 import { commandDecide } from "./prompt.ts"
+import { commandAnswer } from "./question-prompt.ts"
 
 /**
  * The toolbelt of a command that runs tool calls for the person at the terminal (`call`, `run`).
  * 1. The project directory from `--cwd` (a usage error when it is not one).
  * 2. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
+ *    Questions tools ask go to the terminal; without one nobody can answer them.
  * 3. No sweep of the output store: a short-lived command leaves that to long-running servers.
  */
 export function openForCalls(options: {
@@ -21,6 +23,7 @@ export function openForCalls(options: {
   return createToolbelt({
     directory: projectDirectory(cwd, io.cwd),
     decide: commandDecide(io, command, yes),
+    answer: commandAnswer(io, command),
     sweep: false,
   })
 }

@@ -13,7 +13,7 @@ ARGS_JSON is the tool's arguments as a JSON object ("-" reads them from stdin; o
 Options:
   --cwd DIR       the project directory (default: the current directory)
   --session ID    the session the call belongs to (keeps the read ledger and approvals across calls)
-  --agent NAME    the agent whose permissions apply (default: build)
+  --agent NAME    the agent whose permissions apply (default: the one the session runs as, else build)
   --yes           approve permission asks (otherwise they are prompted on a TTY, rejected if not)
   --json          print one JSON object: {"status":"completed","title","output","metadata","attachments"}
                   or {"status":"error","error"}
@@ -47,12 +47,15 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   const stopListening = onStopSignal(() => abort.abort())
   try {
     warnStartUp(toolbelt, io)
-    const agent = values.agent ?? "build"
+    // A session in plan mode runs as plan unless --agent says otherwise.
+    const session = values.session ? toolbelt.store.sessionAgents.get(values.session) : undefined
+    const agent = values.agent ?? session ?? "build"
     checkAgent(toolbelt, agent)
     const ids = toolbelt.registry.ids()
     const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
     if (!known) {
-      const available = (await toolbelt.tools({ agent, client: "cli" })).map((tool) => tool.name).sort()
+      const offered = await toolbelt.tools({ agent, client: "cli", interactive: Boolean(io.stdin.isTTY) })
+      const available = offered.map((tool) => tool.name).sort()
       throw new UsageError(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`, {
         help: false,
       })

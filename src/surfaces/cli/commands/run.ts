@@ -2,6 +2,7 @@ import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../../adapters/ai/lo
 import { ModelSpecError, PROVIDERS, resolveModel } from "../../../adapters/ai/provider.ts"
 import type { ToolPart } from "../../../platform/store/part.ts"
 import type { Subscription } from "../../../runtime/bus/bus.ts"
+import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
@@ -22,7 +23,8 @@ Options:
   --base-url URL       the server for openai-compatible (default: $TOOLBELT_BASE_URL), e.g.
                        http://127.0.0.1:8080/v1; for openai and anthropic it overrides their endpoint
   --cwd DIR            the project directory (default: the current directory)
-  --agent NAME         the agent whose permissions apply (default: build)
+  --agent NAME         the agent whose permissions apply; the session keeps it (default: the agent
+                       the session runs as, which plan mode switches, else build)
   --steps N            the most model calls in the turn (default: ${DEFAULT_STEPS}); the last one answers
                        without tools
   --session ID         continue a session (its history is replayed to the model)
@@ -77,14 +79,18 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   let subscription: Subscription | undefined
   try {
     warnStartUp(toolbelt, io)
-    const agent = values.agent ?? "build"
-    checkAgent(toolbelt, agent)
+    const agent = values.agent
+    if (agent !== undefined) checkAgent(toolbelt, agent)
+    const stored = values.session ? toolbelt.store.sessionAgents.get(values.session) : undefined
+    const before = agent ?? stored ?? DEFAULT_AGENT
     let text = ""
     const result = await runTurn({
       toolbelt,
       model,
       prompt,
-      agent,
+      ...(agent === undefined ? {} : { agent }),
+      // Questions (and plan mode's approval) are offered only where the person can answer them.
+      interactive: Boolean(io.stdin.isTTY),
       steps,
       abort: abort.signal,
       ...(values.session ? { sessionID: values.session } : {}),
@@ -105,7 +111,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     })
     if (text && !text.endsWith("\n")) io.stdout.write("\n")
     await drain(subscription)
-    return report(result, io)
+    return report(result, io, before)
   } finally {
     subscription?.()
     stopListening()
@@ -120,11 +126,16 @@ async function drain(subscription: Subscription | undefined): Promise<void> {
   }
 }
 
-function report(result: TurnResult, io: IO): number {
+/** How the turn ended; `before` is the agent it started as (plan mode may have switched it). */
+function report(result: TurnResult, io: IO, before: string): number {
   const session = `(session ${result.sessionID})`
   switch (result.status) {
     case "finished":
       if (result.stepLimit) io.stderr.write(`toolbelt run: the turn used all its steps ${session}\n`)
+      if (result.agent !== before)
+        io.stderr.write(
+          `toolbelt run: the session runs as the ${result.agent} agent now; continue it with --session ${result.sessionID}\n`,
+        )
       return EXIT.ok
     case "aborted":
       io.stderr.write(`toolbelt run: interrupted ${session}\n`)
