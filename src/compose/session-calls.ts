@@ -37,7 +37,8 @@ export interface SessionCalls {
  * 2. Reports once the calls of its session that a killed process left open: as events, and in the
  *    answer's `metadata.interrupted_calls`.
  * 3. Seeds the loop guard, the first time this process sees the session, with its recorded answers.
- * 4. Settles the call, with the tools' services in `ctx.extra`.
+ * 4. Settles the call, with the tools' services in `ctx.extra`, and the calls it may make on its behalf
+ *    (batch's: each comes back through this function as a call of its own).
  */
 export function sessionCalls({
   registry,
@@ -94,15 +95,22 @@ export function sessionCalls({
       for (const part of interrupted) announce(part)
       // 3. The loop guard's memory of the session.
       seed(sessionID)
-      // 4. Settle.
+      // 4. Settle, with the calls this one may make on its behalf (batch's).
+      const messageID = input.messageID ?? ascending("msg")
+      const callID = input.callID ?? ascending("call")
+      const children = services.callsFor({ ...input, sessionID, messageID, agent, callID })
       const settlement = await settle(
         {
           ...input,
           sessionID,
           agent,
-          messageID: input.messageID ?? ascending("msg"),
-          callID: input.callID ?? ascending("call"),
-          extra: { ...services.extraFor(agent), ...(input.extra ?? {}) },
+          messageID,
+          callID,
+          extra: {
+            ...services.extraFor(agent),
+            ...(children ? { calls: children } : {}),
+            ...(input.extra ?? {}),
+          },
         },
         {
           registry,

@@ -11,14 +11,20 @@ import type { Hooks } from "../runtime/hooks/hooks.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import { disabled } from "../runtime/permission/ruleset.ts"
 import type { QuestionService } from "../runtime/question/service.ts"
-import type { Registry } from "../runtime/registry/registry.ts"
-import type { CallRemoteTool, ServiceExtra } from "../runtime/tool/services.ts"
+import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/registry.ts"
+import type { Settlement } from "../runtime/settle/settle.ts"
+import type { CallInput } from "../runtime/settle/types.ts"
+import type { SkillCatalog } from "../runtime/skills/catalog.ts"
+import type { CallRemoteTool, ChildCalls, ServiceExtra } from "../runtime/tool/services.ts"
+import { childCalls, type ParentCall } from "./child-calls.ts"
 
 export interface ToolServicesFor {
   /** The `ctx.extra` of a call by `agent` (a call's own `extra` is laid over it). */
   extraFor(agent: string): Readonly<Record<string, unknown>>
   /** The tool this agent reads files page by page with (read, unless replaced or denied): hints name it. */
   pagerFor(agent: string): Pager | undefined
+  /** The calls `parent` may make on its behalf (batch's); undefined for a call that is itself one. */
+  callsFor(parent: ParentCall): ChildCalls | undefined
 }
 
 /**
@@ -33,6 +39,8 @@ export interface ToolServicesFor {
  * 4. Per agent, the pager that truncation hints name.
  * 5. The config and environment (tools read their own sections: `webfetch`, `websearch`), and the MCP
  *    client for search providers that speak MCP (loaded on first use: the SDK is not cheap to import).
+ * 6. The project's skills, and the calls a call may make on its behalf (settled through `settleChild`,
+ *    naming the tools `tools` advertises).
  */
 export function toolServices({
   directory,
@@ -49,6 +57,9 @@ export function toolServices({
   registry,
   rulesOf,
   questions,
+  skills,
+  settleChild,
+  tools,
 }: {
   directory: string
   worktree: string
@@ -64,6 +75,11 @@ export function toolServices({
   registry: Registry
   rulesOf: (agent: string) => Ruleset
   questions: QuestionService
+  skills?: SkillCatalog | undefined
+  /** The toolbelt's call path, for calls made on behalf of another. */
+  settleChild?: ((input: CallInput) => Promise<Settlement>) | undefined
+  /** The tools an agent is offered (what such calls may name). */
+  tools?: ((query: ToolsQuery) => Promise<Advertised[]>) | undefined
 }): ToolServicesFor {
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
@@ -89,6 +105,7 @@ export function toolServices({
         store.sessionAgents.set(sessionID, agent)
       },
     },
+    ...(skills ? { skills } : {}),
   }
   const shell = { shell: config.shell, limits, outputDir, dataDir }
   const pagerFor = (agent: string) =>
@@ -96,6 +113,8 @@ export function toolServices({
   return {
     extraFor: (agent) => ({ ...extra, ...shell, pager: () => pagerFor(agent) }),
     pagerFor,
+    callsFor: (parent) =>
+      settleChild && tools ? childCalls({ parent, settle: settleChild, tools, registry, limits }) : undefined,
   }
 }
 

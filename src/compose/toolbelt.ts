@@ -19,6 +19,7 @@ import { QuestionService } from "../runtime/question/service.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
 import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
+import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
 import { advertise, withheld } from "./advertise.ts"
 import { openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
@@ -77,8 +78,10 @@ export interface Toolbelt {
   readonly recovered: Recovery
   /** Multi-file changes a crash interrupted, rolled back at start (each also a `file.recovered` event), and temp files of killed writes removed. */
   readonly crashRecovery: CrashRecovery
-  /** Plugins and custom tool files that failed to load (which one, why); the rest loaded. */
+  /** Plugins, custom tool files and skills that failed to load (which one, why); the rest loaded. */
   readonly pluginErrors: readonly PluginLoadError[]
+  /** The Agent Skills the project sees (`.toolbelt/skills/`, `.claude/skills/`, ... and the user's). */
+  readonly skills: SkillCatalog
   /** The MCP servers from config and their state (connected, failed, disabled). */
   readonly mcp: McpServers | undefined
   /** The tools an agent may see: registered, available, not hidden by its permission rules. */
@@ -98,7 +101,7 @@ export interface Toolbelt {
 
 /**
  * Puts the runtime together for one project.
- * 1. The project: its directory, worktree, config (given or read from files) and data dir.
+ * 1. The project: its directory, worktree, config (given or read from files) and data dir; its skills.
  * 2. The bus and the hooks, which everything after publishes to and consults.
  * 3. The records: the store and the output store; start-up recovery closes calls a crashed process
  *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
@@ -108,6 +111,7 @@ export interface Toolbelt {
  *    (questions answered by `answer` when given) and the loop guard, whose threshold config checks
  *    before any tool loads.
  * 5. The tools: built-ins, then tool files, then plugins (their tools and hooks), then MCP servers.
+ *    (The skills were found in step 1; a v1 tool's `init` gets the services, so the skill tool lists them.)
  * 6. The output store's hourly sweep.
  * 7. The services the tools get in `ctx.extra`.
  * 8. `call`: settles one call with the journal recording every step and the bus publishing it.
@@ -117,6 +121,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // 1. Project.
   const project = await openProject(options)
   const { env, directory, worktree, config, dataDir } = project
+  // Found before the records open: their crash-recovery events go out on the turn after the last
+  // awaited I/O, and must reach a subscriber attached when `createToolbelt` returns.
+  const skills = await discoverSkills({ directory, worktree, env })
 
   // 2. Bus and hooks.
   const bus = new Bus()
@@ -149,7 +156,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
 
   // 5. Tools.
-  const registry = new Registry()
+  // Initialised on first use, after the services exist.
+  const registry = new Registry({ initExtra: (agent) => services.extraFor(agent) })
   const registered = await registerTools({
     ...project,
     registry,
@@ -172,7 +180,12 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     recovery: records.crashLog,
     outputDir: output.dir,
     questions,
+    skills,
+    // Calls made on behalf of another go through the same call path (step 8).
+    settleChild: (input) => calls.call(input),
+    tools: (query) => tools(query),
   })
+  const tools = advertise({ registry, hooks, rulesOf: policy.rulesOf, extraFor: services.extraFor })
 
   // 8. Calls.
   const calls = sessionCalls({
@@ -217,8 +230,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     recovered: records.recovered,
     crashRecovery: records.crashReport,
     mcp,
-    pluginErrors: registered.errors,
-    tools: advertise({ registry, hooks, rulesOf: policy.rulesOf, extraFor: services.extraFor }),
+    pluginErrors: [...registered.errors, ...skills.errors.map(({ file, error }) => ({ spec: file, error }))],
+    skills,
+    tools,
     withheld: withheld({ registry, extraFor: services.extraFor }),
     call: calls.call,
     endSession: calls.endSession,

@@ -5,6 +5,7 @@ import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
 import { BashTool } from "./bash/bash.ts"
 import { BashKillTool } from "./bash_kill/bash_kill.ts"
 import { BashOutputTool } from "./bash_output/bash_output.ts"
+import { BatchTool } from "./batch/batch.ts"
 import { CodesearchTool } from "./codesearch/codesearch.ts"
 import { EditTool } from "./edit/edit.ts"
 import { GlobTool } from "./glob/glob.ts"
@@ -16,6 +17,7 @@ import { PlanEnterTool } from "./plan_enter/plan_enter.ts"
 import { PlanExitTool } from "./plan_exit/plan_exit.ts"
 import { QuestionTool } from "./question/question.ts"
 import { ReadTool } from "./read/read.ts"
+import { SkillTool } from "./skill/skill.ts"
 import { TodoReadTool } from "./todoread/todoread.ts"
 import { TodoWriteTool } from "./todowrite/todowrite.ts"
 import { WebfetchTool } from "./webfetch/webfetch.ts"
@@ -56,6 +58,8 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     bash: { ...BashTool, annotations: writer },
     bash_output: { ...BashOutputTool, annotations: reader },
     bash_kill: { ...BashKillTool, annotations: writer },
+    skill: { ...SkillTool, annotations: reader },
+    batch: BatchTool,
     webfetch: { ...WebfetchTool, annotations: web },
     websearch: { ...WebsearchTool, annotations: web },
     codesearch: { ...CodesearchTool, annotations: web },

@@ -43,10 +43,22 @@ export class Registry {
   readonly project: ToolSet
   // v1 tools are initialised once per registration and agent, on first use.
   readonly #initialised = new WeakMap<Entry, Map<string, Promise<AnyTool>>>()
+  readonly #initExtra: ((agent: string) => Readonly<Record<string, unknown>>) | undefined
 
-  constructor(options: { process?: ToolSet; project?: ToolSet } = {}) {
+  /**
+   * `initExtra` gives a v1 tool's `init` what its calls will get in `ctx.extra` (a toolbelt's services),
+   * for descriptions that depend on the project.
+   */
+  constructor(
+    options: {
+      process?: ToolSet
+      project?: ToolSet
+      initExtra?: (agent: string) => Readonly<Record<string, unknown>>
+    } = {},
+  ) {
     this.process = options.process ?? new ToolSet("process")
     this.project = options.project ?? new ToolSet("project")
+    this.#initExtra = options.initExtra
   }
 
   register(
@@ -87,7 +99,8 @@ export class Registry {
     let tool = byAgent.get(agent)
     if (!tool) {
       const info = entry.value
-      tool = info.init({ agent: { name: agent } }).then((def) =>
+      const extra = this.#initExtra?.(agent)
+      tool = info.init({ agent: { name: agent }, ...(extra ? { extra } : {}) }).then((def) =>
         fromDef(def, {
           ...(info.available ? { available: info.available } : {}),
           ...(info.annotations ? { annotations: info.annotations } : {}),

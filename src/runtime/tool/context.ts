@@ -41,6 +41,11 @@ export interface Context {
 /** Context available when a v1 tool is initialised. */
 export interface InitContext {
   readonly agent?: { readonly name: string } & Readonly<Record<string, unknown>>
+  /**
+   * What the tool's calls will get in `ctx.extra` (the services), when the registry was given it: a
+   * description that depends on the project (the skills it can load) is written from it.
+   */
+  readonly extra?: Readonly<Record<string, unknown>>
 }
 
 /** The v1 result shape (`Tool.define`). */

@@ -2,8 +2,46 @@ import { MemoryReadLedger, type ReadLedger } from "../../platform/fs/read-ledger
 import type { RecoveryLog } from "../../platform/fs/recovery-log.ts"
 import type { Publish } from "../bus/events.ts"
 import type { Hooks } from "../hooks/hooks.ts"
+import type { Settlement } from "../settle/types.ts"
+import type { SkillCatalog } from "../skills/catalog.ts"
 import type { Context } from "./context.ts"
 import { memoryTodos, type Questions, type SessionAgent, type TodoList } from "./session-services.ts"
+
+/** A call a tool makes on behalf of its own (batch runs several): a tool and its arguments, as a model sends them. */
+export interface ChildCall {
+  readonly tool: string
+  readonly input: unknown
+  /**
+   * The part of the usual output bounds (lines and bytes) this call's text may fill, from 0 to 1: a
+   * tool that returns the answers of N calls together gives each a share, so that all fit in its own.
+   */
+  readonly share?: number
+}
+
+/** How settlement answered a child call, without its part (the journal holds it, under `callID`). */
+export type ChildSettlement = { readonly callID: string } & WithoutPart<Settlement>
+
+type WithoutPart<T> = T extends unknown ? Omit<T, "part"> : never
+
+/**
+ * Calls made on behalf of the current one, each settled through the whole pipeline as its own tool part
+ * (its own permission asks, journal entry and bounding). Given only to a call that is not itself one.
+ */
+export interface ChildCalls {
+  /** The tools a child call may name: those offered for the current call, without the calling tool; sorted. */
+  offered(): Promise<readonly string[]>
+  /**
+   * Settles `call` in the current call's session, message and agent, under the call id
+   * `<current call id>.<n>`, cancelled when the current call is.
+   */
+  settle(call: ChildCall, n: number): Promise<ChildSettlement>
+  /**
+   * What the calling tool throws once its calls are done when one of them was `blocked` (a person said
+   * no, or no one could be asked): the error settlement treats as its own, so the turn stops as it would
+   * had the calling tool asked.
+   */
+  refusal(child: ChildSettlement & { readonly status: "error" }): Error
+}
 
 /** One call of a tool on a remote MCP server (a search provider's endpoint). */
 export interface RemoteToolCall {
@@ -46,6 +84,10 @@ export interface ToolServices {
   readonly dataDir: string | undefined
   /** Where a change spanning several files records its originals first, so a crash midway is rolled back at the next start. */
   readonly recovery: RecoveryLog | undefined
+  /** The Agent Skills the project sees (none without a toolbelt). */
+  readonly skills: SkillCatalog | undefined
+  /** Calls on behalf of this one (batch); undefined where there is no toolbelt, or for a call that is one. */
+  readonly calls: ChildCalls | undefined
   /** The project's config (a tool reads its own section, e.g. `webfetch`); empty without one. */
   readonly config: Readonly<Record<string, unknown>>
   /** The environment the toolbelt was built with (API keys, proxy variables); `process.env` by default. */
@@ -70,6 +112,8 @@ export interface ServiceExtra {
   readonly firstTime?: (sessionID: string, key: string) => boolean
   readonly dataDir?: string
   readonly recovery?: RecoveryLog
+  readonly skills?: SkillCatalog
+  readonly calls?: ChildCalls
   readonly config?: Readonly<Record<string, unknown>>
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly callRemoteTool?: CallRemoteTool
@@ -106,6 +150,8 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     firstTime: extra.firstTime ?? firstTimeInMemory,
     dataDir: typeof extra.dataDir === "string" && extra.dataDir !== "" ? extra.dataDir : undefined,
     recovery: extra.recovery,
+    skills: extra.skills,
+    calls: extra.calls,
     config: extra.config ?? {},
     env: extra.env ?? process.env,
     callRemoteTool: extra.callRemoteTool,

@@ -1,0 +1,146 @@
+// The skill tool in a real toolbelt: skill folders on disk in the project and the user's home.
+import { mkdir, symlink, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { type TempProject, tempProject } from "../../compose/fixtures/temp-project.ts"
+import { completed, failed } from "../kit/file-edit/fixtures/harness.ts"
+
+let temp: TempProject
+let root: string
+let project: string
+let home: string
+
+beforeEach(async () => {
+  temp = await tempProject("toolbelt-skill-tool-")
+  ;({ root, project, home } = temp)
+})
+
+afterEach(() => temp.remove())
+
+const toolbelt = (config: Record<string, unknown> = {}) => temp.toolbelt({ config })
+
+async function skill(base: string, name: string, description: string, body = `Instructions of ${name}.`) {
+  await mkdir(join(base, name), { recursive: true })
+  await writeFile(
+    join(base, name, "SKILL.md"),
+    `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`,
+  )
+  return join(base, name)
+}
+
+describe("what the model is offered", () => {
+  it("lists every skill with its description; a broken one is reported like a tool file that did not load", async () => {
+    await skill(join(project, ".claude", "skills"), "pdf", "Fill and read PDF forms.")
+    await skill(join(home, ".claude", "skills"), "release", "Cut a release:\n  tag, changelog, publish.")
+    await skill(join(project, ".toolbelt", "skills"), "broken", "Named wrong.", "x")
+    await writeFile(
+      join(project, ".toolbelt", "skills", "broken", "SKILL.md"),
+      "---\nname: not-broken\ndescription: d\n---\n",
+    )
+    const tb = await toolbelt()
+    const offered = (await tb.tools()).find((tool) => tool.name === "skill")
+    expect(offered?.description).toContain(
+      "Available skills:\n- pdf: Fill and read PDF forms.\n- release: Cut a release: tag, changelog, publish.",
+    )
+    expect(offered?.annotations.readOnly).toBe(true)
+    expect(tb.pluginErrors).toEqual([
+      {
+        spec: join(project, ".toolbelt", "skills", "broken", "SKILL.md"),
+        error: expect.stringContaining('name "not-broken" does not match its folder "broken"'),
+      },
+    ])
+  })
+
+  it("is not offered in a project that sees no skill", async () => {
+    const tb = await toolbelt()
+    expect((await tb.tools()).map((tool) => tool.name)).not.toContain("skill")
+  })
+})
+
+describe("loading a skill", () => {
+  it("returns the instructions, the base directory and its files, as opencode does", async () => {
+    const dir = await skill(
+      join(project, ".opencode", "skills"),
+      "pdf",
+      "PDF forms.",
+      "# PDF\n\nRun scripts/fill.py.",
+    )
+    await mkdir(join(dir, "scripts"))
+    await writeFile(join(dir, "scripts", "fill.py"), "print(1)\n")
+    await writeFile(join(dir, "reference.md"), "ref\n")
+    await writeFile(join(dir, ".hidden-config"), "x\n")
+    await symlink(join(root, "home"), join(dir, "link-to-elsewhere"))
+    const tb = await toolbelt()
+    const result = completed(await tb.call({ tool: "skill", input: { name: "pdf" } }))
+    expect(result.title).toBe("Loaded skill: pdf")
+    expect(result.metadata).toMatchObject({ name: "pdf", dir })
+    expect(result.output).toBe(
+      [
+        '<skill_content name="pdf">',
+        "# Skill: pdf",
+        "",
+        "# PDF",
+        "",
+        "Run scripts/fill.py.",
+        "",
+        `Base directory for this skill: ${dir}`,
+        "Relative paths in this skill (scripts, references, templates) are relative to this base directory.",
+        "",
+        "<skill_files>",
+        `<file>${join(dir, ".hidden-config")}</file>`,
+        `<file>${join(dir, "reference.md")}</file>`,
+        `<file>${join(dir, "scripts", "fill.py")}</file>`,
+        "</skill_files>",
+        "</skill_content>",
+      ].join("\n"),
+    )
+  })
+
+  it("lists at most 10 files, and says the list is sampled when there are more", async () => {
+    const dir = await skill(join(project, ".claude", "skills"), "many", "Many files.")
+    for (let i = 0; i < 14; i++) await writeFile(join(dir, `file-${String(i).padStart(2, "0")}.txt`), "")
+    const tb = await toolbelt()
+    const { output } = completed(await tb.call({ tool: "skill", input: { name: "many" } }))
+    expect(output.match(/<file>/g)).toHaveLength(10)
+    expect(output).not.toContain("SKILL.md</file>")
+    expect(output).toContain("Note: the file list is sampled (the first 10 files; the folder holds more).")
+  })
+
+  it("loads the closest of two skills with the same name", async () => {
+    await skill(join(home, ".claude", "skills"), "deploy", "Global.", "Global instructions.")
+    await skill(join(project, ".claude", "skills"), "deploy", "Project.", "Project instructions.")
+    const tb = await toolbelt()
+    const { output } = completed(await tb.call({ tool: "skill", input: { name: "deploy" } }))
+    expect(output).toContain("Project instructions.")
+  })
+
+  it("fails for a name it does not know, listing the ones it does", async () => {
+    await skill(join(project, ".claude", "skills"), "pdf", "PDF.")
+    await skill(join(project, ".claude", "skills"), "docx", "Word.")
+    const tb = await toolbelt()
+    expect(failed(await tb.call({ tool: "skill", input: { name: "xlsx" } })).error).toBe(
+      'Skill "xlsx" not found. Available skills: docx, pdf.',
+    )
+  })
+
+  it("asks `skill` for the name: a rule denying it stops the load", async () => {
+    await skill(join(project, ".claude", "skills"), "pdf", "PDF.")
+    await skill(join(project, ".claude", "skills"), "secret", "Secret.")
+    const tb = await toolbelt({ permission: { skill: { "*": "allow", secret: "deny" } } })
+    completed(await tb.call({ tool: "skill", input: { name: "pdf" } }))
+    const denied = failed(await tb.call({ tool: "skill", input: { name: "secret" } }))
+    expect(denied.kind).toBe("permission")
+    expect(denied.error).toContain('skill for "secret"')
+  })
+
+  it("reads SKILL.md as it is now, and says so when it no longer parses", async () => {
+    const dir = await skill(join(project, ".claude", "skills"), "notes", "Notes.", "Old.")
+    const tb = await toolbelt()
+    await writeFile(join(dir, "SKILL.md"), "---\nname: notes\ndescription: Notes.\n---\nNew.\n")
+    expect(completed(await tb.call({ tool: "skill", input: { name: "notes" } })).output).toContain("\nNew.\n")
+    await writeFile(join(dir, "SKILL.md"), "no frontmatter any more\n")
+    expect(failed(await tb.call({ tool: "skill", input: { name: "notes" } })).error).toBe(
+      `Skill "notes" could not be loaded from ${join(dir, "SKILL.md")}: no YAML frontmatter: the file must start with a "---" line, then "name:" and "description:", then "---".`,
+    )
+  })
+})

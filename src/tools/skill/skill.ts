@@ -1,0 +1,114 @@
+import { z } from "zod"
+import * as Tool from "../../runtime/tool/index.ts"
+import { services } from "../../runtime/tool/services.ts"
+import { loadText } from "../kit/load-text.ts"
+import { sampleFiles } from "./sample-files.ts"
+
+/** How many of a skill's files the result lists (opencode's number). */
+export const FILE_SAMPLE = 10
+
+export const Parameters = z.object({
+  name: z
+    .string()
+    .describe("The name of the skill to load, exactly as it is listed in this tool's description"),
+})
+
+export interface SkillMetadata extends Record<string, unknown> {
+  name: string
+  /** The skill's folder. */
+  dir: string
+}
+
+type Listed = readonly { readonly name: string; readonly description: string }[]
+
+/** The tool's description: what it does, then every skill the project sees (name and description). */
+export function describeSkills(skills: Listed): string {
+  const list = skills.length
+    ? `Available skills:\n${skills.map((skill) => `- ${skill.name}: ${skill.description.replace(/\s+/g, " ")}`).join("\n")}`
+    : "No skills are currently available."
+  return loadText(import.meta.url, "description.txt").replace("{skills}", list)
+}
+
+/**
+ * Loads an Agent Skill (a folder with a SKILL.md) into the conversation. Offered only where the project
+ * sees a skill.
+ *
+ * 1. Find the skill among those the project sees (`skills` service); an unknown name fails, listing them.
+ * 2. Ask `skill` for the name (always: the name).
+ * 3. Read its SKILL.md again (it may have changed since start-up); one that no longer parses fails.
+ * 4. Sample up to 10 files of its folder (hidden ones included, links not followed, SKILL.md left out).
+ * 5. Shape the result as opencode does: the instructions, the base directory, the sampled files.
+ */
+export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
+  "skill",
+  async (init) => {
+    const known = services({ extra: init?.extra ?? {} }).skills?.skills ?? []
+    return {
+      description: describeSkills(known),
+      parameters: Parameters,
+      async execute(params, ctx) {
+        const catalog = services(ctx).skills
+
+        // 1. Find it.
+        const skill = catalog?.get(params.name)
+        if (!catalog || !skill) {
+          const names = (catalog?.skills ?? []).map((each) => each.name)
+          throw new Tool.ToolFailure(
+            `Skill "${params.name}" not found. ${names.length ? `Available skills: ${names.join(", ")}.` : "No skills are available in this project."}`,
+          )
+        }
+
+        // 2. Permission.
+        await ctx.ask({
+          permission: "skill",
+          patterns: [skill.name],
+          always: [skill.name],
+          metadata: { name: skill.name, dir: skill.dir },
+        })
+
+        // 3. The instructions as they are now.
+        let body: string
+        try {
+          const loaded = await catalog.load(skill.name)
+          if (!loaded) throw new Error("it is no longer listed")
+          body = loaded.body
+        } catch (error) {
+          throw new Tool.ToolFailure(
+            `Skill "${skill.name}" could not be loaded from ${skill.file}: ${(error as Error).message}`,
+          )
+        }
+
+        // 4. Some of its files.
+        const { files, more } = await sampleFiles(skill.dir, { limit: FILE_SAMPLE, skip: skill.file })
+
+        // 5. The result.
+        const output = [
+          `<skill_content name="${skill.name}">`,
+          `# Skill: ${skill.name}`,
+          "",
+          body,
+          "",
+          `Base directory for this skill: ${skill.dir}`,
+          "Relative paths in this skill (scripts, references, templates) are relative to this base directory.",
+          ...(more
+            ? [`Note: the file list is sampled (the first ${FILE_SAMPLE} files; the folder holds more).`]
+            : []),
+          "",
+          "<skill_files>",
+          ...files.map((file) => `<file>${file}</file>`),
+          "</skill_files>",
+          "</skill_content>",
+        ].join("\n")
+        return {
+          title: `Loaded skill: ${skill.name}`,
+          output,
+          metadata: { name: skill.name, dir: skill.dir },
+        }
+      },
+    }
+  },
+  {
+    // Offered where the project sees at least one skill: an empty list is nothing to call.
+    available: (env) => (services({ extra: env.extra ?? {} }).skills?.skills.length ?? 0) > 0,
+  },
+)
