@@ -4,12 +4,18 @@ import { randomUUID } from "node:crypto"
 import type { ServerContext } from "@modelcontextprotocol/server"
 import { ascending } from "../../platform/util/id.ts"
 import type { PermissionAsked } from "../../runtime/bus/events.ts"
+import type { QuestionRequest } from "../../runtime/question/question.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import { ProgressReporter } from "./progress.ts"
 
+/** What a call waits on the person for: a permission ask, or a tool's questions. */
+export type Prompt =
+  | { readonly kind: "permission"; readonly ask: PermissionAsked }
+  | { readonly kind: "question"; readonly request: QuestionRequest }
+
 export type Step =
   | { readonly kind: "settled"; readonly settlement: Settlement }
-  | { readonly kind: "ask"; readonly ask: PermissionAsked }
+  | { readonly kind: "prompt"; readonly prompt: Prompt }
 
 /** A call in flight; it outlives one MCP request while an ask waits for the client's answer. */
 export class RunningCall {
@@ -24,11 +30,11 @@ export class RunningCall {
   reporting = false
   /** The `requestState` while an ask waits for the client: unguessable, and only known to this session. */
   token: string | undefined
-  /** The ask shown to the client, until its answer comes back. */
-  presented: PermissionAsked | undefined
+  /** The ask or the questions shown to the client, until its answer comes back. */
+  presented: Prompt | undefined
   /** Set when this surface rejected an ask the client could not show: the error says how to allow it. */
   fallbackError: string | undefined
-  readonly #asks: PermissionAsked[] = []
+  readonly #prompts: Prompt[] = []
   readonly #signals = new WeakSet<AbortSignal>()
   #wake: (() => void) | undefined
   #answerTimer: ReturnType<typeof setTimeout> | undefined
@@ -59,17 +65,25 @@ export class RunningCall {
   }
 
   asked(ask: PermissionAsked): void {
-    this.#asks.push(ask)
+    this.#waitFor({ kind: "permission", ask })
+  }
+
+  questioned(request: QuestionRequest): void {
+    this.#waitFor({ kind: "question", request })
+  }
+
+  #waitFor(prompt: Prompt): void {
+    this.#prompts.push(prompt)
     this.#wake?.()
   }
 
-  /** The settlement, or the next ask that is still waiting for a reply, whichever comes first. */
-  async next(pending: (ask: PermissionAsked) => boolean): Promise<Step> {
+  /** The settlement, or the next ask or questions still waiting for an answer, whichever comes first. */
+  async next(pending: (prompt: Prompt) => boolean): Promise<Step> {
     for (;;) {
       if (this.done) return { kind: "settled", settlement: await this.settled }
-      const ask = this.#asks.shift()
-      if (ask) {
-        if (pending(ask)) return { kind: "ask", ask }
+      const prompt = this.#prompts.shift()
+      if (prompt) {
+        if (pending(prompt)) return { kind: "prompt", prompt }
         continue
       }
       await new Promise<void>((resolve) => {
@@ -79,22 +93,22 @@ export class RunningCall {
     }
   }
 
-  /** Shows the ask to the client and waits for its answer; with none in time, `expire` runs. */
-  present(ask: PermissionAsked, timeoutMs: number, expire: () => void): string {
-    this.presented = ask
+  /** Shows the ask or the questions to the client and waits for its answer; with none in time, `expire` runs. */
+  present(prompt: Prompt, timeoutMs: number, expire: () => void): string {
+    this.presented = prompt
     this.token = randomUUID()
     this.#answerTimer = setTimeout(expire, timeoutMs)
     this.#answerTimer.unref?.()
     return this.token
   }
 
-  /** The client came back (or never will): the ask it was shown, if any. */
-  resumed(): PermissionAsked | undefined {
+  /** The client came back (or never will): the ask or the questions it was shown, if any. */
+  resumed(): Prompt | undefined {
     if (this.#answerTimer) clearTimeout(this.#answerTimer)
     this.#answerTimer = undefined
     this.token = undefined
-    const ask = this.presented
+    const prompt = this.presented
     this.presented = undefined
-    return ask
+    return prompt
   }
 }

@@ -12,6 +12,7 @@ import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
+import { showsForms } from "./client-forms.ts"
 import { outputSchemaOf, toolAnnotations } from "./listing.ts"
 import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
 import { McpSession } from "./session.ts"
@@ -59,8 +60,12 @@ const passThrough: jsonSchemaValidator = {
  * 2. Every tool `toolbelt.tools({agent, client: "mcp"})` advertises is registered with its
  *    description, its JSON Schema as it is, its hints and its output schema. Tools the policy hides,
  *    and tools never offered (`invalid`), are not listed and cannot be called.
+ *    They are the tools of the agent the session runs as (plan mode switches it). Tools that need
+ *    someone to answer (question, plan_exit) are listed only while the client shows forms (known at
+ *    `initialize`).
  * 3. A call runs in the connection's session (`McpSession`): one pipeline with every other surface.
- * 4. When the registry changes, the registrations follow; the SDK tells the client (`list_changed`).
+ * 4. When the registry changes, or a call switched the session's agent, the registrations follow; the
+ *    SDK tells the client (`list_changed`).
  * 5. When the connection closes, the session's calls are aborted and its session approvals dropped.
  */
 export async function createMcpServer(
@@ -86,7 +91,14 @@ export async function createMcpServer(
     answerTimeoutMs,
     clientCapabilities: () => server.server.getClientCapabilities(),
     protocolVersion: options.protocolVersion ?? (() => undefined),
+    // A call switched the session's agent (plan mode): its tools are listed before the result goes back.
+    settled: async () => {
+      if (agentNow() !== listedAgent) await resync()
+    },
   })
+  // The agent the session runs as: the connection's, until a call switches it (plan mode).
+  const agentNow = () => toolbelt.store.sessionAgents.get(options.session) ?? agent
+  let listedAgent = agentNow()
 
   // 2. The listing.
   const registered = new Map<string, { tool: RegisteredTool; fingerprint: string }>()
@@ -106,8 +118,16 @@ export async function createMcpServer(
       (args: unknown, ctx) => session.call({ tool: name, args, turn, structured }, ctx),
     )
   }
+  // The tools listed only while the client shows forms: those offered to a person, not to nobody.
+  let needsPerson = new Set<string>()
   const sync = async () => {
-    const tools = await toolbelt.tools({ agent, client: MCP_CLIENT })
+    const asAgent = agentNow()
+    const [tools, unattended] = await Promise.all([
+      toolbelt.tools({ agent: asAgent, client: MCP_CLIENT, interactive: true }),
+      toolbelt.tools({ agent: asAgent, client: MCP_CLIENT, interactive: false }),
+    ])
+    const offeredToNobody = new Set(unattended.map((tool) => tool.name))
+    needsPerson = new Set(tools.map((tool) => tool.name).filter((name) => !offeredToNobody.has(name)))
     const listed = new Set<string>()
     for (const advertised of tools) {
       listed.add(advertised.name)
@@ -129,7 +149,18 @@ export async function createMcpServer(
       registered.delete(name)
     }
     turn = new Map(tools.map((tool) => [tool.name, tool.entry.identity]))
+    listedAgent = asAgent
+    followForms()
   }
+  // Before `initialize` (and on 2026-07-28 connections, which declare capabilities per request) it is
+  // not known whether the client shows forms: the tools stay listed, and a call says so if it cannot.
+  // Set without a `list_changed`: the client has listed nothing at `initialized`, and a registration
+  // in a sync after it sends its own.
+  const followForms = () => {
+    const forms = showsForms(server.server.getClientCapabilities())
+    for (const [name, { tool }] of registered) tool.enabled = forms !== false || !needsPerson.has(name)
+  }
+  server.server.oninitialized = followForms
   await sync()
 
   // 4. Registry changes, one sync at a time (a burst of changes costs one more sync at most).

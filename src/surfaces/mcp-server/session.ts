@@ -4,6 +4,7 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type ElicitRequestFormParams,
   type InputRequiredResult,
   inputRequired,
   type ServerContext,
@@ -13,13 +14,16 @@ import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
 import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
+import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
 import type { Turn } from "../../runtime/registry/registry.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
+import { showsForms } from "./client-forms.ts"
 import { ProgressReporter, progressMessage } from "./progress.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
+import { QUESTION_KEY, questionForm, questionReplyOf } from "./question-form.ts"
 import { toCallToolResult } from "./result.ts"
-import { RunningCall, type Step } from "./running-call.ts"
+import { type Prompt, RunningCall } from "./running-call.ts"
 
 const log = logger("mcp")
 
@@ -27,6 +31,7 @@ export interface SessionOptions {
   readonly toolbelt: Toolbelt
   /** The toolbelt session every call of this connection belongs to. */
   readonly sessionID: string
+  /** The connection's agent; a session switched to another (plan mode) runs as that one. */
   readonly agent: string
   /** What an ask becomes when the client cannot show it. */
   readonly ask: AskFallback
@@ -36,6 +41,8 @@ export interface SessionOptions {
   readonly clientCapabilities: () => ClientCapabilities | undefined
   /** The revision negotiated at `initialize` (2025-era connections): what the forms may use. */
   readonly protocolVersion: () => string | undefined
+  /** Awaited when a call settled, before its result goes back (the listing follows a plan-mode switch). */
+  readonly settled?: () => Promise<void>
 }
 
 export interface CallRequest {
@@ -62,6 +69,8 @@ export interface CallRequest {
  *    Without elicitation, the `mcp.ask` fallback replies (allow once, or reject with an error that
  *    says how to allow it in config), or (`web`) leaves the ask to `toolbelt serve`'s page. Either
  *    way the call goes on to step 3.
+ *    A tool's questions (the question flow) are shown as forms the same way, declining dismisses them;
+ *    a client without elicitation cannot answer them, and the call says so.
  * 5. The settlement becomes the result (text, images, structured content, `isError`).
  */
 export class McpSession {
@@ -71,6 +80,7 @@ export class McpSession {
   /** The calls whose ask waits for the client, by their `requestState`. */
   readonly #waiting = new Map<string, RunningCall>()
   readonly #offAsks: () => void
+  readonly #offQuestions: () => void
   /** Part updates are only followed while a call reports progress. */
   #offParts: (() => void) | undefined
   #reporting = 0
@@ -81,6 +91,9 @@ export class McpSession {
     const { sessionID } = options
     this.#offAsks = options.toolbelt.bus.subscribe("permission.asked", (event) => {
       if (event.properties.sessionID === sessionID) this.#asked(event.properties)
+    })
+    this.#offQuestions = options.toolbelt.bus.subscribe("question.asked", (event) => {
+      if (event.properties.sessionID === sessionID) this.#questioned(event.properties)
     })
   }
 
@@ -103,8 +116,8 @@ export class McpSession {
       if (waiting.handling) return errorResult("This call is already being answered by another request.")
       call = waiting
       this.#waiting.delete(state)
-      const ask = call.resumed()
-      if (ask) this.#reply(ask, answerOf(ctx.mcpReq.inputResponses?.[ASK_KEY]))
+      const prompt = call.resumed()
+      if (prompt) this.#answer(prompt, ctx.mcpReq.inputResponses?.[keyOf(prompt)])
     } else {
       if (this.#closed) return errorResult("The MCP session is closed.")
       call = this.#start(request)
@@ -128,6 +141,7 @@ export class McpSession {
     if (this.#closed) return
     this.#closed = true
     this.#offAsks()
+    this.#offQuestions()
     this.#offParts?.()
     this.#offParts = undefined
     for (const call of this.#calls.values()) {
@@ -146,29 +160,32 @@ export class McpSession {
   ): Promise<CallToolResult | InputRequiredResult> {
     for (;;) {
       // 3. Settlement or ask.
-      const step = await call.next((ask) => this.#isPending(ask))
+      const step = await call.next((prompt) => this.#isPending(prompt))
       if (step.kind === "settled") {
-        // 5. The result.
+        // 5. The result, once the listing follows the agent the call may have switched to.
         this.#forget(call)
+        await this.#options.settled?.()
         const { settlement } = step
         const error =
           settlement.status === "error" && settlement.kind === "permission" ? call.fallbackError : undefined
         return toCallToolResult(settlement, { structured: request.structured, ...(error ? { error } : {}) })
       }
-      // 4. The ask.
+      // 4. The ask, or the questions.
+      const { prompt } = step
       if (!canElicit(ctx, this.#options.clientCapabilities)) {
-        this.#fallback(call, step.ask)
+        if (prompt.kind === "permission") this.#fallback(call, prompt.ask)
+        else this.#cannotAsk(prompt.request)
         continue
       }
       if (isModern(ctx)) {
-        const token = call.present(step.ask, this.#options.answerTimeoutMs, () => this.#expire(call))
+        const token = call.present(prompt, this.#options.answerTimeoutMs, () => this.#expire(call))
         this.#waiting.set(token, call)
         return inputRequired({
-          inputRequests: { [ASK_KEY]: inputRequired.elicit(askForm(step.ask)) },
+          inputRequests: { [keyOf(prompt)]: inputRequired.elicit(formOf(prompt)) },
           requestState: token,
         })
       }
-      await this.#elicit(call, step.ask, ctx)
+      await this.#elicit(call, prompt, ctx)
     }
   }
 
@@ -177,21 +194,33 @@ export class McpSession {
    * call's request, and its answer is the reply. A client that fails or does not answer in time
    * gets the ask rejected, and the error says so.
    */
-  async #elicit(call: RunningCall, ask: PermissionAsked, ctx: ServerContext): Promise<void> {
-    let answer: AskAnswer
+  async #elicit(call: RunningCall, prompt: Prompt, ctx: ServerContext): Promise<void> {
+    let result: unknown
     try {
-      const form = askForm(ask, { titledEnums: knowsTitledEnums(this.#options.protocolVersion()) })
-      const result = await ctx.mcpReq.elicitInput(form, {
+      const form = formOf(prompt, { titledEnums: knowsTitledEnums(this.#options.protocolVersion()) })
+      result = await ctx.mcpReq.elicitInput(form, {
         timeout: this.#options.answerTimeoutMs,
         signal: call.abort.signal,
       })
-      answer = answerOf(result)
     } catch (error) {
       if (call.abort.signal.aborted) return
-      call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${(error as Error).message}), so toolbelt rejected the call.`
-      answer = { reply: "reject", unanswered: call.fallbackError }
+      const message = (error as Error).message
+      if (prompt.kind === "question") {
+        this.#cannotAsk(prompt.request, `the client could not show the questions: ${message}`)
+        return
+      }
+      const { ask } = prompt
+      call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${message}), so toolbelt rejected the call.`
+      this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
+      return
     }
-    this.#reply(ask, answer)
+    this.#answer(prompt, result)
+  }
+
+  /** Applies the client's answer to what it was shown. */
+  #answer(prompt: Prompt, response: unknown): void {
+    if (prompt.kind === "permission") this.#reply(prompt.ask, answerOf(response))
+    else this.#replyQuestions(prompt.request, questionReplyOf(prompt.request, response))
   }
 
   #start(request: CallRequest): RunningCall {
@@ -200,7 +229,7 @@ export class McpSession {
         tool: request.tool,
         input: request.args,
         sessionID: this.#options.sessionID,
-        agent: this.#options.agent,
+        agent: this.#options.toolbelt.store.sessionAgents.get(this.#options.sessionID) ?? this.#options.agent,
         callID: self.callID,
         abort: self.abort.signal,
         turn: request.turn,
@@ -232,7 +261,7 @@ export class McpSession {
   #expire(call: RunningCall): void {
     this.#forget(call)
     call.resumed()
-    if (!call.done) call.abort.abort(new Error("The MCP client did not answer the permission ask in time."))
+    if (!call.done) call.abort.abort(new Error("The MCP client did not answer in time."))
   }
 
   #asked(ask: PermissionAsked): void {
@@ -241,6 +270,14 @@ export class McpSession {
     if (call) call.asked(ask)
     // A call that ended meanwhile (aborted: the engine withdrew the ask).
     else log.debug("permission ask for a call this MCP session does not run", { id: ask.id })
+  }
+
+  #questioned(request: QuestionRequest): void {
+    const callID = request.tool?.callID
+    const call = callID === undefined ? undefined : this.#calls.get(callID)
+    if (call) call.questioned(request)
+    // Questions asked outside a call of this connection are left to whoever else listens on the bus.
+    else log.debug("questions for a call this MCP session does not run", { id: request.id })
   }
 
   /** Follows the session's part updates while at least one call reports progress. */
@@ -262,10 +299,32 @@ export class McpSession {
     }
   }
 
-  #isPending(ask: PermissionAsked): boolean {
-    return this.#options.toolbelt.permission
-      .list(this.#options.sessionID)
-      .some((request) => request.id === ask.id)
+  #isPending(prompt: Prompt): boolean {
+    const { toolbelt, sessionID } = this.#options
+    if (prompt.kind === "question")
+      return toolbelt.questions.list(sessionID).some((request) => request.id === prompt.request.id)
+    return toolbelt.permission.list(sessionID).some((request) => request.id === prompt.ask.id)
+  }
+
+  /** Nobody can answer the questions here: the call fails saying why (the turn stops). */
+  #cannotAsk(
+    request: QuestionRequest,
+    why = "this MCP client cannot show questions (it does not support elicitation)",
+  ): void {
+    this.#replyQuestions(request, { unanswered: why })
+  }
+
+  #replyQuestions(request: QuestionRequest, reply: QuestionReply): void {
+    const { questions } = this.#options.toolbelt
+    try {
+      if (reply === "dismiss") questions.reject({ requestID: request.id })
+      else if ("unanswered" in reply)
+        questions.reject({ requestID: request.id, unanswered: reply.unanswered })
+      else questions.reply({ requestID: request.id, answers: reply })
+    } catch (error) {
+      // Already answered or withdrawn (the call was aborted).
+      log.debug("question reply not applied", { id: request.id, error: String(error) })
+    }
   }
 
   #fallback(call: RunningCall, ask: PermissionAsked): void {
@@ -303,8 +362,17 @@ function canElicit(ctx: ServerContext, declared: () => ClientCapabilities | unde
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
   const capabilities =
     (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? declared()
-  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)
+  return showsForms(capabilities) === true
+}
+
+/** The key the prompt travels under in an `input_required` result and its retry. */
+function keyOf(prompt: Prompt): string {
+  return prompt.kind === "permission" ? ASK_KEY : QUESTION_KEY
+}
+
+/** The form that shows the prompt, in the form the client's revision knows. */
+function formOf(prompt: Prompt, options: { titledEnums?: boolean } = {}): ElicitRequestFormParams {
+  return prompt.kind === "permission" ? askForm(prompt.ask, options) : questionForm(prompt.request, options)
 }
 
 /** A 2026-07-28 request carries the per-request envelope; a 2025-era one does not. */
