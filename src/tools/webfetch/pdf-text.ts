@@ -5,8 +5,9 @@
  */
 export async function pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }> {
   const { extractText, getDocumentProxy } = await import("unpdf")
-  // PDF.js takes ownership of the buffer it is given: hand it a copy, the caller may still use its own.
-  const document = await getDocumentProxy(bytes.slice(), { verbosity: 0 })
+  // A copy as a plain Uint8Array: PDF.js takes ownership of the buffer it is given (the caller may still
+  // use its own), and refuses a Node Buffer.
+  const document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 })
   try {
     const { totalPages, text } = await extractText(document, { mergePages: false })
     const pages = text.map((page, index) => `--- page ${index + 1} ---\n${page.trim()}`)
