@@ -9,6 +9,7 @@ import {
   inputRequired,
   type ServerContext,
 } from "@modelcontextprotocol/server"
+import { parentCallID } from "../../compose/child-calls.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
@@ -266,7 +267,8 @@ export class McpSession {
 
   #asked(ask: PermissionAsked): void {
     const callID = ask.tool?.callID
-    const call = callID === undefined ? undefined : this.#calls.get(callID)
+    // A call made on behalf of another (a batch's) asks through the call that made it.
+    const call = callID === undefined ? undefined : (this.#calls.get(callID) ?? this.#parentOf(callID))
     if (call) call.asked(ask)
     // A call that ended meanwhile (aborted: the engine withdrew the ask).
     else log.debug("permission ask for a call this MCP session does not run", { id: ask.id })
@@ -278,6 +280,11 @@ export class McpSession {
     if (call) call.questioned(request)
     // Questions asked outside a call of this connection are left to whoever else listens on the bus.
     else log.debug("questions for a call this MCP session does not run", { id: request.id })
+  }
+
+  #parentOf(callID: string): RunningCall | undefined {
+    const parent = parentCallID(callID)
+    return parent === undefined ? undefined : this.#calls.get(parent)
   }
 
   /** Follows the session's part updates while at least one call reports progress. */
