@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { database, features } from "../../src/runtime/question/fixtures/questions.ts"
 import { BIN, cliEnv, runCli } from "../fixtures/cli.ts"
 import { hasPty, onTerminal } from "../fixtures/pty.ts"
 
@@ -29,24 +30,6 @@ const callOnTerminal = (tool: string, input: unknown, ...flags: string[]) =>
     cwd: project,
     env: cliEnv(home),
   })
-
-const database = {
-  question: "Which database should the cache use?",
-  header: "Database",
-  options: [
-    { label: "SQLite", description: "one file" },
-    { label: "Redis", description: "a server" },
-  ],
-}
-const features = {
-  question: "Which features matter?",
-  header: "Features",
-  options: [
-    { label: "Speed", description: "" },
-    { label: "Size", description: "" },
-  ],
-  multiple: true,
-}
 
 describe("todowrite and todoread through toolbelt call", () => {
   it("keeps the session's list across processes; another session has its own", () => {

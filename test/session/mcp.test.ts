@@ -4,6 +4,7 @@
 
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/client"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { database, features } from "../../src/runtime/question/fixtures/questions.ts"
 import {
   type Answer,
   type ClientOptions,
@@ -47,24 +48,6 @@ function answering(): { answer: Answer; queue: ((form: ElicitRequestFormParams) 
 
 const names = async (connection: StdioConnected) =>
   (await connection.client.listTools()).tools.map((tool) => tool.name)
-
-const database = {
-  question: "Which database should the cache use?",
-  header: "Database",
-  options: [
-    { label: "SQLite", description: "one file" },
-    { label: "Redis", description: "a server" },
-  ],
-}
-const features = {
-  question: "Which features matter?",
-  header: "Features",
-  options: [
-    { label: "Speed", description: "" },
-    { label: "Size", description: "" },
-  ],
-  multiple: true,
-}
 
 describe("todowrite and todoread over MCP", () => {
   it("each connection is a session with its own list", async () => {

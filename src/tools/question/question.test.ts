@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createToolbelt, type Toolbelt, type ToolbeltOptions } from "../../compose/toolbelt.ts"
 import type { Event } from "../../runtime/bus/events.ts"
+import { database, features } from "../../runtime/question/fixtures/questions.ts"
 import { answeredText } from "./question.ts"
 
 let dir: string
@@ -29,24 +30,6 @@ async function toolbeltWith(options: ToolbeltOptions = {}): Promise<Toolbelt> {
   })
   open.push(toolbelt)
   return toolbelt
-}
-
-const database = {
-  question: "Which database should the cache use?",
-  header: "Database",
-  options: [
-    { label: "SQLite (Recommended)", description: "one file, no server" },
-    { label: "Redis", description: "a server, shared between hosts" },
-  ],
-}
-const features = {
-  question: "Which features matter?",
-  header: "Features",
-  options: [
-    { label: "Speed", description: "" },
-    { label: "Size", description: "" },
-  ],
-  multiple: true,
 }
 
 describe("question through the library: the bus events and reply", () => {
@@ -163,15 +146,15 @@ describe("question's parameters", () => {
     expect(closed.status === "error" && closed.error).toContain("needs at least one option")
     const twice = await call([{ ...database, options: [database.options[0], database.options[0]] }])
     expect(twice.status === "error" && twice.error).toContain(
-      'two options are labelled "SQLite (Recommended)"',
+      'two options are labelled "SQLite"',
     )
     expect((await call([])).status).toBe("error")
     expect(toolbelt.questions.list()).toEqual([])
   })
 
   it("words the answers as opencode does", () => {
-    expect(answeredText([database], [["SQLite (Recommended)"]])).toBe(
-      'User has answered your questions: "Which database should the cache use?"="SQLite (Recommended)". You can now continue with the user\'s answers in mind.',
+    expect(answeredText([database], [["SQLite"]])).toBe(
+      'User has answered your questions: "Which database should the cache use?"="SQLite". You can now continue with the user\'s answers in mind.',
     )
     expect(answeredText([features], [["Speed", "Size"]])).toContain('"Which features matter?"="Speed, Size"')
   })
