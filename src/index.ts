@@ -14,6 +14,21 @@ export {
 } from "./runtime/permission/errors.ts"
 export type { Action, Rule, Ruleset } from "./runtime/permission/rule.ts"
 export type { AskRequest, PermissionService } from "./runtime/permission/service.ts"
+export {
+  QuestionAnswerError,
+  QuestionNotFoundError,
+  QuestionRejectedError,
+  QuestionUnansweredError,
+} from "./runtime/question/errors.ts"
+export type {
+  AnswerQuestions,
+  Answers,
+  Question,
+  QuestionOption,
+  QuestionReply,
+  QuestionRequest,
+} from "./runtime/question/question.ts"
+export { QuestionService } from "./runtime/question/service.ts"
 export { RegistrationError } from "./runtime/registry/name.ts"
 export { type Advertised, Registry, type ToolsQuery, type Turn } from "./runtime/registry/registry.ts"
 export {
