@@ -11,6 +11,7 @@ Commands:
   mcp       serve the tools to MCP clients (stdio, or --http PORT)
   permissions  the permission policy and where each rule came from; list or revoke saved approvals
   run       an agent turn: a model (AI SDK provider or local server) calling the tools
+  serve     a web page that shows every call live and answers permission asks, its HTTP API, and MCP
   skills    list the Agent Skills the skill tool offers, and where each was found
 
 Run "toolbelt <command> --help" for a command's options.
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   mcp: () => import("./commands/mcp.ts"),
   permissions: () => import("./commands/permissions.ts"),
   run: () => import("./commands/run.ts"),
+  serve: () => import("./commands/serve.ts"),
   skills: () => import("./commands/skills.ts"),
 }
 

@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process"
+import { createToolbelt } from "../../../compose/toolbelt.ts"
+import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
+import type { ServeOptions } from "../../http/server.ts"
+import { type Command, parseCommandLine } from "../command-line.ts"
+import { EXIT, type IO, UsageError } from "../io.ts"
+import { projectDirectory } from "../project-dir.ts"
+import { checkAgent, warnStartUp } from "../start-up.ts"
+import { onStopSignal } from "../stop-signal.ts"
+
+const DEFAULT_PORT = 4517
+
+export const SERVE_HELP = `Usage: toolbelt serve [options]
+
+Serves the project's toolbelt over HTTP, in one process: a web page that shows every tool call live
+and answers the permission asks the policy leaves open, the JSON API it uses (described at
+/openapi.json), the event stream (/events, Server-Sent Events), and MCP at /mcp (streamable HTTP, the
+same server as "toolbelt mcp --http"): calls from MCP clients show up in the page, and the asks of
+clients that cannot show them wait for it (config "mcp.ask": "web", the default here).
+
+Options:
+  --cwd DIR          the project directory (default: the current directory)
+  --agent NAME       the agent whose permissions apply (default: build)
+  --port N           the port (default: ${DEFAULT_PORT}; 0 picks a free one)
+  --host HOST        the address to bind (default: 127.0.0.1). Any other address needs a token: one is
+                     made up and printed when none is given
+  --token TOKEN      requests must carry "Authorization: Bearer TOKEN", or the page's cookie, which the
+                     one-time login link printed at start sets (default: $TOOLBELT_SERVE_TOKEN; none on
+                     loopback)
+  --model PROVIDER/ID  the model agent turns use (POST /api/sessions/ID/turns; default: $TOOLBELT_MODEL)
+  --base-url URL     the server for --model openai-compatible/... (default: $TOOLBELT_BASE_URL)
+  --open             open the page in the browser
+  -h, --help         show this help
+
+Security: loopback only unless --host says otherwise; Host and Origin are checked on every request
+(DNS rebinding, other sites' pages); request bodies are bounded ("mcp.max_request_bytes").
+`
+
+/** The command line `serve` takes. */
+const SERVE_LINE = {
+  help: SERVE_HELP,
+  shared: ["cwd", "agent"],
+  positionals: false,
+  flags: {
+    port: { type: "string" },
+    host: { type: "string" },
+    token: { type: "string" },
+    model: { type: "string", short: "m" },
+    "base-url": { type: "string" },
+    open: { type: "boolean" },
+  },
+} as const
+
+export const command: Command = { run: serveCommand, help: SERVE_HELP }
+
+/**
+ * `toolbelt serve`.
+ * 1. Check the flags: the port, and the model (resolved only when one is named).
+ * 2. Open the project's toolbelt (asks wait for a reply: the page gives it).
+ * 3. Start the server and print where it is: the page (with its one-time login link when a token
+ *    is needed), the API, MCP.
+ * 4. Serve until SIGINT or SIGTERM, then close the server and the toolbelt.
+ */
+export async function serveCommand(argv: string[], io: IO): Promise<number> {
+  const line = parseCommandLine({ argv, io, ...SERVE_LINE })
+  if (!line) return EXIT.ok
+  const { values } = line
+
+  // 1. Flags.
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port needs a port number from 0 to 65535, not "${values.port}".`)
+  }
+  const token = values.token ?? (io.env.TOOLBELT_SERVE_TOKEN || undefined)
+  const model = await loadModel(values.model ?? (io.env.TOOLBELT_MODEL || undefined), values["base-url"], io)
+
+  // 2. The toolbelt.
+  const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), env: io.env })
+  const agent = values.agent ?? "build"
+  try {
+    checkAgent(toolbelt, agent)
+    try {
+      mcpSettings(toolbelt.config)
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+    warnStartUp(toolbelt, io)
+
+    // 3. The server.
+    const http = await import("../../http/server.ts")
+    const options: ServeOptions = {
+      toolbelt,
+      port,
+      agent,
+      ...(values.host ? { host: values.host } : {}),
+      ...(token ? { token } : {}),
+      ...(model ? { model } : {}),
+    }
+    let server: Awaited<ReturnType<typeof http.serveHttp>>
+    try {
+      server = await http.serveHttp(options)
+    } catch (error) {
+      if (error instanceof http.ServeError) throw new UsageError(error.message, { help: false })
+      throw error
+    }
+    const stopped = Promise.withResolvers<void>()
+    const stopListening = onStopSignal(() => stopped.resolve())
+    try {
+      io.stderr.write(
+        [
+          `toolbelt serve: ${toolbelt.directory}`,
+          `  page    ${server.pageURL}`,
+          `  API     ${server.url}/api (described at ${server.url}/openapi.json), events at ${server.url}/events`,
+          `  MCP     ${server.url}/mcp`,
+          ...(server.token && !token
+            ? [`  token   ${server.token} (made up for this run: pass --token to choose one)`]
+            : []),
+          ...(model ? [`  model   ${model.spec}`] : []),
+          "",
+        ].join("\n"),
+      )
+      if (values.open) openBrowser(server.pageURL, io)
+      // 4. Until stopped.
+      await stopped.promise
+      await server.close()
+      return EXIT.ok
+    } finally {
+      stopListening()
+    }
+  } finally {
+    await toolbelt.close()
+  }
+}
+
+/** The model of `--model`, with its spec; its SDK is loaded only when one is named. */
+async function loadModel(spec: string | undefined, baseURL: string | undefined, io: IO) {
+  if (!spec) {
+    if (baseURL) throw new UsageError("--base-url goes with --model (e.g. --model openai-compatible/qwen3).")
+    return undefined
+  }
+  const { ModelSpecError, resolveModel } = await import("../../../adapters/ai/provider.ts")
+  try {
+    return { ...resolveModel({ spec, env: io.env, ...(baseURL ? { baseURL } : {}) }), spec }
+  } catch (error) {
+    if (error instanceof ModelSpecError) throw new UsageError(error.message, { help: false })
+    throw error
+  }
+}
+
+/** Opens the page with the system's opener; a failure is a warning, the server goes on. */
+function openBrowser(url: string, io: IO): void {
+  const [command, ...args] =
+    process.platform === "darwin"
+      ? ["open", url]
+      : process.platform === "win32"
+        ? ["cmd", "/c", "start", "", url]
+        : ["xdg-open", url]
+  const warn = (error: Error) =>
+    io.stderr.write(`toolbelt serve: could not open a browser (${error.message}); open ${url} yourself.\n`)
+  try {
+    const child = spawn(command!, args, { stdio: "ignore", detached: true })
+    child.on("error", warn)
+    child.unref()
+  } catch (error) {
+    warn(error as Error)
+  }
+}

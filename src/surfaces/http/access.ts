@@ -1,0 +1,139 @@
+// Who may use the server: requests must name it (Host), come from its own page or from no page at all
+// (Origin, Sec-Fetch-Site), and, when it has a token, carry it or the page's cookie.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { validateHostHeader } from "@modelcontextprotocol/server"
+import { allowedHostnames } from "../mcp-server/guard.ts"
+import { errorResponse } from "./api-error.ts"
+
+export interface AccessOptions {
+  /** The address the server is bound to. */
+  readonly host: string
+  /** Requests must carry it (`Authorization: Bearer`) or the cookie a login set; none: no auth. */
+  readonly token?: string
+}
+
+/** How long the page's cookie lasts (the server's restart ends it sooner: cookies live in memory). */
+const COOKIE_MAX_AGE_S = 7 * 24 * 3600
+
+/**
+ * The server's access rules.
+ * 1. Host must be a loopback name or the bound address (DNS rebinding: a page of another site whose
+ *    name resolves to this machine still sends its own name); a wildcard bind takes any Host, the
+ *    token guarding it.
+ * 2. A browser request must come from this server's own page: an Origin other than
+ *    `http(s)://<Host>` is refused, and so is a `Sec-Fetch-Site` of `cross-site` or `same-site` (a
+ *    page on another port of localhost is "same-site"). Requests without these headers (curl, MCP
+ *    clients, scripts) are not from a page at all.
+ * 3. With a token, a request carries `Authorization: Bearer <token>` or the page's cookie. The
+ *    cookie comes from the one-time login link printed at start (`/?login=<code>`; the token itself
+ *    works in its place) or from `POST /api/login` with the token; it is `HttpOnly` and
+ *    `SameSite=Strict`, and named after the port, so two servers on one machine keep theirs apart.
+ */
+export class Access {
+  readonly #allowed: string[] | undefined
+  readonly #token: string | undefined
+  /** The one-time code of the login link, until it is used. */
+  #loginCode: string | undefined
+  /** Cookie values handed out by logins (hashed). */
+  readonly #cookies = new Set<string>()
+  #cookieName = "toolbelt"
+
+  constructor(options: AccessOptions) {
+    this.#allowed = allowedHostnames(options.host)
+    this.#token = options.token
+    this.#loginCode = options.token ? randomBytes(24).toString("base64url") : undefined
+  }
+
+  /** Whether requests need the token (or the cookie). */
+  get required(): boolean {
+    return this.#token !== undefined
+  }
+
+  /** The code of the one-time login link, while it is unused. */
+  get loginCode(): string | undefined {
+    return this.#loginCode
+  }
+
+  /** Names the cookie after the port the server listens on. */
+  listening(port: number): void {
+    this.#cookieName = `toolbelt_${port}`
+  }
+
+  /** 1, 2. The refusal for a request that does not come from where it may, or nothing. */
+  refuseOrigin(request: Request): Response | undefined {
+    const hostHeader = request.headers.get("host")
+    if (this.#allowed) {
+      const host = validateHostHeader(hostHeader, this.#allowed)
+      if (!host.ok)
+        return errorResponse(403, `Forbidden: ${host.message}. Use the address the server printed.`)
+    }
+    const origin = request.headers.get("origin")
+    if (origin !== null && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
+      return errorResponse(
+        403,
+        `Forbidden: requests from ${origin} are refused; only the page this server serves may use its API.`,
+      )
+    }
+    const site = request.headers.get("sec-fetch-site")
+    if (site === "cross-site" || site === "same-site") {
+      return errorResponse(
+        403,
+        `Forbidden: a request from another site (Sec-Fetch-Site: ${site}) is refused.`,
+      )
+    }
+    return undefined
+  }
+
+  /** 3. Whether the request carries the token or a login's cookie (always true without a token). */
+  admits(request: Request): boolean {
+    if (this.#token === undefined) return true
+    const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization")?.trim() ?? "")
+    if (bearer && sameSecret(bearer[1]!, this.#token)) return true
+    const cookie = cookieValue(request.headers.get("cookie"), this.#cookieName)
+    return cookie !== undefined && this.#cookies.has(digest(cookie))
+  }
+
+  /** The refusal for a request that needs the token and lacks it. */
+  unauthorized(): Response {
+    return errorResponse(
+      401,
+      'Unauthorized: send "Authorization: Bearer <token>" (the token given with --token), or open the login link toolbelt serve printed.',
+      { headers: { "www-authenticate": 'Bearer realm="toolbelt"' } },
+    )
+  }
+
+  /**
+   * A login with the one-time code (used up by it) or the token: the `Set-Cookie` value for the
+   * page, or undefined when the code is neither.
+   */
+  login(code: string): string | undefined {
+    if (this.#token === undefined) return undefined
+    const once = this.#loginCode !== undefined && sameSecret(code, this.#loginCode)
+    if (!once && !sameSecret(code, this.#token)) return undefined
+    if (once) this.#loginCode = undefined
+    const value = randomBytes(32).toString("base64url")
+    this.#cookies.add(digest(value))
+    return `${this.#cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_MAX_AGE_S}`
+  }
+}
+
+/** Compares in constant time (digests, so the lengths match whatever was sent). */
+function sameSecret(sent: string, expected: string): boolean {
+  return timingSafeEqual(
+    createHash("sha256").update(sent).digest(),
+    createHash("sha256").update(expected).digest(),
+  )
+}
+
+function digest(value: string): string {
+  return createHash("sha256").update(value).digest("hex")
+}
+
+function cookieValue(header: string | null, name: string): string | undefined {
+  if (!header) return undefined
+  for (const pair of header.split(";")) {
+    const at = pair.indexOf("=")
+    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim()
+  }
+  return undefined
+}

@@ -1,0 +1,173 @@
+// The bus's events in one numbered order, kept for a while so a client that reconnects gets what it
+// missed (SSE `Last-Event-ID`). One subscriber feeds it; every SSE client reads it at its own pace.
+import { randomBytes } from "node:crypto"
+import { type AnyEvent, type Bus, type Subscription, sessionOf } from "../../runtime/bus/bus.ts"
+
+/** Events held for resuming at most (the oldest go first). */
+export const DEFAULT_EVENT_CAPACITY = 20_000
+
+/** Bytes of serialized events held for resuming at most (a completed part carries its output). */
+export const DEFAULT_EVENT_BYTES = 64 * 1024 * 1024
+
+/** The bus queue of the log's own subscriber: far more than a burst of calls publishes at once. */
+const SUBSCRIBER_LIMIT = 200_000
+
+/** An event the server adds to the stream itself: the client must fetch its state again. */
+export const SYNC_EVENT = "server.sync"
+
+export interface LoggedEvent {
+  /** Its place in the order: 1, 2, 3, … for the life of the process. */
+  readonly seq: number
+  readonly type: string
+  /** The session it belongs to, if any (per-session filtering). */
+  readonly session: string | undefined
+  /** The SSE frame, serialized once for every client: `id:` and `data:` lines. */
+  readonly frame: string
+}
+
+export interface EventLogOptions {
+  readonly bus: Bus
+  readonly capacity?: number
+  readonly maxBytes?: number
+}
+
+/**
+ * The server's event order.
+ * 1. One bus subscriber (`*`) appends every event as it is delivered, in publish order; a tool part's
+ *    update is published only once its step is in the journal, so the order agrees with the
+ *    journal's. Appending is all it does: a slow SSE client never slows the bus, nor the tools.
+ * 2. Each event gets the next number, and its SSE frame is written once, with the id
+ *    `<epoch>.<seq>`: the epoch names this process, so an id from before a restart is recognised
+ *    as one (the client must fetch its state again) instead of being mistaken for a position.
+ * 3. The newest events are held (a count and a byte budget), so `after(seq)` can hand a reconnecting
+ *    client exactly what came after its last event; an id older than what is held gets `undefined`.
+ * 4. Should the bus ever drop events for the log (its queue overflowed), a `server.sync` event
+ *    takes their place: clients then fetch their state again rather than miss something silently.
+ */
+export class EventLog {
+  readonly epoch: string
+  readonly #capacity: number
+  readonly #maxBytes: number
+  /** Held events, oldest first: `#held[#head]` has seq `#first`. */
+  #held: (LoggedEvent | undefined)[] = []
+  #head = 0
+  #first = 1
+  #next = 1
+  #bytes = 0
+  #lost = false
+  #waiters = new Set<() => void>()
+  readonly #subscription: Subscription
+
+  constructor(options: EventLogOptions) {
+    this.epoch = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`
+    this.#capacity = options.capacity ?? DEFAULT_EVENT_CAPACITY
+    this.#maxBytes = options.maxBytes ?? DEFAULT_EVENT_BYTES
+    this.#subscription = options.bus.subscribe("*", (event) => this.#append(event), {
+      limit: SUBSCRIBER_LIMIT,
+      overflow: "drop-oldest",
+      onOverflow: () => {
+        this.#lost = true
+      },
+    })
+  }
+
+  /** The seq of the newest event (0 before the first). */
+  get last(): number {
+    return this.#next - 1
+  }
+
+  /** Events held right now. */
+  get size(): number {
+    return this.#held.length - this.#head
+  }
+
+  /** The SSE id of an event. */
+  id(seq: number): string {
+    return `${this.epoch}.${seq}`
+  }
+
+  /**
+   * Where a client's `Last-Event-ID` puts it: the seq it saw last, or `undefined` when the id is
+   * not one of this process's (another epoch: the server restarted; or not an id at all).
+   */
+  position(lastEventID: string | undefined | null): number | undefined {
+    if (!lastEventID) return undefined
+    const dot = lastEventID.lastIndexOf(".")
+    if (dot < 0 || lastEventID.slice(0, dot) !== this.epoch) return undefined
+    const seq = Number(lastEventID.slice(dot + 1))
+    return Number.isSafeInteger(seq) && seq >= 0 && seq <= this.last ? seq : undefined
+  }
+
+  /**
+   * Up to `max` events after `seq`, oldest first (empty: none yet). `undefined` when some of the
+   * events after `seq` are no longer held: the client must fetch its state again.
+   */
+  after(seq: number, max: number): LoggedEvent[] | undefined {
+    if (seq < this.#first - 1) return undefined
+    const start = this.#head + (seq + 1 - this.#first)
+    const end = Math.min(this.#held.length, start + max)
+    return start >= end ? [] : (this.#held.slice(start, end) as LoggedEvent[])
+  }
+
+  /**
+   * Resolves once there is an event after `seq`, or after `timeoutMs`, or when `signal` aborts;
+   * true when there is news.
+   */
+  wait(seq: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.last > seq) return Promise.resolve(true)
+    if (signal?.aborted) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.#waiters.delete(done)
+        signal?.removeEventListener("abort", done)
+        resolve(this.last > seq)
+      }
+      const timer = setTimeout(done, timeoutMs)
+      this.#waiters.add(done)
+      signal?.addEventListener("abort", done, { once: true })
+    })
+  }
+
+  /** Stops following the bus and wakes every waiting client. */
+  close(): void {
+    this.#subscription()
+    this.#wake()
+  }
+
+  #append(event: AnyEvent): void {
+    if (this.#lost) {
+      this.#lost = false
+      this.#push(SYNC_EVENT, undefined, { reason: "the server could not keep up and dropped events" })
+    }
+    this.#push(event.type, sessionOf(event), event.properties)
+    this.#wake()
+  }
+
+  #push(type: string, session: string | undefined, properties: unknown): void {
+    const seq = this.#next++
+    const frame = `id: ${this.id(seq)}\ndata: ${JSON.stringify({ type, properties })}\n\n`
+    this.#held.push({ seq, type, session, frame })
+    this.#bytes += frame.length
+    while (this.size > this.#capacity || (this.#bytes > this.#maxBytes && this.size > 1)) this.#drop()
+  }
+
+  #drop(): void {
+    const oldest = this.#held[this.#head]
+    if (!oldest) return
+    this.#bytes -= oldest.frame.length
+    this.#held[this.#head] = undefined
+    this.#head++
+    this.#first++
+    // Compact now and then, so the array does not grow with every event ever logged.
+    if (this.#head >= 4096 && this.#head * 2 >= this.#held.length) {
+      this.#held = this.#held.slice(this.#head)
+      this.#head = 0
+    }
+  }
+
+  #wake(): void {
+    if (this.#waiters.size === 0) return
+    for (const waiter of [...this.#waiters]) waiter()
+  }
+}

@@ -1,0 +1,133 @@
+// A route of the API declared once: its path, its inputs and responses as Zod schemas, its handler.
+// The same declaration validates requests and writes the route's part of the OpenAPI document.
+import type { Context, Hono } from "hono"
+import { z } from "zod"
+import { ApiError, type Issue } from "./api-error.ts"
+
+type Method = "get" | "post" | "delete"
+
+export interface ResponseSpec {
+  readonly description: string
+  /** The JSON body's schema (documentation: responses are not checked at run time). */
+  readonly schema?: z.ZodType
+  /** Default `application/json` when there is a schema. */
+  readonly contentType?: string
+}
+
+export interface HandlerInput<P, Q, B> {
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+  readonly request: Request
+  readonly context: Context
+}
+
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+> {
+  /** The OpenAPI `operationId`. */
+  readonly id: string
+  readonly method: Method
+  /** Hono's form: `/api/sessions/:id`. */
+  readonly path: string
+  readonly tag: string
+  readonly summary: string
+  readonly description?: string
+  readonly params?: P
+  readonly query?: Q
+  /** A JSON body (requests must send `Content-Type: application/json`). */
+  readonly body?: B
+  /** By status; the first 2xx is the status of a handler's plain return value. */
+  readonly responses: Readonly<Record<number, ResponseSpec>>
+  /** Returns a `Response` as it is, or a value sent as JSON (`undefined` with a 204 status: no body). */
+  readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => unknown
+}
+
+/** Any route, whatever its schemas. */
+export type AnyRoute = RouteSpec<z.ZodType, z.ZodType, z.ZodType>
+
+/** Declares a route (its types flow from its schemas into its handler). */
+export function route<
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(spec: RouteSpec<P, Q, B>): AnyRoute {
+  return spec as unknown as AnyRoute
+}
+
+/**
+ * Adds routes to an app. For each request:
+ * 1. The path parameters and the query are checked against their schemas (repeated query keys and
+ *    comma-separated values become lists where the schema takes a list).
+ * 2. A route with a body takes JSON only (415 otherwise: an HTML form cannot send it, so a page on
+ *    another site cannot either), parsed (400 for text that is not JSON) and checked.
+ * 3. Any input that fails its schema is a 400 listing every problem with where it is.
+ * 4. The handler's value becomes the response.
+ */
+export function mount(app: Hono, routes: readonly AnyRoute[]): void {
+  for (const spec of routes) {
+    const success = Number(Object.keys(spec.responses).find((status) => status.startsWith("2")) ?? 200)
+    app.on(spec.method.toUpperCase(), spec.path, async (context) => {
+      const request = context.req.raw
+      const params = check(spec.params, context.req.param(), "path")
+      const query = check(spec.query, queryOf(new URL(request.url), spec.query), "query")
+      const body = spec.body ? check(spec.body, await readJson(request), "body") : undefined
+      const result = await spec.handler({ params, query, body, request, context })
+      if (result instanceof Response) return result
+      if (result === undefined && success === 204) return context.body(null, 204)
+      return context.json(result as object, success as 200)
+    })
+  }
+}
+
+/** The value, as its schema parses it; a 400 that names every problem otherwise. */
+function check(schema: z.ZodType | undefined, value: unknown, where: string): any {
+  if (!schema) return {}
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const issues: Issue[] = parsed.error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join("."),
+    message: issue.message,
+  }))
+  const list = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
+  throw new ApiError(400, `Invalid request: ${list}.`, issues)
+}
+
+/** The query as an object: a key the schema takes as a list collects every value (and splits commas). */
+function queryOf(url: URL, schema: z.ZodType | undefined): Record<string, unknown> {
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {}
+  const query: Record<string, unknown> = {}
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key)
+    query[key] = takesList(shape[key])
+      ? values.flatMap((value) => value.split(",")).filter((value) => value !== "")
+      : values[values.length - 1]
+  }
+  return query
+}
+
+function takesList(schema: z.ZodType | undefined): boolean {
+  let inner: unknown = schema
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap()
+  return inner instanceof z.ZodArray
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? ""
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    throw new ApiError(
+      415,
+      `Unsupported Media Type: send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ""}.`,
+    )
+  }
+  const text = await request.text()
+  if (text.trim() === "")
+    throw new ApiError(400, "Bad Request: the request body is empty; send a JSON object.")
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new ApiError(400, `Bad Request: the request body is not valid JSON (${(error as Error).message}).`)
+  }
+}

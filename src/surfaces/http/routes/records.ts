@@ -1,0 +1,43 @@
+// What is recorded for a session besides its calls: its todo list and its journal.
+import { z } from "zod"
+import type { ApiDeps } from "../deps.ts"
+import { type AnyRoute, route } from "../route.ts"
+import { ErrorBody, JournalEntry, JournalQuery, SessionParams, Todo } from "../schemas.ts"
+import { requireSession } from "./sessions.ts"
+
+export function recordRoutes(deps: ApiDeps): AnyRoute[] {
+  const { store } = deps.toolbelt
+  const notFound = { description: "No such session.", schema: ErrorBody }
+  return [
+    route({
+      id: "listTodos",
+      method: "get",
+      path: "/api/sessions/:id/todos",
+      tag: "sessions",
+      summary: "The session's todo list, in order",
+      params: SessionParams,
+      responses: { 200: { description: "The todos.", schema: z.array(Todo) }, 404: notFound },
+      handler: ({ params }) => {
+        requireSession(deps, params.id)
+        return store.todos.get(params.id)
+      },
+    }),
+    route({
+      id: "getJournal",
+      method: "get",
+      path: "/api/sessions/:id/journal",
+      tag: "sessions",
+      summary: "The session's journal: every step of every call (requested, asked, decided, started, …)",
+      params: SessionParams,
+      query: JournalQuery,
+      responses: {
+        200: { description: "The entries, in order.", schema: z.array(JournalEntry) },
+        404: notFound,
+      },
+      handler: ({ params, query }) => {
+        requireSession(deps, params.id)
+        return store.journal.entries(params.id, query.call)
+      },
+    }),
+  ]
+}

@@ -1,0 +1,48 @@
+// The server itself: what it serves, and the login that gives the page its cookie.
+import { z } from "zod"
+import { ApiError } from "../api-error.ts"
+import type { ApiDeps } from "../deps.ts"
+import { type AnyRoute, route } from "../route.ts"
+import { ErrorBody, ServerInfo } from "../schemas.ts"
+
+const LoginBody = z.object({ token: z.string().min(1).max(1000) }).strict()
+
+export function serverRoutes(deps: ApiDeps): AnyRoute[] {
+  return [
+    route({
+      id: "getInfo",
+      method: "get",
+      path: "/api/info",
+      tag: "server",
+      summary: "The project, the version, the model, and whether a token is needed",
+      responses: { 200: { description: "The server.", schema: ServerInfo } },
+      handler: () => ({
+        directory: deps.toolbelt.directory,
+        version: deps.version,
+        model: deps.model?.spec ?? null,
+        auth: deps.access.required,
+        epoch: deps.events.epoch,
+      }),
+    }),
+    route({
+      id: "login",
+      method: "post",
+      path: "/api/login",
+      tag: "server",
+      summary: "Trades the token for the page's cookie (HttpOnly, SameSite=Strict)",
+      body: LoginBody,
+      responses: {
+        204: { description: "Logged in: the response sets the cookie." },
+        400: { description: "No token on this server.", schema: ErrorBody },
+        401: { description: "Not the token.", schema: ErrorBody },
+      },
+      handler: ({ body, context }) => {
+        if (!deps.access.required) throw new ApiError(400, "This server has no token: nothing to log in to.")
+        const cookie = deps.access.login(body.token)
+        if (!cookie) throw new ApiError(401, "Unauthorized: that is not this server's token.")
+        context.header("set-cookie", cookie)
+        return undefined
+      },
+    }),
+  ]
+}

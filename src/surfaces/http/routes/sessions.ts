@@ -1,0 +1,103 @@
+// Sessions: list (with search), create, and one session with its calls, todos and pending asks.
+import { z } from "zod"
+import type { SessionInfo } from "../../../platform/store/sessions.ts"
+import { ApiError } from "../api-error.ts"
+import type { ApiDeps } from "../deps.ts"
+import { type AnyRoute, route } from "../route.ts"
+import {
+  ErrorBody,
+  NewSession,
+  PermissionRequest,
+  Session,
+  SessionParams,
+  SessionsQuery,
+  Todo,
+  ToolPart,
+} from "../schemas.ts"
+
+const SessionDetail = z.object({
+  session: Session,
+  parts: z.array(ToolPart).describe("Its tool calls, in the order they were made."),
+  todos: z.array(Todo),
+  permissions: z.array(PermissionRequest).describe("Its asks waiting for a reply."),
+})
+
+/** The session's row; a 404 that says how to find or make one otherwise. */
+export function requireSession(deps: ApiDeps, id: string): SessionInfo {
+  const session = deps.toolbelt.store.sessions.get(id)
+  if (session) return session
+  throw new ApiError(
+    404,
+    `Session not found: ${id}. List the sessions with GET /api/sessions, or create one with POST /api/sessions.`,
+  )
+}
+
+export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
+  const { toolbelt } = deps
+  const { store } = toolbelt
+  return [
+    route({
+      id: "listSessions",
+      method: "get",
+      path: "/api/sessions",
+      tag: "sessions",
+      summary: "The project's sessions, most recently active first",
+      query: SessionsQuery,
+      responses: { 200: { description: "The sessions.", schema: z.array(Session) }, 400: error },
+      handler: ({ query }) => {
+        const all = store.sessions.list({ projectID: toolbelt.directory })
+        const needle = query.search?.trim().toLowerCase()
+        const found = needle
+          ? all.filter((session) => `${session.title}\n${session.id}`.toLowerCase().includes(needle))
+          : all
+        return found.slice(0, query.limit)
+      },
+    }),
+    route({
+      id: "createSession",
+      method: "post",
+      path: "/api/sessions",
+      tag: "sessions",
+      summary: "Creates a session (its calls share a read ledger, todos and session approvals)",
+      body: NewSession,
+      responses: { 201: { description: "The new session.", schema: Session }, 400: error, 415: error },
+      handler: ({ body }) => {
+        const agent = body.agent ?? deps.agent
+        checkAgent(deps, agent)
+        const session = store.sessions.create({
+          projectID: toolbelt.directory,
+          agent,
+          title: body.title ?? "",
+        })
+        deps.sessions.add(session.id)
+        return session
+      },
+    }),
+    route({
+      id: "getSession",
+      method: "get",
+      path: "/api/sessions/:id",
+      tag: "sessions",
+      summary: "One session: its calls with their states, its todos, its pending asks",
+      params: SessionParams,
+      responses: { 200: { description: "The session.", schema: SessionDetail }, 404: error },
+      handler: ({ params }) => ({
+        session: requireSession(deps, params.id),
+        parts: store.parts.list(params.id),
+        todos: store.todos.get(params.id),
+        permissions: toolbelt.permission.list(params.id),
+      }),
+    }),
+  ]
+}
+
+/** A 400 naming the agents there are, for an agent the policy does not know. */
+export function checkAgent(deps: ApiDeps, agent: string): void {
+  try {
+    deps.toolbelt.policy.rulesOf(agent)
+  } catch (failure) {
+    throw new ApiError(400, (failure as Error).message)
+  }
+}
+
+const error = { description: "What is wrong with the request.", schema: ErrorBody }

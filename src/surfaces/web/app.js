@@ -1,0 +1,105 @@
+// The page: the asks waiting for an answer on top, then the sessions and the chosen one's calls, or
+// the saved approvals; live from the event stream, and saying so when the server is out of reach.
+import { Approvals } from "./approvals.js"
+import { Asks } from "./asks.js"
+import { html, render, useEffect, useState } from "./html.js"
+import { Sessions } from "./sessions.js"
+import { dismissNotice, login, start, useStore } from "./store.js"
+import { Timeline } from "./timeline.js"
+import { Todos } from "./todos.js"
+
+function App() {
+  const state = useStore()
+  const view = useHash()
+  const waiting = state.asks.length
+  useEffect(() => {
+    const project = state.info?.directory.split("/").filter(Boolean).pop() ?? ""
+    document.title = `${waiting ? `(${waiting}) ` : ""}toolbelt${project ? ` · ${project}` : ""}`
+  }, [waiting, state.info])
+  if (state.needsLogin) return html`<${Login} />`
+  const session = state.sessions.find((candidate) => candidate.id === state.selected)
+  const parts = Object.values(state.parts[state.selected] ?? {}).sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  )
+  return html`
+    <header class="top">
+      <h1>toolbelt</h1>
+      <span class="project" title="The project">${state.info?.directory ?? ""}</span>
+      <nav class="views" aria-label="Views">
+        <a href="#" aria-current=${view === "sessions" ? "page" : undefined}>Sessions</a>
+        <a href="#approvals" aria-current=${view === "approvals" ? "page" : undefined}>Approvals (${state.approvals.length})</a>
+      </nav>
+      <${Connection} connection=${state.connection} />
+    </header>
+    ${
+      state.notice
+        ? html`<div class="notice" role="alert">${state.notice} <button type="button" class="link" onClick=${dismissNotice}>Dismiss</button></div>`
+        : null
+    }
+    <main>
+      <${Asks} asks=${state.asks} sessions=${state.sessions} />
+      ${
+        view === "approvals"
+          ? html`<${Approvals} approvals=${state.approvals} />`
+          : html`<div class="workspace">
+            <${Sessions} sessions=${state.sessions} selected=${state.selected} asks=${state.asks} parts=${state.parts} />
+            <section class="session-view" aria-labelledby="session-heading">
+              <h2 id="session-heading">${session ? session.title || session.id : "No session selected"}</h2>
+              ${session ? html`<p class="session-id"><code>${session.id}</code>${session.agent ? ` · agent ${session.agent}` : ""}</p>` : null}
+              <${Todos} todos=${state.todos[state.selected]} />
+              ${session ? html`<${Timeline} parts=${parts} asks=${state.asks} />` : null}
+            </section>
+          </div>`
+      }
+    </main>`
+}
+
+/** The connection's state, announced when it changes. */
+function Connection({ connection }) {
+  const text =
+    connection === "open"
+      ? "Live"
+      : connection === "connecting"
+        ? "Connecting…"
+        : "Disconnected: reconnecting…"
+  return html`<span class=${`connection ${connection}`} role="status" aria-live="polite">${text}</span>`
+}
+
+function Login() {
+  const [token, setToken] = useState("")
+  const [error, setError] = useState("")
+  return html`<main class="login">
+    <h1>toolbelt</h1>
+    <p>This server needs its token. Open the login link <code>toolbelt serve</code> printed, or enter the token.</p>
+    <form onSubmit=${async (event) => {
+      event.preventDefault()
+      try {
+        await login(token)
+      } catch (failure) {
+        setError(failure.message)
+      }
+    }}>
+      <label for="token">Token</label>
+      <input id="token" type="password" autocomplete="off" value=${token} onInput=${(event) => setToken(event.currentTarget.value)} />
+      <button type="submit">Sign in</button>
+      ${error ? html`<p class="error-text" role="alert">${error}</p>` : null}
+    </form>
+  </main>`
+}
+
+/** "sessions" or "approvals", from the address's #fragment. */
+function useHash() {
+  const read = () => (location.hash === "#approvals" ? "approvals" : "sessions")
+  const [view, setView] = useState(read)
+  useEffect(() => {
+    const onChange = () => setView(read())
+    addEventListener("hashchange", onChange)
+    return () => removeEventListener("hashchange", onChange)
+  }, [])
+  return view
+}
+
+const root = document.getElementById("app")
+root.textContent = ""
+render(html`<${App} />`, root)
+start()

@@ -1,0 +1,35 @@
+// The sessions, most recently active first, with a search box; each says what waits in it.
+import { ago } from "./format.js"
+import { html, useState } from "./html.js"
+import { select } from "./store.js"
+
+export function Sessions({ sessions, selected, asks, parts }) {
+  const [search, setSearch] = useState("")
+  const needle = search.trim().toLowerCase()
+  const shown = needle
+    ? sessions.filter((session) => `${session.title}\n${session.id}`.toLowerCase().includes(needle))
+    : sessions
+  return html`<nav class="sessions" aria-label="Sessions">
+    <label for="session-search">Search sessions</label>
+    <input id="session-search" type="search" value=${search} placeholder="Title or id"
+      onInput=${(event) => setSearch(event.currentTarget.value)} />
+    <ul>
+      ${shown.map((session) => {
+        const waiting = asks.filter((ask) => ask.sessionID === session.id).length
+        const running = Object.values(parts[session.id] ?? {}).filter(
+          (part) => part.state.status === "running",
+        ).length
+        return html`<li key=${session.id}>
+          <button type="button" class=${session.id === selected ? "session current" : "session"}
+            aria-current=${session.id === selected ? "page" : undefined} onClick=${() => select(session.id)}>
+            <span class="session-title">${session.title || session.id}</span>
+            <span class="session-meta">${session.agent ? `${session.agent} · ` : ""}${ago(session.time.updated)}</span>
+            ${waiting ? html`<span class="count asks-count" title="asks waiting">${waiting} waiting</span>` : null}
+            ${running ? html`<span class="count running-count">${running} running</span>` : null}
+          </button>
+        </li>`
+      })}
+    </ul>
+    ${shown.length === 0 ? html`<p class="empty">${sessions.length ? "No session matches." : "No sessions yet: calls show up here as they are made."}</p>` : null}
+  </nav>`
+}
