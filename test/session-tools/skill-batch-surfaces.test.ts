@@ -1,11 +1,15 @@
-// skill and batch on the surfaces people use: `toolbelt skills`, `toolbelt call` and `toolbelt mcp`
-// (stdio, the official MCP client), each a real subprocess on a project with skill folders on disk.
+// skill and batch on the surfaces people use: `toolbelt skills`, `toolbelt call`, `toolbelt run` (against
+// the scripted loopback model server) and `toolbelt mcp` (stdio, the official MCP client), each a real
+// subprocess on a project with skill folders on disk.
+
+import { spawn } from "node:child_process"
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli } from "../fixtures/cli.ts"
+import { BIN, cliEnv, runCli } from "../fixtures/cli.ts"
 import { connectStdio, makeProject, type Project, type StdioConnected, textOf } from "../mcp/helpers.ts"
+import { fakeOpenAI } from "../run/openai-server.ts"
 
 let project: Project
 let home: string
@@ -190,5 +194,76 @@ describe("toolbelt mcp", () => {
     expect(text).toContain("far away")
     expect(text).toContain("alpha")
   })
+})
 
+/** `toolbelt <args>` as a subprocess that does not block this process (the model server lives here). */
+function runAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: project.dir,
+      env: cliEnv(home, project.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("error", reject)
+    child.on("close", (status) => {
+      clearTimeout(timer)
+      resolve({ status, stdout, stderr })
+    })
+  })
+}
+
+describe("toolbelt run", () => {
+  it("gives the model every answer of its batch, and a skill's instructions", async () => {
+    const server = await fakeOpenAI([
+      {
+        toolCalls: [
+          {
+            name: "batch",
+            arguments: {
+              tool_calls: [
+                { tool: "read", parameters: { filePath: "a.txt" } },
+                { tool: "read", parameters: { filePath: "b.txt" } },
+              ],
+            },
+          },
+          { name: "skill", arguments: { name: "changelog" } },
+        ],
+      },
+      { text: "Read both." },
+    ])
+    try {
+      const result = await runAsync([
+        "run",
+        "read a and b",
+        "--model",
+        "openai-compatible/test-model",
+        "--base-url",
+        server.baseURL,
+      ])
+      expect(result.status).toBe(0)
+      expect(result.stdout).toBe("Read both.\n")
+      const offered = server.requests[0].tools.map(
+        (tool: { function: { name: string } }) => tool.function.name,
+      )
+      expect(offered).toEqual(expect.arrayContaining(["batch", "skill"]))
+      const answers = server.requests[1].messages.filter(
+        (message: { role: string }) => message.role === "tool",
+      )
+      expect(answers[0].content).toMatch(/^All 2 calls completed\./)
+      expect(answers[0].content).toContain("1: alpha")
+      expect(answers[0].content).toContain("1: beta")
+      expect(answers[1].content).toContain("Keep a Changelog format.")
+    } finally {
+      await server.close()
+    }
+  })
 })
