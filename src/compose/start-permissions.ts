@@ -35,6 +35,7 @@ export async function startPermissions({
   bus,
   hooks,
   decide,
+  skillDirs,
 }: {
   directory: string
   dataDir: string
@@ -45,8 +46,16 @@ export async function startPermissions({
   bus: Bus
   hooks: Hooks
   decide: Decide | undefined
+  /** The skills' folders, pre-approved outside the project. */
+  skillDirs?: readonly string[]
 }): Promise<Permissions> {
-  const policy = await loadPolicy({ directory, dataDir, env, ...(config ? { config } : {}) })
+  const policy = await loadPolicy({
+    directory,
+    dataDir,
+    env,
+    ...(config ? { config } : {}),
+    ...(skillDirs ? { skillDirs } : {}),
+  })
   const permission = new PermissionEngine({
     projectID: directory,
     rules: policy.rulesOf,

@@ -148,6 +148,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     bus,
     hooks,
     decide: options.decide,
+    skillDirs: skills.skills.map((skill) => skill.dir),
   })
   const questions = new QuestionService({
     publish: bus.publish,

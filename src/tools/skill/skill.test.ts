@@ -3,6 +3,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type TempProject, tempProject } from "../../compose/fixtures/temp-project.ts"
+import type { AskRequest } from "../../runtime/permission/service.ts"
 import { completed, failed } from "../kit/file-edit/fixtures/harness.ts"
 
 let temp: TempProject
@@ -142,5 +143,35 @@ describe("loading a skill", () => {
     expect(failed(await tb.call({ tool: "skill", input: { name: "notes" } })).error).toBe(
       `Skill "notes" could not be loaded from ${join(dir, "SKILL.md")}: no YAML frontmatter: the file must start with a "---" line, then "name:" and "description:", then "---".`,
     )
+  })
+})
+
+describe("a skill's files", () => {
+  it("are read without asking, though outside the project (as opencode); other paths there still ask", async () => {
+    const dir = await skill(join(home, ".claude", "skills"), "release", "Release.", "Run scripts/tag.sh.")
+    await mkdir(join(dir, "scripts"))
+    await writeFile(join(dir, "scripts", "tag.sh"), "git tag v1\n")
+    await writeFile(join(home, "private.txt"), "not a skill's\n")
+    const asks: AskRequest[] = []
+    const tb = await temp.toolbelt({
+      decide: async (request) => {
+        asks.push(request)
+        return "reject"
+      },
+    })
+    const script = completed(
+      await tb.call({ tool: "read", input: { filePath: join(dir, "scripts", "tag.sh") } }),
+    )
+    expect(script.output).toContain("git tag v1")
+    expect(asks).toEqual([])
+    failed(await tb.call({ tool: "read", input: { filePath: join(home, "private.txt") } }))
+    expect(asks.map((ask) => ask.permission)).toEqual(["external_directory"])
+  })
+
+  it("are asked about again when the config says so (the user's rules come after the pre-approval)", async () => {
+    const dir = await skill(join(home, ".claude", "skills"), "release", "Release.")
+    const tb = await toolbelt({ permission: { external_directory: { [join(dir, "*")]: "deny" } } })
+    const denied = failed(await tb.call({ tool: "read", input: { filePath: join(dir, "SKILL.md") } }))
+    expect(denied.error).toContain("The user has specified a rule which prevents you")
   })
 })

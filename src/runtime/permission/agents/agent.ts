@@ -34,6 +34,11 @@ export interface AgentOptions {
    * cloned repository's symlink into /tmp must not be a way out). Allow it in config to pre-approve it.
    */
   readonly tmpDir?: string
+  /**
+   * Folders pre-approved outside the project, as opencode does for skills: a skill's instructions send
+   * the model to read and run the files beside them.
+   */
+  readonly skillDirs?: readonly string[]
   /** The project directory: the plan agent may edit plans in the data dir through a relative path. */
   readonly directory?: string
   /** Used to expand `~` in the built-in patterns (default: the user's home). */
@@ -295,7 +300,11 @@ function outputPatterns(options: AgentOptions): string[] {
 }
 
 function whitelist(options: AgentOptions): string[] {
-  return [...outputPatterns(options), ...(options.tmpDir ? globs(options.tmpDir) : [])]
+  return [
+    ...outputPatterns(options),
+    ...(options.tmpDir ? globs(options.tmpDir) : []),
+    ...(options.skillDirs ?? []).flatMap(globs),
+  ]
 }
 
 function globs(dir: string): string[] {

@@ -40,6 +40,8 @@ export interface PolicyOptions {
   /** Read agent files (`.toolbelt/agents/*.md`, `.opencode/agent(s)/*.md`, the user's); default true. */
   readonly agentFiles?: boolean
   readonly env?: NodeJS.ProcessEnv
+  /** The skills' folders: paths in them are not asked about (`external_directory`). */
+  readonly skillDirs?: readonly string[]
 }
 
 /**
@@ -81,7 +83,14 @@ export async function loadPolicy(options: PolicyOptions): Promise<Policy> {
   }
 
   // 3. Every agent.
-  const agents = createAgents({ dataDir, directory, rules: loaded.rules, agents: ownRules, definitions })
+  const agents = createAgents({
+    dataDir,
+    directory,
+    rules: loaded.rules,
+    agents: ownRules,
+    definitions,
+    ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
+  })
   return {
     sources: loaded.sources,
     imports: loaded.imports,
