@@ -19,18 +19,24 @@ export function advertise({
   hooks,
   rulesOf,
   extraFor,
+  sessionRules,
 }: {
   registry: Registry
   hooks: Hooks
   rulesOf: (agent: string) => Ruleset
   extraFor: (agent: string) => Readonly<Record<string, unknown>>
+  /** A session's own rules (a subagent's), after its agent's. */
+  sessionRules?: (sessionID: string) => Ruleset
 }): (query?: ToolsQuery) => Promise<Advertised[]> {
   return async (query = {}) => {
     const agent = query.agent ?? DEFAULT_AGENT
-    const advertised = await registry.tools({ extra: extraFor(agent), ...query, agent })
+    // The query's `extra` (the turn's model) goes over the services.
+    const extra = { ...extraFor(agent), ...query.extra }
+    const advertised = await registry.tools({ ...query, extra, agent })
+    const session = query.sessionID === undefined ? [] : (sessionRules?.(query.sessionID) ?? [])
     const hidden = disabled(
       advertised.map((tool) => tool.permission),
-      rulesOf(agent),
+      session.length ? [...rulesOf(agent), ...session] : rulesOf(agent),
     )
     const visible = advertised.filter((tool) => !hidden.has(tool.permission))
     if (!hooks.has("tool.definition")) return visible

@@ -10,6 +10,7 @@ import { loadPolicy, type Policy } from "../runtime/permission/agents/policy.ts"
 import { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { AskRequest } from "../runtime/permission/service.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
+import type { SubagentSessions } from "./subagent-sessions.ts"
 
 export interface Permissions {
   readonly policy: Policy
@@ -28,6 +29,7 @@ export interface Permissions {
  */
 export async function startPermissions({
   directory,
+  worktree,
   dataDir,
   env,
   config,
@@ -35,9 +37,12 @@ export async function startPermissions({
   bus,
   hooks,
   decide,
+  subagents,
   skillDirs,
 }: {
   directory: string
+  /** The repository root: agent files are looked for from it down to the project directory. */
+  worktree?: string
   dataDir: string
   env: NodeJS.ProcessEnv
   /** Config to take the rules from instead of the config files. */
@@ -46,6 +51,8 @@ export async function startPermissions({
   bus: Bus
   hooks: Hooks
   decide: Decide | undefined
+  /** Subagent sessions: their own rules apply after their agent's, and their asks say who asks. */
+  subagents?: SubagentSessions
   /** The skills' folders, pre-approved outside the project. */
   skillDirs?: readonly string[]
 }): Promise<Permissions> {
@@ -53,6 +60,7 @@ export async function startPermissions({
     directory,
     dataDir,
     env,
+    ...(worktree ? { worktree } : {}),
     ...(config ? { config } : {}),
     ...(skillDirs ? { skillDirs } : {}),
   })
@@ -62,6 +70,12 @@ export async function startPermissions({
     approvals: store.approvals,
     publish: bus.publish,
     consult: async (request) => (await hooks.decidePermission(request)).status,
+    ...(subagents
+      ? {
+          sessionRules: (sessionID: string) => subagents.rules(sessionID),
+          subagentOf: (sessionID: string) => subagents.subagentOf(sessionID),
+        }
+      : {}),
   })
   const journalAsks = bus.subscribe("permission.asked", (event) => store.journal.asked(event.properties))
   const journalReplies = bus.subscribe("permission.replied", async (event) => {
@@ -101,6 +115,7 @@ function answerAsks({
       always: asked.always,
       metadata: asked.metadata,
       ...(asked.tool?.name ? { tool: { ...asked.tool, name: asked.tool.name } } : {}),
+      ...(asked.subagent ? { subagent: asked.subagent } : {}),
     }
     const reply = await decide(request, {})
     if (!permission.list().some((pending) => pending.id === asked.id)) return

@@ -16,6 +16,7 @@ import type { Settlement } from "../runtime/settle/settle.ts"
 import type { CallInput } from "../runtime/settle/types.ts"
 import type { SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { CallRemoteTool, ChildCalls, ServiceExtra } from "../runtime/tool/services.ts"
+import type { Subagents } from "../runtime/tool/subagent-services.ts"
 import { childCalls, type ParentCall } from "./child-calls.ts"
 
 export interface ToolServicesFor {
@@ -60,6 +61,7 @@ export function toolServices({
   skills,
   settleChild,
   tools,
+  subagents,
 }: {
   directory: string
   worktree: string
@@ -80,6 +82,8 @@ export function toolServices({
   settleChild?: ((input: CallInput) => Promise<Settlement>) | undefined
   /** The tools an agent is offered (what such calls may name). */
   tools?: ((query: ToolsQuery) => Promise<Advertised[]>) | undefined
+  /** Starts subagents (the task tool). */
+  subagents?: Subagents | undefined
 }): ToolServicesFor {
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
@@ -106,6 +110,7 @@ export function toolServices({
       },
     },
     ...(skills ? { skills } : {}),
+    ...(subagents ? { subagents } : {}),
   }
   const shell = { shell: config.shell, limits, outputDir, dataDir }
   const pagerFor = (agent: string) =>

@@ -26,6 +26,8 @@ import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
 import { type CallInput, sessionCalls } from "./session-calls.ts"
 import { startPermissions } from "./start-permissions.ts"
+import { SubagentSessions } from "./subagent-sessions.ts"
+import { subagentService } from "./subagents.ts"
 import { toolServices } from "./tool-services.ts"
 
 export type { CallInput } from "./session-calls.ts"
@@ -86,6 +88,11 @@ export interface Toolbelt {
   readonly mcp: McpServers | undefined
   /** The tools an agent may see: registered, available, not hidden by its permission rules. */
   tools(query?: ToolsQuery): Promise<Advertised[]>
+  /**
+   * What background subagents that finished since a session's last turn say, one message each, for its
+   * next turn (the agent loop puts them before the prompt); each is handed out once.
+   */
+  takeNotices(sessionID: string): string[]
   /** The registered tools not offered to an agent that say why (a search tool without a provider). */
   withheld(query?: ToolsQuery): Promise<{ name: string; reason: string }[]>
   call(input: CallInput): Promise<Settlement>
@@ -133,6 +140,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const records = await openRecords({ store: options.store, dataDir, directory, bus })
   const { store, output } = records
   const limits = resolveLimits(config.tool_output)
+  // What is known of subagent sessions: their own rules, their depth, who started each.
+  const subagentSessions = new SubagentSessions(store)
 
   // 4. Permission and the loop guard.
   const {
@@ -141,6 +150,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     stop: stopPermissions,
   } = await startPermissions({
     directory,
+    worktree,
     dataDir,
     env,
     config: project.configGiven ? config : undefined,
@@ -148,6 +158,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     bus,
     hooks,
     decide: options.decide,
+    subagents: subagentSessions,
     skillDirs: skills.skills.map((skill) => skill.dir),
   })
   const questions = new QuestionService({
@@ -175,6 +186,24 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // 7. Services.
   // What the later steps share.
   const runtime = { registry, store, bus, hooks, limits, rulesOf: policy.rulesOf }
+  // Subagents run turns of the agent loop on this toolbelt's calls (step 8).
+  const subagents = subagentService({
+    ...project,
+    store,
+    bus,
+    agents: policy.agents,
+    rulesOf: policy.rulesOf,
+    sessions: subagentSessions,
+    host: () => ({
+      directory,
+      registry,
+      store,
+      bus,
+      tools,
+      call: calls.call,
+      takeNotices: subagents.takeNotices,
+    }),
+  })
   const services = toolServices({
     ...project,
     ...runtime,
@@ -185,8 +214,15 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     // Calls made on behalf of another go through the same call path (step 8).
     settleChild: (input) => calls.call(input),
     tools: (query) => tools(query),
+    subagents,
   })
-  const tools = advertise({ registry, hooks, rulesOf: policy.rulesOf, extraFor: services.extraFor })
+  const tools = advertise({
+    registry,
+    hooks,
+    rulesOf: policy.rulesOf,
+    extraFor: services.extraFor,
+    sessionRules: (sessionID) => subagentSessions.rules(sessionID),
+  })
 
   // 8. Calls.
   const calls = sessionCalls({
@@ -204,6 +240,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const close = () => {
     closed ??= (async () => {
       sweeper?.stop()
+      subagents.close()
       calls.endAll()
       stopPermissions()
       questions.dispose()
@@ -231,11 +268,16 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     recovered: records.recovered,
     crashRecovery: records.crashReport,
     mcp,
-    pluginErrors: [...registered.errors, ...skills.errors.map(({ file, error }) => ({ spec: file, error }))],
+    pluginErrors: [
+      ...registered.errors,
+      ...skills.errors.map(({ file, error }) => ({ spec: file, error })),
+      ...policy.errors.map(({ file, error }) => ({ spec: file, error: `agent file: ${error}` })),
+    ],
     skills,
     tools,
     withheld: withheld({ registry, extraFor: services.extraFor }),
     call: calls.call,
+    takeNotices: subagents.takeNotices,
     endSession: calls.endSession,
     close,
     [Symbol.asyncDispose]: close,

@@ -18,6 +18,7 @@ import { PlanExitTool } from "./plan_exit/plan_exit.ts"
 import { QuestionTool } from "./question/question.ts"
 import { ReadTool } from "./read/read.ts"
 import { SkillTool } from "./skill/skill.ts"
+import { TaskTool } from "./task/task.ts"
 import { TodoReadTool } from "./todoread/todoread.ts"
 import { TodoWriteTool } from "./todowrite/todowrite.ts"
 import { WebfetchTool } from "./webfetch/webfetch.ts"
@@ -69,5 +70,6 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     question: QuestionTool,
     plan_enter: PlanEnterTool,
     plan_exit: PlanExitTool,
+    task: TaskTool,
   }
 }

@@ -17,4 +17,6 @@ export interface ToolHost {
   readonly bus: Bus
   tools(query?: ToolsQuery): Promise<Advertised[]>
   call(input: CallInput): Promise<Settlement>
+  /** What background subagents that finished say, for the session's next turn (handed out once). */
+  takeNotices?(sessionID: string): string[]
 }

@@ -110,6 +110,15 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const session = sessionID
   if (options.agent !== undefined) store.sessionAgents.set(session, options.agent)
   const agentNow = () => store.sessionAgents.get(session) ?? agent
+  // What background subagents said since the session's last turn comes before the prompt.
+  for (const notice of toolbelt.takeNotices?.(sessionID) ?? []) {
+    store.messages.put({
+      sessionID,
+      role: "user",
+      data: { role: "user", text: notice } satisfies StoredMessage,
+    })
+    history.push({ role: "user", content: notice })
+  }
   store.messages.put({
     sessionID,
     role: "user",

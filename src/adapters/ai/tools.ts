@@ -36,8 +36,11 @@ export interface ToAISDKToolsOptions {
   readonly agentNow?: () => string
   /** Whether a person can answer questions here: tools that ask are offered only then (default: not known). */
   readonly interactive?: boolean
-  /** The model the tools are prepared for: schema transforms and media support depend on it. */
-  readonly model: { readonly providerID: string; readonly modelID: string }
+  /**
+   * The model the tools are prepared for: schema transforms and media support depend on it. With the
+   * model object too, tools that start turns of their own (task's subagents) are offered and use it.
+   */
+  readonly model: { readonly providerID: string; readonly modelID: string; readonly model?: ModelObject }
   /** Aborts every call of this set (on top of the AI SDK's own abort signal). */
   readonly abort?: AbortSignal
   /** The surface asking, for tools that are only offered to some clients (default `sdk`). */
@@ -102,6 +105,10 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
   const media = options.media ?? acceptsToolMedia(model.providerID)
   const strict = options.strict === true && schemaFamily(model) === "openai"
   const calls = new Calls()
+  // The turn's model, for the tools that need one (task): on the query and on every call.
+  const turnModel = model.model
+    ? { model: { providerID: model.providerID, modelID: model.modelID, model: model.model } }
+    : undefined
 
   // 1. Advertised tools and the turn.
   const advertised = (
@@ -110,6 +117,8 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
       providerID: model.providerID,
       modelID: model.modelID,
       client: options.client ?? "sdk",
+      sessionID,
+      ...(turnModel ? { extra: turnModel } : {}),
       ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
     })
   ).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -144,6 +153,7 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
         messages: sdk.messages as unknown as ConversationMessage[],
         turn,
         partID: entry.partID,
+        ...(turnModel ? { extra: turnModel } : {}),
       }),
     )
     if (settlement.part.tool !== recordAs) republish(toolbelt, settlement.part)

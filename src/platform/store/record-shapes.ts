@@ -11,6 +11,23 @@ export interface PermissionAsked {
   readonly always: readonly string[]
   readonly metadata: Record<string, unknown>
   readonly tool?: { readonly messageID: string; readonly callID: string; readonly name?: string }
+  /** Set when a subagent asks: which one, so the person deciding knows who wants it. */
+  readonly subagent?: AskedBySubagent
+}
+
+/** The subagent behind an ask, and the call through which it reaches a person. */
+export interface AskedBySubagent {
+  /** The agent the subagent runs as. */
+  readonly agent: string
+  /** Its task, as the `task` call described it. */
+  readonly description: string
+  /** The `task` call that started it: its session and call id. */
+  readonly parent: { readonly sessionID: string; readonly callID: string }
+  /**
+   * The call of a session no subagent runs in (the `task` call at the top of a nest of subagents):
+   * a surface shows the ask with that call (an MCP client's request).
+   */
+  readonly root: { readonly sessionID: string; readonly callID: string }
 }
 
 export type PermissionReply = "once" | "always" | "reject"

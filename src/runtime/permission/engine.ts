@@ -1,3 +1,4 @@
+import type { AskedBySubagent } from "../../platform/store/record-shapes.ts"
 import type { ApprovalStore, SavedApproval } from "../../platform/store/saved-approval.ts"
 import { ascending } from "../../platform/util/id.ts"
 import type { Publish } from "../bus/events.ts"
@@ -61,6 +62,8 @@ export interface PermissionEngineOptions {
   readonly publish?: Publish
   /** Extra configured rules of a session (a subagent's inherited denies), after the agent's. */
   readonly sessionRules?: (sessionID: string) => Ruleset
+  /** The subagent that runs in a session, if one does: an ask from it says so. */
+  readonly subagentOf?: (sessionID: string) => AskedBySubagent | undefined
   /**
    * Consulted before a person is asked (the `permission.ask` plugin hook): it may allow or deny a
    * request the rules leave open. It is never consulted for a configured deny.
@@ -142,6 +145,7 @@ export class PermissionEngine implements PermissionService {
         })
       signal?.throwIfAborted()
     }
+    const subagent = request.subagent ?? this.#options.subagentOf?.(request.sessionID)
     const pending: PermissionRequest = {
       id: ascending("per"),
       sessionID: request.sessionID,
@@ -157,7 +161,9 @@ export class PermissionEngine implements PermissionService {
         : {}),
       digest: callDigest(request.tool?.name ?? "", request.input),
       time: Date.now(),
+      ...(subagent ? { subagent } : {}),
     }
+
     const { promise, resolve, reject } = Promise.withResolvers<void>()
     const onAbort = () => {
       if (!this.#pending.delete(pending.id)) return

@@ -1,3 +1,4 @@
+import type { AskedBySubagent } from "../../platform/store/record-shapes.ts"
 import type { Action } from "./rule.ts"
 
 /** A permission request as the runtime hands it to the service (the tool's ask plus call identity). */
@@ -14,6 +15,8 @@ export interface AskRequest {
   readonly tool?: { readonly messageID: string; readonly callID: string; readonly name: string }
   /** The call's decoded input: an approval is bound to it. */
   readonly input?: unknown
+  /** Set when a subagent asks: which one (the person deciding is told). */
+  readonly subagent?: AskedBySubagent
 }
 
 /** What `evaluate` is asked: may `agent` use `permission` on `pattern`? */

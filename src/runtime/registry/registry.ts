@@ -32,6 +32,8 @@ export type Turn = ReadonlyMap<string, symbol>
 
 export interface ToolsQuery extends Availability {
   readonly agent?: string
+  /** The session the tools are for: its own rules (a subagent's) hide tools too. */
+  readonly sessionID?: string
 }
 
 /**

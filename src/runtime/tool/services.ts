@@ -6,6 +6,7 @@ import type { Settlement } from "../settle/types.ts"
 import type { SkillCatalog } from "../skills/catalog.ts"
 import type { Context } from "./context.ts"
 import { memoryTodos, type Questions, type SessionAgent, type TodoList } from "./session-services.ts"
+import type { Subagents, TurnModel } from "./subagent-services.ts"
 
 /** A call a tool makes on behalf of its own (batch runs several): a tool and its arguments, as a model sends them. */
 export interface ChildCall {
@@ -100,6 +101,10 @@ export interface ToolServices {
   readonly questions: Questions | undefined
   /** Switches a session's agent, where the runtime keeps sessions' agents (a toolbelt does). */
   readonly sessionAgent: SessionAgent | undefined
+  /** Starts subagents on child sessions, where the runtime has an agent loop (a toolbelt does). */
+  readonly subagents: Subagents | undefined
+  /** The model of the turn the call belongs to; none for a call made without one (`toolbelt call`). */
+  readonly model: TurnModel | undefined
 }
 
 /** The keys of `ctx.extra` the services are read from. */
@@ -122,6 +127,9 @@ export interface ServiceExtra {
   readonly sessionAgent?: SessionAgent
   /** Plugin hooks (the shell asks them for `shell.env`). */
   readonly hooks?: Hooks
+  readonly subagents?: Subagents
+  /** Set by whoever runs a model turn, on each call and on the query for the turn's tools. */
+  readonly model?: TurnModel
 }
 
 const fallbackLedger = new MemoryReadLedger()
@@ -158,5 +166,7 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     todos: extra.todos ?? memoryTodos,
     questions: extra.questions,
     sessionAgent: extra.sessionAgent,
+    subagents: extra.subagents,
+    model: extra.model,
   }
 }
