@@ -14,6 +14,7 @@ import { approvalRoutes } from "./routes/approvals.ts"
 import { callRoutes } from "./routes/calls.ts"
 import { eventRoutes } from "./routes/events.ts"
 import { permissionRoutes } from "./routes/permissions.ts"
+import { questionRoutes } from "./routes/questions.ts"
 import { recordRoutes } from "./routes/records.ts"
 import { serverRoutes } from "./routes/server-info.ts"
 import { sessionRoutes } from "./routes/sessions.ts"
@@ -43,6 +44,7 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
     ...turnRoutes(deps),
     ...recordRoutes(deps),
     ...permissionRoutes(deps),
+    ...questionRoutes(deps),
     ...approvalRoutes(deps),
     ...eventRoutes(deps),
   ]

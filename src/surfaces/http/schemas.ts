@@ -162,6 +162,24 @@ export const Settlement = z.discriminatedUnion("status", [
   }),
 ])
 
+export const Question = z.object({
+  question: z.string(),
+  header: z.string().describe("A very short label for it."),
+  options: z.array(z.object({ label: z.string(), description: z.string() })),
+  multiple: z.boolean().optional().describe("Several options may be picked (default: one)."),
+  custom: z.boolean().optional().describe("An answer of one's own may be typed (default: true)."),
+})
+
+export const QuestionRequest = z
+  .object({
+    id: z.string().describe("que_…"),
+    sessionID: z.string(),
+    questions: z.array(Question),
+    tool: z.object({ messageID: z.string(), callID: z.string() }).optional(),
+    time: Time,
+  })
+  .describe("Questions a tool put to a person, waiting for the answers.")
+
 export const ServerInfo = z.object({
   directory: z.string().describe("The project this server works in."),
   version: z.string(),
@@ -224,6 +242,17 @@ export const ReplyBody = z
     message: "a message goes with reject only",
     path: ["message"],
   })
+
+export const AnswerBody = z
+  .object({
+    answers: z
+      .array(z.array(z.string().max(10_000)).max(100))
+      .max(100)
+      .describe(
+        "One list of labels per question, in order (an option's label, or one's own words); empty: unanswered.",
+      ),
+  })
+  .strict()
 
 export const SessionParams = z.object({ id: SessionID })
 export const IdParams = z.object({ id: id("request") })

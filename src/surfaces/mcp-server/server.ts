@@ -83,11 +83,12 @@ export async function createMcpServer(
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
   )
+  const ask = options.ask ?? mcpSettings(toolbelt.config).ask
   const session = new McpSession({
     toolbelt,
     sessionID: options.session,
     agent,
-    ask: options.ask ?? mcpSettings(toolbelt.config).ask,
+    ask,
     answerTimeoutMs,
     clientCapabilities: () => server.server.getClientCapabilities(),
     protocolVersion: options.protocolVersion ?? (() => undefined),
@@ -158,7 +159,9 @@ export async function createMcpServer(
   // in a sync after it sends its own.
   const followForms = () => {
     const forms = showsForms(server.server.getClientCapabilities())
-    for (const [name, { tool }] of registered) tool.enabled = forms !== false || !needsPerson.has(name)
+    // With "web" asks, the page of `toolbelt serve` is the person who answers.
+    const answered = forms !== false || ask === "web"
+    for (const [name, { tool }] of registered) tool.enabled = answered || !needsPerson.has(name)
   }
   server.server.oninitialized = followForms
   await sync()

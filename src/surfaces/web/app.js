@@ -3,6 +3,7 @@
 import { Approvals } from "./approvals.js"
 import { Asks } from "./asks.js"
 import { html, render, useEffect, useState } from "./html.js"
+import { Questions } from "./questions.js"
 import { Sessions } from "./sessions.js"
 import { dismissNotice, login, start, useStore } from "./store.js"
 import { Timeline } from "./timeline.js"
@@ -11,7 +12,7 @@ import { Todos } from "./todos.js"
 function App() {
   const state = useStore()
   const view = useHash()
-  const waiting = state.asks.length
+  const waiting = state.asks.length + state.questions.length
   useEffect(() => {
     const project = state.info?.directory.split("/").filter(Boolean).pop() ?? ""
     document.title = `${waiting ? `(${waiting}) ` : ""}toolbelt${project ? ` · ${project}` : ""}`
@@ -38,6 +39,7 @@ function App() {
     }
     <main>
       <${Asks} asks=${state.asks} sessions=${state.sessions} />
+      <${Questions} questions=${state.questions} sessions=${state.sessions} />
       ${
         view === "approvals"
           ? html`<${Approvals} approvals=${state.approvals} />`
@@ -47,7 +49,7 @@ function App() {
               <h2 id="session-heading">${session ? session.title || session.id : "No session selected"}</h2>
               ${session ? html`<p class="session-id"><code>${session.id}</code>${session.agent ? ` · agent ${session.agent}` : ""}</p>` : null}
               <${Todos} todos=${state.todos[state.selected]} />
-              ${session ? html`<${Timeline} parts=${parts} asks=${state.asks} />` : null}
+              ${session ? html`<${Timeline} parts=${parts} asks=${[...state.asks, ...state.questions]} />` : null}
             </section>
           </div>`
       }

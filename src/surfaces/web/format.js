@@ -22,6 +22,8 @@ export function summary(input) {
     const value = input?.[key]
     if (typeof value === "string" && value) return value
   }
+  if (Array.isArray(input?.questions))
+    return input.questions.map((question) => question?.question).join(" · ")
   const json = JSON.stringify(input ?? {})
   return json === "{}" ? "" : json
 }

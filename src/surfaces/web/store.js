@@ -78,13 +78,13 @@ async function checkLogin() {
 /** Everything the page shows, from the API. */
 export async function refresh() {
   try {
-    const [info, sessions, asks, approvals] = await Promise.all([
+    const [info, sessions, asks, approvals, questions] = await Promise.all([
       request("GET", "/api/info"),
       request("GET", "/api/sessions?limit=1000"),
       request("GET", "/api/permissions"),
       request("GET", "/api/approvals"),
+      request("GET", "/api/questions"),
     ])
-    const questions = info.questions ? await request("GET", "/api/questions") : []
     set({ info, sessions, asks, approvals, questions, needsLogin: false })
     const selected = state.selected ?? sessions[0]?.id
     if (selected) await select(selected)
@@ -192,9 +192,12 @@ export async function revoke(approval) {
   await reloadApprovals()
 }
 
-export async function answer(question, body) {
+/** Answers a question request (`answers`: one list of labels per question), or dismisses it (no answers). */
+export async function answer(question, answers) {
+  const id = encodeURIComponent(question.id)
   try {
-    await request("POST", `/api/questions/${encodeURIComponent(question.id)}/reply`, body)
+    if (answers) await request("POST", `/api/questions/${id}/reply`, { answers })
+    else await request("POST", `/api/questions/${id}/reject`)
     set((current) => ({ questions: current.questions.filter((other) => other.id !== question.id) }))
   } catch (error) {
     set({ notice: `The answer was not applied: ${error.message}` })

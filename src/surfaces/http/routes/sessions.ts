@@ -8,6 +8,7 @@ import {
   ErrorBody,
   NewSession,
   PermissionRequest,
+  QuestionRequest,
   Session,
   SessionParams,
   SessionsQuery,
@@ -20,6 +21,7 @@ const SessionDetail = z.object({
   parts: z.array(ToolPart).describe("Its tool calls, in the order they were made."),
   todos: z.array(Todo),
   permissions: z.array(PermissionRequest).describe("Its asks waiting for a reply."),
+  questions: z.array(QuestionRequest).describe("Its questions waiting for answers."),
 })
 
 /** The session's row; a 404 that says how to find or make one otherwise. */
@@ -78,7 +80,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       method: "get",
       path: "/api/sessions/:id",
       tag: "sessions",
-      summary: "One session: its calls with their states, its todos, its pending asks",
+      summary: "One session: its calls with their states, its todos, its pending asks and questions",
       params: SessionParams,
       responses: { 200: { description: "The session.", schema: SessionDetail }, 404: error },
       handler: ({ params }) => ({
@@ -86,6 +88,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
         parts: store.parts.list(params.id),
         todos: store.todos.get(params.id),
         permissions: toolbelt.permission.list(params.id),
+        questions: toolbelt.questions.list(params.id),
       }),
     }),
   ]
