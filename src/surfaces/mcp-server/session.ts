@@ -71,7 +71,8 @@ export interface CallRequest {
  *    says how to allow it in config), or (`web`) leaves the ask to `toolbelt serve`'s page. Either
  *    way the call goes on to step 3.
  *    A tool's questions (the question flow) are shown as forms the same way, declining dismisses them;
- *    a client without elicitation cannot answer them, and the call says so.
+ *    a client without elicitation cannot answer them, and the call says so (with `web`, the page
+ *    answers them).
  * 5. The settlement becomes the result (text, images, structured content, `isError`).
  */
 export class McpSession {
@@ -174,8 +175,11 @@ export class McpSession {
       // 4. The ask, or the questions.
       const { prompt } = step
       if (!canElicit(ctx, this.#options.clientCapabilities)) {
-        if (prompt.kind === "permission") this.#fallback(call, prompt.ask)
-        else this.#cannotAsk(prompt.request)
+        // "web": asks and questions wait for the page of `toolbelt serve` (or a client of its API).
+        if (this.#options.ask !== "web") {
+          if (prompt.kind === "permission") this.#fallback(call, prompt.ask)
+          else this.#cannotAsk(prompt.request)
+        }
         continue
       }
       if (isModern(ctx)) {
@@ -335,8 +339,6 @@ export class McpSession {
   }
 
   #fallback(call: RunningCall, ask: PermissionAsked): void {
-    // The ask stays pending: the page of `toolbelt serve` (or a client of its API) answers it.
-    if (this.#options.ask === "web") return
     if (this.#options.ask === "allow") {
       this.#reply(ask, { reply: "once" })
       return
