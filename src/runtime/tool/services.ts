@@ -5,6 +5,7 @@ import type { Hooks } from "../hooks/hooks.ts"
 import type { Settlement } from "../settle/types.ts"
 import type { SkillCatalog } from "../skills/catalog.ts"
 import type { Context } from "./context.ts"
+import type { LanguageServers } from "./language-servers.ts"
 import { memoryTodos, type Questions, type SessionAgent, type TodoList } from "./session-services.ts"
 import type { Subagents, TurnModel } from "./subagent-services.ts"
 
@@ -105,6 +106,8 @@ export interface ToolServices {
   readonly subagents: Subagents | undefined
   /** The model of the turn the call belongs to; none for a call made without one (`toolbelt call`). */
   readonly model: TurnModel | undefined
+  /** The project's language servers (the lsp tool, diagnostics after an edit); none without a toolbelt. */
+  readonly languageServers: LanguageServers | undefined
 }
 
 /** The keys of `ctx.extra` the services are read from. */
@@ -130,6 +133,7 @@ export interface ServiceExtra {
   readonly subagents?: Subagents
   /** Set by whoever runs a model turn, on each call and on the query for the turn's tools. */
   readonly model?: TurnModel
+  readonly languageServers?: LanguageServers
 }
 
 const fallbackLedger = new MemoryReadLedger()
@@ -168,5 +172,6 @@ export function services(ctx: Pick<Context, "extra">): ToolServices {
     sessionAgent: extra.sessionAgent,
     subagents: extra.subagents,
     model: extra.model,
+    languageServers: extra.languageServers,
   }
 }
