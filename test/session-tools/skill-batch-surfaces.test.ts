@@ -2,12 +2,11 @@
 // the scripted loopback model server) and `toolbelt mcp` (stdio, the official MCP client), each a real
 // subprocess on a project with skill folders on disk.
 
-import { spawn } from "node:child_process"
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BIN, cliEnv, runCli } from "../fixtures/cli.ts"
+import { runCli, runCliAsync } from "../fixtures/cli.ts"
 import { connectStdio, makeProject, type Project, type StdioConnected, textOf } from "../mcp/helpers.ts"
 import { fakeOpenAI } from "../run/openai-server.ts"
 
@@ -196,31 +195,6 @@ describe("toolbelt mcp", () => {
   })
 })
 
-/** `toolbelt <args>` as a subprocess that does not block this process (the model server lives here). */
-function runAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: project.dir,
-      env: cliEnv(home, project.env),
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.on("error", reject)
-    child.on("close", (status) => {
-      clearTimeout(timer)
-      resolve({ status, stdout, stderr })
-    })
-  })
-}
-
 describe("toolbelt run", () => {
   it("gives the model every answer of its batch, and a skill's instructions", async () => {
     const server = await fakeOpenAI([
@@ -241,14 +215,10 @@ describe("toolbelt run", () => {
       { text: "Read both." },
     ])
     try {
-      const result = await runAsync([
-        "run",
-        "read a and b",
-        "--model",
-        "openai-compatible/test-model",
-        "--base-url",
-        server.baseURL,
-      ])
+      const result = await runCliAsync(
+        ["run", "read a and b", "--model", "openai-compatible/test-model", "--base-url", server.baseURL],
+        { cwd: project.dir, home, env: project.env },
+      )
       expect(result.status).toBe(0)
       expect(result.stdout).toBe("Read both.\n")
       const offered = server.requests[0].tools.map(
