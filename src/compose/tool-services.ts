@@ -1,5 +1,6 @@
 // Step 5 of building a toolbelt: what the tools get from the runtime, carried in `ctx.extra`.
 
+import { LanguageServerPool } from "../adapters/lsp/language-server-pool.ts"
 import { configureFileLocks } from "../platform/fs/lock.ts"
 import type { RecoveryLog } from "../platform/fs/recovery-log.ts"
 import type { Store } from "../platform/store/store.ts"
@@ -26,6 +27,8 @@ export interface ToolServicesFor {
   pagerFor(agent: string): Pager | undefined
   /** The calls `parent` may make on its behalf (batch's); undefined for a call that is itself one. */
   callsFor(parent: ParentCall): ChildCalls | undefined
+  /** Stops what the services started (the language servers, with every process of theirs). */
+  close(): Promise<void>
 }
 
 /**
@@ -42,6 +45,7 @@ export interface ToolServicesFor {
  *    client for search providers that speak MCP (loaded on first use: the SDK is not cheap to import).
  * 6. The project's skills, and the calls a call may make on its behalf (settled through `settleChild`,
  *    naming the tools `tools` advertises).
+ * 7. The project's language servers (config `lsp`), started when a tool first needs one.
  */
 export function toolServices({
   directory,
@@ -88,7 +92,9 @@ export function toolServices({
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
   if (typeof lockWait === "number" && lockWait >= 0) configureFileLocks({ waitMs: lockWait })
+  const languageServers = new LanguageServerPool({ directory, config: config.lsp, env })
   const extra: ServiceExtra = {
+    languageServers,
     directory,
     worktree,
     readLedger: store.readLedger,
@@ -120,6 +126,7 @@ export function toolServices({
     pagerFor,
     callsFor: (parent) =>
       settleChild && tools ? childCalls({ parent, settle: settleChild, tools, registry, limits }) : undefined,
+    close: () => languageServers.close(),
   }
 }
 

@@ -101,7 +101,7 @@ export interface Toolbelt {
    * process holds for it (session-only approvals, loop history) is let go. The store keeps its record.
    */
   endSession(sessionID: string): Promise<void>
-  /** Stops everything: pending asks are rejected, MCP servers closed, the store closed (if it is ours). */
+  /** Stops everything: pending asks are rejected, MCP servers and language servers closed, the store closed (if it is ours). */
   close(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
 }
@@ -246,6 +246,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       questions.dispose()
       for (const handle of registered.handles.splice(0)) handle.close()
       await mcp?.close()
+      await services.close()
       if (records.ownsStore) store.close()
     })()
     return closed
