@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises"
+import { askedBy } from "../../runtime/permission/asked-by.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Decide, Reply } from "../../runtime/permission/simple.ts"
 import { unansweredNote, uncheckedOf } from "../../runtime/permission/unchecked.ts"
@@ -13,8 +14,10 @@ export async function promptForPermission(io: IO, request: AskRequest, signal?: 
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true })
   try {
     const unchecked = uncheckedOf(request.metadata)
+    const by = askedBy(request.subagent)
     io.stderr.write(
       `\nPermission requested: ${request.permission} for ${request.patterns.join(", ")}\n` +
+        (by ? `  asked by: ${by}\n` : "") +
         (unchecked ? `  why: ${unchecked.reason}\n` : "") +
         `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`,
     )
@@ -43,8 +46,9 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined)
   if (io.stdin.isTTY)
     return (request, options) => oneAtATime(() => promptForPermission(io, request, options.signal))
   return async (request) => {
+    const by = askedBy(request.subagent)
     io.stderr.write(
-      `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")}) needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
+      `toolbelt ${command}: permission ${request.permission} (${request.patterns.join(", ")})${by ? `, asked by ${by},` : ""} needs approval; rejected because stdin is not a terminal. Re-run with --yes to approve, or allow it in toolbelt.json.\n`,
     )
     // Nobody said no, so the model is not told that someone did: it reads what needed approval, why no
     // one was asked, and (for a call the rules could not check) how to write it so they can.

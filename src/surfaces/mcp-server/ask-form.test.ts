@@ -73,6 +73,17 @@ describe("askForm", () => {
     expect(form.message.split("\n")[0]).toBe('A tool asks for permission "bash":')
     expect(form.message).toContain('saves "bash" for git push origin main for this project')
   })
+
+  it("says which subagent asks", () => {
+    const call = { sessionID: "ses_0", callID: "call_0" }
+    const form = askForm({
+      ...ask,
+      subagent: { agent: "general", description: "push it", parent: call, root: call },
+    })
+    expect(form.message.split("\n")[0]).toBe(
+      'The bash tool of the general subagent (task: push it) asks for permission "bash":',
+    )
+  })
 })
 
 describe("answerOf", () => {

@@ -2,6 +2,7 @@
 // error a client that cannot show asks gets instead. Pure: no I/O, no SDK state.
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server"
 import type { PermissionAsked, PermissionReply } from "../../runtime/bus/events.ts"
+import { askedBy } from "../../runtime/permission/asked-by.ts"
 import { unansweredNote } from "../../runtime/permission/unchecked.ts"
 
 /** The key of the permission ask in an `input_required` result (and of its answer on the retry). */
@@ -32,9 +33,10 @@ export interface AskFormOptions {
  */
 export function askForm(ask: PermissionAsked, options: AskFormOptions = {}): ElicitRequestFormParams {
   const tool = ask.tool?.name ? `The ${ask.tool.name} tool` : "A tool"
+  const by = askedBy(ask.subagent)
   const remembered = describeAlways(ask)
   const lines = [
-    `${tool} asks for permission "${ask.permission}":`,
+    `${tool}${by ? ` of ${by}` : ""} asks for permission "${ask.permission}":`,
     ...ask.patterns.map((pattern) => `  ${pattern}`),
   ]
   const details = describeMetadata(ask.metadata)

@@ -15,6 +15,7 @@ import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
 import { showsForms } from "./client-forms.ts"
 import { outputSchemaOf, toolAnnotations } from "./listing.ts"
 import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
+import { clientModel, samples } from "./sampling.ts"
 import { McpSession } from "./session.ts"
 
 const log = logger("mcp")
@@ -62,7 +63,7 @@ const passThrough: jsonSchemaValidator = {
  *    and tools never offered (`invalid`), are not listed and cannot be called.
  *    They are the tools of the agent the session runs as (plan mode switches it). Tools that need
  *    someone to answer (question, plan_exit) are listed only while the client shows forms (known at
- *    `initialize`).
+ *    `initialize`); tools that need a model (task) only when the client samples, whose model they use.
  * 3. A call runs in the connection's session (`McpSession`): one pipeline with every other surface.
  * 4. When the registry changes, or a call switched the session's agent, the registrations follow; the
  *    SDK tells the client (`list_changed`).
@@ -84,6 +85,9 @@ export async function createMcpServer(
     },
   )
   const ask = options.ask ?? mcpSettings(toolbelt.config).ask
+  // The client's model, for subagents: offered in the listing and on each call while the client samples.
+  const model = clientModel(server.server, { timeoutMs: answerTimeoutMs })
+  const sampling = () => samples(server.server.getClientCapabilities())
   const session = new McpSession({
     toolbelt,
     sessionID: options.session,
@@ -92,6 +96,7 @@ export async function createMcpServer(
     answerTimeoutMs,
     clientCapabilities: () => server.server.getClientCapabilities(),
     protocolVersion: options.protocolVersion ?? (() => undefined),
+    model: () => (sampling() ? model : undefined),
     // A call switched the session's agent (plan mode): its tools are listed before the result goes back.
     settled: async () => {
       if (agentNow() !== listedAgent) await resync()
@@ -121,14 +126,20 @@ export async function createMcpServer(
   }
   // The tools listed only while the client shows forms: those offered to a person, not to nobody.
   let needsPerson = new Set<string>()
+  // The tools listed only while the client samples: those offered where a model runs the turn.
+  let needsModel = new Set<string>()
   const sync = async () => {
     const asAgent = agentNow()
-    const [tools, unattended] = await Promise.all([
+    const query = { agent: asAgent, client: MCP_CLIENT, extra: { model } }
+    const [tools, unattended, modelless] = await Promise.all([
+      toolbelt.tools({ ...query, interactive: true }),
+      toolbelt.tools({ ...query, interactive: false }),
       toolbelt.tools({ agent: asAgent, client: MCP_CLIENT, interactive: true }),
-      toolbelt.tools({ agent: asAgent, client: MCP_CLIENT, interactive: false }),
     ])
     const offeredToNobody = new Set(unattended.map((tool) => tool.name))
     needsPerson = new Set(tools.map((tool) => tool.name).filter((name) => !offeredToNobody.has(name)))
+    const offeredWithout = new Set(modelless.map((tool) => tool.name))
+    needsModel = new Set(tools.map((tool) => tool.name).filter((name) => !offeredWithout.has(name)))
     const listed = new Set<string>()
     for (const advertised of tools) {
       listed.add(advertised.name)
@@ -161,7 +172,10 @@ export async function createMcpServer(
     const forms = showsForms(server.server.getClientCapabilities())
     // With "web" asks, the page of `toolbelt serve` is the person who answers.
     const answered = forms !== false || ask === "web"
-    for (const [name, { tool }] of registered) tool.enabled = answered || !needsPerson.has(name)
+    // Tools that need a model wait until the client is known to sample.
+    const sampled = sampling()
+    for (const [name, { tool }] of registered)
+      tool.enabled = (answered || !needsPerson.has(name)) && (sampled || !needsModel.has(name))
   }
   server.server.oninitialized = followForms
   await sync()

@@ -18,6 +18,7 @@ import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
 import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
 import type { Turn } from "../../runtime/registry/registry.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
+import type { TurnModel } from "../../runtime/tool/subagent-services.ts"
 import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
 import { showsForms } from "./client-forms.ts"
 import { ProgressReporter, progressMessage } from "./progress.ts"
@@ -42,6 +43,8 @@ export interface SessionOptions {
   readonly clientCapabilities: () => ClientCapabilities | undefined
   /** The revision negotiated at `initialize` (2025-era connections): what the forms may use. */
   readonly protocolVersion: () => string | undefined
+  /** The client's model while it samples: calls carry it, so tools that need a model (task) use it. */
+  readonly model?: () => TurnModel | undefined
   /** Awaited when a call settled, before its result goes back (the listing follows a plan-mode switch). */
   readonly settled?: () => Promise<void>
 }
@@ -92,7 +95,9 @@ export class McpSession {
     this.#options = options
     const { sessionID } = options
     this.#offAsks = options.toolbelt.bus.subscribe("permission.asked", (event) => {
-      if (event.properties.sessionID === sessionID) this.#asked(event.properties)
+      // A subagent's ask comes from its own session, through the call of this one that started it.
+      const ask = event.properties
+      if (ask.sessionID === sessionID || ask.subagent?.root.sessionID === sessionID) this.#asked(ask)
     })
     this.#offQuestions = options.toolbelt.bus.subscribe("question.asked", (event) => {
       if (event.properties.sessionID === sessionID) this.#questioned(event.properties)
@@ -229,6 +234,7 @@ export class McpSession {
   }
 
   #start(request: CallRequest): RunningCall {
+    const model = this.#options.model?.()
     const call = new RunningCall((self) =>
       this.#options.toolbelt.call({
         tool: request.tool,
@@ -240,6 +246,7 @@ export class McpSession {
         turn: request.turn,
         // The reply is written the moment the call settles; a read-only call's record commits after it.
         recordAfterReply: true,
+        ...(model ? { extra: { model } } : {}),
       }),
     )
     this.#calls.set(call.callID, call)
@@ -270,7 +277,7 @@ export class McpSession {
   }
 
   #asked(ask: PermissionAsked): void {
-    const callID = ask.tool?.callID
+    const callID = ask.subagent?.root.callID ?? ask.tool?.callID
     // A call made on behalf of another (a batch's) asks through the call that made it.
     const call = callID === undefined ? undefined : (this.#calls.get(callID) ?? this.#parentOf(callID))
     if (call) call.asked(ask)
@@ -314,7 +321,7 @@ export class McpSession {
     const { toolbelt, sessionID } = this.#options
     if (prompt.kind === "question")
       return toolbelt.questions.list(sessionID).some((request) => request.id === prompt.request.id)
-    return toolbelt.permission.list(sessionID).some((request) => request.id === prompt.ask.id)
+    return toolbelt.permission.list(prompt.ask.sessionID).some((request) => request.id === prompt.ask.id)
   }
 
   /** Nobody can answer the questions here: the call fails saying why (the turn stops). */
