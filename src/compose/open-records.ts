@@ -18,6 +18,12 @@ export interface Records {
   readonly crashReport: CrashRecovery
   /** Where multi-file changes log themselves, so that a crash midway can be rolled back. */
   readonly crashLog: RecoveryLog
+  /**
+   * Publishes each rollback as `file.recovered` on the turn after this one. The composition root
+   * calls it last, when nothing is awaited any more, so a subscriber attached right after
+   * `createToolbelt` returns sees every event whatever I/O start-up did after the records opened.
+   */
+  readonly announceRecovered: () => void
 }
 
 /**
@@ -25,8 +31,7 @@ export interface Records {
  * 1. The store: the one given, a throwaway one (`"memory"`), or the data dir's file.
  * 2. The journal closes the calls a crashed process left open.
  * 3. Multi-file changes a crash cut short are rolled back and temp files of killed writes removed;
- *    each rollback is published as `file.recovered` after start-up returns, so a subscriber attached
- *    right after `createToolbelt` sees it.
+ *    each rollback is published as `file.recovered` when start-up is over (`announceRecovered`).
  * 4. The output store, where full outputs of bounded calls go.
  */
 export async function openRecords({
@@ -43,9 +48,6 @@ export async function openRecords({
   const store = given === "memory" ? openStore({ path: ":memory:" }) : (given ?? openStore({ dataDir }))
   const recovered = store.journal.recover()
   const crash = await recoverCrashedWrites({ dataDir, project: directory })
-  setImmediate(() =>
-    crash.report.rolledBack.map((change) => bus.publish("file.recovered", { directory, change })),
-  )
   return {
     store,
     ownsStore: given === undefined || given === "memory",
@@ -53,5 +55,9 @@ export async function openRecords({
     recovered,
     crashReport: crash.report,
     crashLog: crash.log,
+    announceRecovered: () =>
+      setImmediate(() =>
+        crash.report.rolledBack.map((change) => bus.publish("file.recovered", { directory, change })),
+      ),
   }
 }

@@ -128,8 +128,6 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // 1. Project.
   const project = await openProject(options)
   const { env, directory, worktree, config, dataDir } = project
-  // Found before the records open: their crash-recovery events go out on the turn after the last
-  // awaited I/O, and must reach a subscriber attached when `createToolbelt` returns.
   const skills = await discoverSkills({ directory, worktree, env })
 
   // 2. Bus and hooks.
@@ -252,6 +250,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     return closed
   }
 
+  records.announceRecovered()
   return {
     directory,
     worktree,
