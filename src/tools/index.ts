@@ -12,6 +12,7 @@ import { GlobTool } from "./glob/glob.ts"
 import { GrepTool } from "./grep/grep.ts"
 import { InvalidTool } from "./invalid/invalid.ts"
 import { ListTool } from "./list/list.ts"
+import { LspTool } from "./lsp/lsp.ts"
 import { MultiEditTool } from "./multiedit/multiedit.ts"
 import { PlanEnterTool } from "./plan_enter/plan_enter.ts"
 import { PlanExitTool } from "./plan_exit/plan_exit.ts"
@@ -71,5 +72,6 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     plan_enter: PlanEnterTool,
     plan_exit: PlanExitTool,
     task: TaskTool,
+    lsp: LspTool,
   }
 }

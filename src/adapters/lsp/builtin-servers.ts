@@ -56,6 +56,9 @@ const typescript: ServerDefinition = {
   id: TYPESCRIPT.id,
   extensions: TYPESCRIPT.extensions,
   rootMarkers: TYPESCRIPT.rootMarkers,
+  // Its syntax-only server answers navigation while the project loads: a definition then stops at the
+  // import instead of the declaration. An agent wants the real answer, a moment later.
+  initialization: { tsserver: { useSyntaxServer: "never" } },
   launch(place) {
     const native = nativeTypescript(place)
     return native ? { argv: programArgv(native, ["--lsp", "--stdio"]) } : launchProgram(TYPESCRIPT, place)

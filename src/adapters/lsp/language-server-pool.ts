@@ -24,6 +24,8 @@ export const DIAGNOSTICS_WAIT_MS = 5000
 
 const GIVEN_UP = "It failed"
 
+const OFF = 'Language servers are turned off in the config ("lsp": false).'
+
 /** Failures (crashes, hangs, failed starts) after which a server is not started again. */
 const MAX_FAILURES = 2
 
@@ -53,11 +55,11 @@ interface Slot {
 type Placement = { readonly slots: Slot[] } | { readonly reason: string }
 
 export class LanguageServerPool implements LanguageServers {
+  readonly off: string | undefined
   readonly #directory: string
   readonly #env: Readonly<Record<string, string | undefined>>
   readonly #timeouts: ServerTimeouts
   readonly #waitMs: number
-  readonly #off: boolean
   readonly #byExtension = new Map<string, ServerDefinition[]>()
   readonly #problems: readonly string[]
   readonly #slots = new Map<string, Slot>()
@@ -70,7 +72,7 @@ export class LanguageServerPool implements LanguageServers {
     this.#env = options.env
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
     this.#waitMs = options.diagnosticsWaitMs ?? DIAGNOSTICS_WAIT_MS
-    this.#off = options.config === false
+    this.off = options.config === false ? OFF : undefined
     const { servers, problems } = serverConfig(options.config)
     this.#problems = problems
     for (const server of servers) {
@@ -162,7 +164,7 @@ export class LanguageServerPool implements LanguageServers {
   /** The servers for `file`, each with its root and launch; or why there is none. */
   #place(file: string): Placement {
     const ext = extname(file).toLowerCase()
-    if (this.#off) return { reason: 'Language servers are turned off in the config ("lsp": false).' }
+    if (this.off) return { reason: this.off }
     const definitions = this.#byExtension.get(ext) ?? []
     const problems = this.#problems.length ? ` Config problems: ${this.#problems.join("; ")}.` : ""
     if (definitions.length === 0) {

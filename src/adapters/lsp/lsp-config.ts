@@ -19,8 +19,8 @@ export interface ServerConfig {
  * The servers `section` (config `lsp`) leaves on:
  * 1. Absent or `true`: every built-in. `false`: none.
  * 2. Each entry `false` or `{disabled: true}` turns its server off.
- * 3. An entry naming a built-in changes it: `command` replaces how it starts; `extensions`, `env` and
- *    `initialization` replace its own.
+ * 3. An entry naming a built-in changes it: `command` replaces how it starts; `extensions` and `env`
+ *    replace its own; `initialization` is merged over its own, key by key.
  * 4. Any other entry adds a server; it needs `command` (the program first) and `extensions`.
  */
 export function serverConfig(section: unknown): ServerConfig {
@@ -70,7 +70,7 @@ function configured(
     launch: command ? (place) => launchCommand(command, place) : builtin!.launch,
     ...(entry.env || builtin?.env ? { env: (entry.env as Record<string, string>) ?? builtin?.env } : {}),
     ...(entry.initialization || builtin?.initialization
-      ? { initialization: (entry.initialization as Record<string, unknown>) ?? builtin?.initialization }
+      ? { initialization: merged(builtin?.initialization, entry.initialization as Record<string, unknown>) }
       : {}),
   }
 }
@@ -82,6 +82,19 @@ function launchCommand(
   const found = findCommand({ name: program!, ...place })
   if (!found) return { missing: `${program} was not found on PATH or in the project's node_modules/.bin` }
   return { argv: programArgv(found, args) }
+}
+
+/** `over` laid on `base`, objects merged key by key, anything else replaced. */
+function merged(
+  base: Readonly<Record<string, unknown>> | undefined,
+  over: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over ?? {})) {
+    const under = out[key]
+    out[key] = isRecord(under) && isRecord(value) ? merged(under, value) : value
+  }
+  return out
 }
 
 function commandOf(value: unknown): string[] | null {

@@ -38,6 +38,8 @@ export interface ChangeDiagnostics {
 
 /** The language servers of one project: started on first use, one per server and workspace root. */
 export interface LanguageServers {
+  /** Why no file can have a server (the config turned them all off); undefined when some may apply. */
+  readonly off: string | undefined
   /** Which servers would handle `file` (by its extension and the config), or why none would. */
   lookup(file: string): ServerLookup
   /**
