@@ -287,7 +287,8 @@ export class McpSession {
 
   #questioned(request: QuestionRequest): void {
     const callID = request.tool?.callID
-    const call = callID === undefined ? undefined : this.#calls.get(callID)
+    // A call made on behalf of another (a batch's) asks through the call that made it.
+    const call = callID === undefined ? undefined : (this.#calls.get(callID) ?? this.#parentOf(callID))
     if (call) call.questioned(request)
     // Questions asked outside a call of this connection are left to whoever else listens on the bus.
     else log.debug("questions for a call this MCP session does not run", { id: request.id })
