@@ -113,6 +113,21 @@ describe("question over MCP", () => {
     expect(connection.asked).toHaveLength(1)
   })
 
+  it("a batch's question is shown through the batch call", async () => {
+    await project.remove()
+    project = await makeProject({ batch: true })
+    const person = answering()
+    const connection = await connect({ answer: person.answer })
+    person.queue.push(() => ({ action: "accept", content: { q1: "Redis" } }))
+    const result = await connection.client.callTool({
+      name: "batch",
+      arguments: { tool_calls: [{ tool: "question", parameters: { questions: [database] } }] },
+    })
+    expect(result.isError).toBeFalsy()
+    expect(textOf(result)).toContain('"Which database should the cache use?"="Redis"')
+    expect(connection.asked).toHaveLength(1)
+  })
+
   it("declining the form dismisses the questions: the call fails", async () => {
     const person = answering()
     const connection = await connect({ answer: person.answer })
