@@ -105,6 +105,22 @@ describe("toolbelt call", () => {
     expect(json(result).error).toMatch(/^unknown tool "nope"\. Available tools: (.+, )?echo, .*read, .*\.$/)
   })
 
+  it("exits 2 for a tool this surface does not offer, with the reason, and runs nothing", () => {
+    const batch = toolbelt([
+      "call",
+      "batch",
+      '{"tool_calls":[{"tool":"read","parameters":{"filePath":"x"}}]}',
+      "--json",
+    ])
+    expect(batch.status).toBe(2)
+    expect(json(batch).error).toBe(
+      '"batch" is not offered here: batch is off: set "batch": true in toolbelt.json to offer it',
+    )
+    const search = toolbelt(["call", "websearch", '{"query":"x"}', "--json"])
+    expect(search.status).toBe(2)
+    expect(json(search).error).toMatch(/^"websearch" is not offered here: no search provider is configured/)
+  })
+
   it("repairs the case of a tool name", () => {
     const result = toolbelt(["call", "ECHO", '{"text":"x"}', "--json"])
     expect(result.status).toBe(0)

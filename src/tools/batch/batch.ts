@@ -151,5 +151,11 @@ export const BatchTool = Tool.define<typeof Parameters, BatchMetadata>(
     },
   },
   // Offered only where the project's config turns it on (`"batch": true`; opencode's `experimental.batch_tool`).
-  { available: (env) => services({ extra: env.extra ?? {} }).config.batch === true },
+  {
+    // Off unless config turns it on (as opencode), and then `toolbelt tools` says how.
+    available: (env) =>
+      services({ extra: env.extra ?? {} }).config.batch === true || {
+        reason: 'batch is off: set "batch": true in toolbelt.json to offer it',
+      },
+  },
 )

@@ -19,7 +19,8 @@ Options:
                   or {"status":"error","error"}
   -h, --help      show this help
 
-Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, bad JSON).
+Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, a tool not offered
+here and why, bad JSON).
 `
 
 /** The command line `call` takes. */
@@ -60,6 +61,11 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
         help: false,
       })
     }
+    // A tool this surface does not offer (no search provider configured, batch not enabled, no model
+    // for a subagent) is not run either: the same answer the model would get, with the reason.
+    const query = { agent, client: "cli", interactive: Boolean(io.stdin.isTTY) }
+    const withheld = (await toolbelt.withheld(query)).find((tool) => tool.name === known)
+    if (withheld) throw new UsageError(`"${known}" is not offered here: ${withheld.reason}`, { help: false })
     const result = await toolbelt.call({
       tool: known,
       input,
