@@ -275,7 +275,7 @@ describe("errors", () => {
   })
 })
 
-describe("block-anchor safety", () => {
+describe("similar is not the same", () => {
   it("refuses a single weak candidate whose middle lines are unrelated (opencode #14046)", async () => {
     const content = "if (a) {\n  completely()\n  unrelated()\n}\n"
     await writeFile(h.path("w.ts"), content)
@@ -293,26 +293,49 @@ describe("block-anchor safety", () => {
     expect(await read("big.txt")).toBe(content)
   })
 
-  it("applies a near-identical block by its anchors and says so", async () => {
-    await writeFile(h.path("n.ts"), "function f() {\n  const total = sum(1, 2)\n  return total\n}\n")
-    const result = completed(
+  it("refuses a block whose middle line is only similar, showing the closest region", async () => {
+    const content = "function f() {\n  const total = sum(1, 2)\n  return total\n}\n"
+    await writeFile(h.path("n.ts"), content)
+    const result = failed(
       await edit(
         "n.ts",
         "function f() {\n  const total = sum(1, 3)\n  return total;\n}",
         "function f() {\n  return 3\n}",
       ),
     )
-    expect(await read("n.ts")).toBe("function f() {\n  return 3\n}\n")
-    expect(result.metadata.matcher).toBe("block-anchor")
-    expect(result.output).toContain("block-anchor matcher")
+    expect(result.error.startsWith(NOT_FOUND_MESSAGE)).toBe(true)
+    expect(result.error).toContain("The closest region of the file is lines 1-4")
+    expect(await read("n.ts")).toBe(content)
   })
 
-  it("makes two similar blocks an ambiguity, never a guess", async () => {
+  it("refuses two similar blocks without guessing either", async () => {
     const content = "if (ready) {\n  start(server)\n  log(1)\n}\nif (ready) {\n  start(server)\n  log(2)\n}\n"
     await writeFile(h.path("two.ts"), content)
     const result = failed(await edit("two.ts", "if (ready) {\n  start(srv)\n  log(3)\n}", "x"))
-    expect(result.error).toContain("Found 2 matches for oldString (at lines 1, 5)")
+    expect(result.error.startsWith(NOT_FOUND_MESSAGE)).toBe(true)
     expect(await read("two.ts")).toBe(content)
+  })
+})
+
+describe("imperfect oldString that lands", () => {
+  it("matches through typography, keeps the file's on lines left alone, and says what it did", async () => {
+    await writeFile(h.path("doc.md"), "# “Quick” start\n\nIt’s fast—really.\nRun it…\n")
+    const result = completed(
+      await edit("doc.md", "It's fast--really.\nRun it...", "It's fast--really.\nRun it twice..."),
+    )
+    expect(await read("doc.md")).toBe("# “Quick” start\n\nIt’s fast—really.\nRun it twice…\n")
+    expect(result.metadata.matcher).toBe("typographic")
+    expect(result.metadata.lines).toEqual([3])
+    expect(result.output).toBe(
+      "Edit applied successfully.\n\nNote: oldString did not match the file exactly (typographic matcher, at line 3): matched ignoring typography (curly and straight quotes, dashes and hyphens, an ellipsis and three dots, no-break spaces) and whitespace; the file's typography kept where newString did not change the text. Copy oldString from the file as it is to match exactly next time.",
+    )
+  })
+
+  it("keeps the file's blank lines when oldString dropped one", async () => {
+    await writeFile(h.path("s.py"), "x = 1\n\ny = 2\nz = 3\n")
+    const result = completed(await edit("s.py", "x = 1\ny = 2\nz = 3", "x = 1\ny = 2\nz = 4"))
+    expect(await read("s.py")).toBe("x = 1\n\ny = 2\nz = 4\n")
+    expect(result.metadata.matcher).toBe("blank-line-tolerant")
   })
 })
 

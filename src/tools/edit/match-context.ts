@@ -6,16 +6,19 @@
  * - the search primitives (substring occurrences, windows of equal lines).
  */
 import { detectIndentUnit, type IndentUnit } from "./reindent.ts"
+import type { Spelling } from "./spelling.ts"
+import { foldKey } from "./typography.ts"
 
 export type MatcherName =
   | "exact"
   | "line-trimmed"
-  | "block-anchor"
   | "whitespace-normalised"
   | "indentation-flexible"
   | "escape-normalised"
   | "trimmed-boundary"
-  | "context-aware"
+  | "typographic"
+  | "blank-line-tolerant"
+  | "partial-lines"
   | "multi-occurrence"
 
 /** A span of the (LF) file text that a matcher takes for oldString. */
@@ -28,8 +31,32 @@ export interface Candidate {
   readonly missingNewline?: boolean
   /** A change newString needs to fit this span (unescaping, trimming), before re-indentation. */
   readonly adapt?: (newString: string) => string
-  /** Overrides the matcher's description for this span (e.g. with a similarity). */
+  /** Overrides the matcher's description for this span. */
   readonly describe?: string
+  /**
+   * Set by the matchers that align oldString's lines with the file's (line-alignment.ts): newString is
+   * then merged into the window line by line (merge.ts), so lines it does not change keep the file's text.
+   */
+  readonly alignment?: Alignment
+  /** How oldString spells the file's text otherwise, for the merge (default: typography). */
+  readonly spelling?: Spelling
+}
+
+/** How oldString's lines stand for a window of the file's lines. */
+export interface Alignment {
+  /** The window's first line, 0-based in the file. */
+  readonly first: number
+  /** How many file lines the window has. */
+  readonly count: number
+  /**
+   * For each line of oldString, the window line (0-based in the window) it stands for, or -1 for a blank
+   * line of oldString in a run of blank lines that is longer or shorter than the file's.
+   */
+  readonly fileLineOf: readonly number[]
+  /** The window starts at this column of its first line (oldString's first line is the end of it). */
+  readonly firstColumn: number
+  /** The window ends at this column of its last line (oldString's last line is the start of it). */
+  readonly lastColumn?: number
 }
 
 export interface Matcher {
@@ -56,6 +83,7 @@ export class MatchContext {
   #trimmed?: string[]
   #collapsed?: string[]
   #unescaped?: string[]
+  #folded?: string[]
   #unit?: { value: IndentUnit | undefined }
 
   constructor(content: string, find: string) {
@@ -95,6 +123,12 @@ export class MatchContext {
     return this.#collapsed
   }
 
+  /** Lines folded for comparison: trimmed, typography and whitespace runs as one form (typography.ts). */
+  get folded(): readonly string[] {
+    this.#folded ??= this.lines.map(foldKey)
+    return this.#folded
+  }
+
   /** Lines with backslash escapes resolved (see `unescapeString`). */
   get unescaped(): readonly string[] {
     this.#unescaped ??= this.lines.map(unescapeLine)
@@ -118,6 +152,13 @@ export class MatchContext {
       else high = mid - 1
     }
     return low
+  }
+
+  /** `window(first, n)` for oldString's n lines, aligned one to one with them. */
+  alignedWindow(first: number): Candidate {
+    const count = this.findLines.length
+    const fileLineOf = Array.from({ length: count }, (_, k) => k)
+    return { ...this.window(first, count), alignment: { first, count, fileLineOf, firstColumn: 0 } }
   }
 
   /**

@@ -10,16 +10,17 @@ function spans(name: MatcherName, content: string, find: string): string[] {
 }
 
 describe("the chain", () => {
-  it("has opencode's nine matchers in opencode's order", () => {
+  it("has opencode's matchers in opencode's order without the similarity ones, then the aligning ones", () => {
     expect(MATCHERS.map((m) => m.name)).toEqual([
       "exact",
       "line-trimmed",
-      "block-anchor",
       "whitespace-normalised",
       "indentation-flexible",
       "escape-normalised",
       "trimmed-boundary",
-      "context-aware",
+      "typographic",
+      "blank-line-tolerant",
+      "partial-lines",
       "multi-occurrence",
     ])
   })
@@ -49,73 +50,6 @@ describe("line-trimmed", () => {
     ["none: part of a line only", "let foo = 1", "foo", []],
   ])("%s", (_, content, find, expected) => {
     expect(spans("line-trimmed", content, find)).toEqual(expected)
-  })
-})
-
-describe("block-anchor", () => {
-  const twoBlocks = [
-    "if (ready) {",
-    "  start(server, options)",
-    "  log('server started on port ' + port)",
-    "}",
-    "",
-    "if (ready) {",
-    "  close(database)",
-    "  notifyAll(subscribers)",
-    "}",
-  ].join("\n")
-
-  it.each<[string, string, string, string[]]>([
-    [
-      "middle lines similar enough",
-      "function f() {\n  const total = sum(1, 2)\n  return total\n}",
-      "function f() {\n  const total = sum(1, 3)\n  return total;\n}",
-      ["function f() {\n  const total = sum(1, 2)\n  return total\n}"],
-    ],
-    [
-      "a block one line longer (within a quarter of its length)",
-      "begin\n  a = compute(1)\n  b = compute(2)\n  c = compute(3)\n  d = compute(4)\n  e = compute(5)\nend",
-      "begin\n  a = compute(1)\n  b = compute(2)\n  c = compute(3)\n  d = compute(40)\nend",
-      [
-        "begin\n  a = compute(1)\n  b = compute(2)\n  c = compute(3)\n  d = compute(4)\n  e = compute(5)\nend",
-      ],
-    ],
-    [
-      "the closing anchor where the block ends, not the first one after the start",
-      "function f() {\n  if (a) {\n    b()\n  }\n  return c\n}",
-      "function f() {\n  if (a) {\n    b2()\n  }\n  return c\n}",
-      ["function f() {\n  if (a) {\n    b()\n  }\n  return c\n}"],
-    ],
-    [
-      "blank middle lines do not count against the match (opencode #45199)",
-      "section {\n\n\n\n  doThing(1)\n}",
-      "section {\n\n\n\n  doThing(2)\n}",
-      ["section {\n\n\n\n  doThing(1)\n}"],
-    ],
-    ["none: fewer than three lines", "a {\n  x\n}", "a {\n}", []],
-    [
-      "none: a final line break does not make two lines three (opencode #14632)",
-      "if (x) {\n  destroy()\n}\n",
-      "if (x) {\n}\n",
-      [],
-    ],
-    [
-      "none: middle lines too different (a weak single candidate)",
-      "if (a) {\n  completely()\n  unrelated()\n}",
-      "if (a) {\n  something.else = 42\n  return other\n}",
-      [],
-    ],
-    ["none: blank anchors", "\n  a()\n  b()\n", "\n  a2()\n  b()\n\n", []],
-    ["none: the block is far longer", "a {\n1\n2\n3\n4\n5\n6\n}", "a {\n1\n2\n}", []],
-  ])("%s", (_, content, find, expected) => {
-    expect(spans("block-anchor", content, find)).toEqual(expected)
-  })
-
-  it("does not confuse two blocks with the same anchors: only the similar one matches", () => {
-    const find = "if (ready) {\n  start(server, opts)\n  log('server started on port ' + port)\n}"
-    expect(spans("block-anchor", twoBlocks, find)).toEqual([twoBlocks.split("\n").slice(0, 4).join("\n")])
-    const other = "if (ready) {\n  close(db)\n  notifyAll(subscribers)\n}"
-    expect(spans("block-anchor", twoBlocks, other)).toEqual([twoBlocks.split("\n").slice(5).join("\n")])
   })
 })
 
@@ -181,16 +115,72 @@ describe("trimmed-boundary", () => {
   })
 })
 
-describe("context-aware", () => {
-  const content = "function f() {\n  a()\n  b()\n  c()\n  d()\n}"
+describe("typographic", () => {
+  const doc = "Say “hello”—it’s free…\nPrice: 10\u00a0€\nDon't panic.\n"
+  it.each<[string, string, string, string[]]>([
+    [
+      "straight quotes, a hyphen and three dots for the file's",
+      doc,
+      'Say "hello"-it\'s free...',
+      ["Say “hello”—it’s free…"],
+    ],
+    ["an em dash typed as two hyphens", "a — b\n", "a -- b", ["a — b"]],
+    [
+      "a space for a no-break space, over two lines",
+      doc,
+      "Price: 10 €\nDon't panic.",
+      ["Price: 10\u00a0€\nDon't panic."],
+    ],
+    ["curly quotes typed for the file's straight ones", doc, "Don’t panic.", ["Don't panic."]],
+    ["part of one line", doc, "it's free...", ["it’s free…"]],
+    ["every place part of a line matches", "“a” and “a”", '"a"', ["“a”", "“a”"]],
+    ["indentation and inner whitespace ignored too", "  x = “y”\n", 'x  =  "y"', ["  x = “y”"]],
+    ["none: a word differs", doc, 'Say "goodbye"-it\'s free...', []],
+    ["none: a line left out", doc, "Say \"hello\"-it's free...\nDon't panic.", []],
+    ["none: a blank line more", doc, 'Say "hello"-it\'s free...\n\nPrice: 10 €', []],
+    ["none: a blank oldString", doc, "  \n", []],
+  ])("%s", (_, content, find, expected) => {
+    expect(spans("typographic", content, find)).toEqual(expected)
+  })
+})
+
+describe("blank-line-tolerant", () => {
+  const code = "a()\n\nb()\n\n\nc()\nd()\n\n\n\n\ne()\n"
   it.each<[string, string, string[]]>([
-    ["half the middle lines equal", "function f() {\n  a()\n  x()\n  c()\n  y()\n}", [content]],
-    ["none: fewer than half equal", "function f() {\n  a()\n  x()\n  y()\n  z()\n}", []],
-    ["none: another line count", "function f() {\n  a()\n  b()\n  c()\n}", []],
-    ["none: other anchors", "function g() {\n  a()\n  b()\n  c()\n  d()\n}", []],
-    ["none: only blank middle lines to compare", "function f() {\n\n\n\n\n}", []],
+    ["a blank line dropped", "a()\nb()", ["a()\n\nb()"]],
+    ["two blank lines sent as one", "b()\n\nc()", ["b()\n\n\nc()"]],
+    ["a blank line added", "c()\n\nd()", ["c()\nd()"]],
+    ["other indentation, and two blank lines dropped", "  b()\nc()", ["b()\n\n\nc()"]],
+    ["trailing blank lines the file has fewer of", "c()\nd()\n\n\n\n\n\n\n", ["c()\nd()\n\n\n\n\n"]],
+    ["none: four blank lines left out (more than two)", "d()\ne()", []],
+    ["none: a line left out", "a()\nc()", []],
+    ["none: the lines in another order", "b()\na()", []],
   ])("%s", (_, find, expected) => {
-    expect(spans("context-aware", content, find)).toEqual(expected)
+    expect(spans("blank-line-tolerant", code, find)).toEqual(expected)
+  })
+})
+
+describe("partial-lines", () => {
+  const code = "  total = price * quantity\n  tax = total * rate\n  return round(total + tax, 2)\n"
+  it.each<[string, string, string[]]>([
+    [
+      "the first line from the middle of the file's line",
+      "price * quantity\ntax = total * rate",
+      ["price * quantity\n  tax = total * rate"],
+    ],
+    ["the last line cut off", "tax = total * rate\nreturn round(", ["  tax = total * rate\n  return round("]],
+    [
+      "both, with a whole line between",
+      "quantity\n  tax = total * rate\n  return round",
+      ["quantity\n  tax = total * rate\n  return round"],
+    ],
+    ["none: the first line starts inside a word", "ice * quantity\ntax = total * rate", []],
+    ["none: the last line ends inside a word", "tax = total * rate\nreturn rou", []],
+    ["none: no whole line to pin the partial ones", "quantity\n  tax", []],
+    ["none: the next line differs", "price * quantity\ntax = total * 2", []],
+    ["none: a single line", "price * quantity", []],
+  ])("%s", (_, find, expected) => {
+    expect(spans("partial-lines", code, find)).toEqual(expected)
   })
 })
 

@@ -1,10 +1,11 @@
 /**
- * The edit tool's matchers, in the order the chain runs them (opencode's): each a generator that yields
- * every span of the file it takes for oldString. The chain, its order and what each matcher's match is
+ * The edit tool's matchers, in the order the chain runs them: each a generator that yields every span
+ * of the file it takes for oldString. The chain, its order and what each matcher's match is
  * called come first; then the matchers, numbered as they run. What they share (the match context, text
  * forms, search primitives) is in match-context.ts; how the chain is driven (first matcher with a
  * candidate decides, ambiguity, guards) is in replace.ts.
  */
+import { alignedWindows } from "./line-alignment.ts"
 import {
   type Candidate,
   collapseWhitespace,
@@ -18,9 +19,19 @@ import {
   windowsWhere,
 } from "./match-context.ts"
 import { indentOf, isBlank } from "./reindent.ts"
-import { bigrams, dice, similarity, similarityBound } from "./similarity.ts"
+import { ESCAPES, escapeLike } from "./spelling.ts"
+import { foldLine } from "./typography.ts"
 
-/** The chain, in opencode's order. */
+/**
+ * The chain: opencode's matchers in opencode's order, without the two that accept lines by similarity
+ * (block-anchor, context-aware: a line that is only similar may be one the model meant differently, and
+ * they matched near-duplicates, blocks with half their lines wrong and blocks with a middle left out),
+ * then three that align oldString's lines with the file's across what a model cannot have meant
+ * differently (line-alignment.ts): typography and whitespace, blank lines, a first or last line that is
+ * part of the file's line. A match by them (and by line-trimmed, whitespace-normalised and
+ * indentation-flexible, which match whole lines too) carries its alignment, and newString is merged into
+ * it line by line (merge.ts).
+ */
 export const MATCHERS: readonly Matcher[] = [
   { name: "exact", describe: "", when: "", find: exact },
   {
@@ -28,12 +39,6 @@ export const MATCHERS: readonly Matcher[] = [
     describe: "matched ignoring leading and trailing whitespace on each line",
     when: "when ignoring leading and trailing whitespace on each line",
     find: lineTrimmed,
-  },
-  {
-    name: "block-anchor",
-    describe: "matched by its first and last lines",
-    when: "when matching by first and last lines",
-    find: blockAnchor,
   },
   {
     name: "whitespace-normalised",
@@ -60,10 +65,24 @@ export const MATCHERS: readonly Matcher[] = [
     find: trimmedBoundary,
   },
   {
-    name: "context-aware",
-    describe: "matched by its first and last lines and most middle lines",
-    when: "when matching by first and last lines",
-    find: contextAware,
+    name: "typographic",
+    describe:
+      "matched ignoring typography (curly and straight quotes, dashes and hyphens, an ellipsis and three dots, no-break spaces) and whitespace",
+    when: "when ignoring typography and whitespace",
+    find: typographic,
+  },
+  {
+    name: "blank-line-tolerant",
+    describe: "matched ignoring blank lines that differ from the file's (and typography and whitespace)",
+    when: "when ignoring blank lines, typography and whitespace",
+    find: blankLineTolerant,
+  },
+  {
+    name: "partial-lines",
+    describe:
+      "matched with oldString's first line as the end of a line of the file (or its last line as the start of one)",
+    when: "when its first or last line may be part of a line",
+    find: partialLines,
   },
   { name: "multi-occurrence", describe: "", when: "", find: multiOccurrence },
 ]
@@ -78,117 +97,15 @@ export function* exact(context: MatchContext): Generator<Candidate> {
 export function* lineTrimmed(context: MatchContext): Generator<Candidate> {
   const want = wantLines(context, (line) => line.trim())
   if (!want) return
-  for (const i of windowsWhere(context, context.trimmed, want)) yield context.window(i, want.length)
+  for (const i of windowsWhere(context, context.trimmed, want)) yield context.alignedWindow(i)
 }
 
-/** Least middle-line similarity a block-anchor candidate needs (opencode 1.18). */
-export const BLOCK_ANCHOR_THRESHOLD = 0.65
-
-/** 3. Block-anchor: first and last lines as anchors, middle lines similar enough. */
-export function* blockAnchor(context: MatchContext): Generator<Candidate> {
-  const want = context.findLines.map((line) => line.trim())
-  const n = want.length
-  const [open, close] = [want[0]!, want[n - 1]!]
-  // At least three lines (counted without a final line break, so a trailing "\n" cannot turn two lines
-  // into three: opencode #14632), and anchors that say something.
-  if (n < 3 || open === "" || close === "") return
-  const slack = Math.max(1, Math.floor(n * 0.25))
-  const have = context.trimmed
-  const memo: ScoreMemo = { scores: [], cells: 0 }
-  for (let i = 0; i < have.length; i++) {
-    if (have[i] !== open) continue
-    // The closing anchor nearest to where a block of n lines would end, within the slack.
-    let end = -1
-    for (let d = 0; d <= slack && end === -1; d++) {
-      for (const j of d === 0 ? [i + n - 1] : [i + n - 1 - d, i + n - 1 + d]) {
-        if (j >= i + 2 && j < have.length && have[j] === close) {
-          end = j
-          break
-        }
-      }
-    }
-    if (end === -1) continue
-    const score = middleSimilarity(want, have, i, end - i + 1, memo)
-    if (score < BLOCK_ANCHOR_THRESHOLD) continue
-    yield {
-      ...context.window(i, end - i + 1),
-      describe: `matched by its first and last lines (middle lines ${Math.floor(score * 100)}% similar)`,
-    }
-  }
-}
-
-/** Levenshtein cells one block-anchor search may spend (tens of milliseconds) before it compares by bigrams. */
-const LEVENSHTEIN_BUDGET = 10_000_000
-
-interface ScoreMemo {
-  /** Per middle line of oldString: file line text → similarity. */
-  readonly scores: Map<string, number>[]
-  /** Levenshtein cells spent so far. */
-  cells: number
-}
-
-/**
- * Mean similarity of the middle lines of oldString and of the candidate, paired in order. A pair of
- * blank lines is left out entirely (opencode counts it against the match: #45199); lines one block has
- * and the other lacks count as 0. 1 when there is nothing to compare.
- *
- * Bounded for files with many anchor pairs: a linear upper bound of every pair's similarity is checked
- * first, scores are remembered per (middle line, file line text) so repeated lines cost one comparison,
- * scoring stops as soon as even perfect remaining lines could not reach the threshold (the value
- * returned is then below it), and past a budget of Levenshtein work lines are compared by bigrams.
- */
-function middleSimilarity(
-  want: readonly string[],
-  have: readonly string[],
-  first: number,
-  count: number,
-  memo: ScoreMemo,
-): number {
-  const paired = Math.min(want.length, count) - 2
-  const unpaired = Math.max(want.length, count) - 2 - paired
-  let bound = 0
-  let boundCounted = unpaired
-  for (let k = 1; k <= paired; k++) {
-    const a = want[k]!
-    const b = have[first + k]!
-    if (a === "" && b === "") continue
-    boundCounted++
-    bound += similarityBound(a, b)
-  }
-  if (boundCounted > 0 && bound / boundCounted < BLOCK_ANCHOR_THRESHOLD) return bound / boundCounted
-  let counted = unpaired
-  let sum = 0
-  for (let k = 1; k <= paired; k++) {
-    const a = want[k]!
-    const b = have[first + k]!
-    if (a === "" && b === "") continue
-    counted++
-    let seen = memo.scores[k]
-    if (!seen) {
-      seen = new Map()
-      memo.scores[k] = seen
-    }
-    let score = seen.get(b)
-    if (score === undefined) {
-      // Levenshtein while the call's budget lasts, then bigrams (linearithmic).
-      memo.cells += a.length * b.length
-      score = memo.cells <= LEVENSHTEIN_BUDGET ? similarity(a, b) : dice(bigrams(a), bigrams(b))
-      seen.set(b, score)
-    }
-    sum += score
-    const remaining = paired - k
-    const best = (sum + remaining) / (counted + remaining)
-    if (best < BLOCK_ANCHOR_THRESHOLD) return best
-  }
-  return counted <= 0 ? 1 : sum / counted
-}
-
-/** 4. Whitespace-normalised: whitespace runs collapsed, inside lines too. */
+/** 3. Whitespace-normalised: whitespace runs collapsed, inside lines too. */
 export function* whitespaceNormalised(context: MatchContext): Generator<Candidate> {
   const want = wantLines(context, collapseWhitespace)
   if (!want) return
   if (want.length > 1) {
-    for (const i of windowsWhere(context, context.collapsed, want)) yield context.window(i, want.length)
+    for (const i of windowsWhere(context, context.collapsed, want)) yield context.alignedWindow(i)
     return
   }
   // One line: the whole line, or the part of a line that matches word for word.
@@ -197,7 +114,7 @@ export function* whitespaceNormalised(context: MatchContext): Generator<Candidat
   const have = context.collapsed
   for (let i = 0; i < have.length; i++) {
     if (have[i] === target) {
-      yield context.window(i, 1)
+      yield context.alignedWindow(i)
       continue
     }
     if (!have[i]!.includes(target)) continue
@@ -220,7 +137,7 @@ function withoutCommonIndent(lines: readonly string[]): string[] {
   return lines.map((line) => (isBlank(line) ? "" : line.slice(common)))
 }
 
-/** 5. Indentation-flexible: equal once each side loses its common indentation. */
+/** 4. Indentation-flexible: equal once each side loses its common indentation. */
 export function* indentationFlexible(context: MatchContext): Generator<Candidate> {
   const want = withoutCommonIndent(context.findLines)
   if (want.every((line) => line === "")) return
@@ -232,12 +149,12 @@ export function* indentationFlexible(context: MatchContext): Generator<Candidate
     if (trimmed[i + pivot] !== pivotText) continue
     const got = withoutCommonIndent(lines.slice(i, i + n))
     for (let k = 0; k < n; k++) if (got[k] !== want[k]) continue next
-    yield context.window(i, n)
+    yield context.alignedWindow(i)
   }
 }
 
 /**
- * 6. Escape-normalised: oldString over-escaped (\n, \t, \" ... for real characters), or the file holds
+ * 5. Escape-normalised: oldString over-escaped (\n, \t, \" ... for real characters), or the file holds
  * escapes that oldString has resolved.
  */
 export function* escapeNormalised(context: MatchContext): Generator<Candidate> {
@@ -249,37 +166,26 @@ export function* escapeNormalised(context: MatchContext): Generator<Candidate> {
     for (const at of occurrences(context.content, unescaped))
       yield { start: at, end: at + unescaped.length, adapt }
   }
-  const want = splitLines(unescaped)
+  // Lines compared trimmed: the model may have copied the text without the line's indentation
+  // (newString is then re-indented like any whole-line match).
+  const want = splitLines(unescaped).map((line) => line.trim())
   const endsWithNewline = unescaped.length > 1 && unescaped.endsWith("\n")
-  for (const i of windowsWhere(context, context.unescaped, want)) {
+  const have = context.unescaped.map((line) => line.trim())
+  for (const i of windowsWhere(context, have, want)) {
     const raw = context.lines.slice(i, i + want.length)
-    if (raw.every((line, k) => line === want[k])) continue // no escapes: an occurrence, not this case
-    yield {
-      ...context.window(i, want.length, endsWithNewline),
-      adapt: escapeLike(raw.join("\n")),
-      describe: "matched the file's escaped text (\\\", \\t, ...) against oldString's unescaped text",
+    if (raw.every((line, k) => line.trim() === want[k])) continue // no escapes: not this case
+    const describe = "matched the file's escaped text (\\\", \\t, ...) against oldString's unescaped text"
+    if (unescaped === context.find) {
+      // oldString is the file's lines unescaped, line for line: newString is merged into them, and
+      // keeps the file's escapes wherever it does not change the text.
+      yield { ...context.alignedWindow(i), spelling: ESCAPES, describe }
+      continue
     }
+    yield { ...context.window(i, want.length, endsWithNewline), adapt: escapeLike(raw.join("\n")), describe }
   }
 }
 
-/**
- * For a span whose quotes (or dollar signs) are all backslash-escaped in the file: escapes the same
- * characters in newString, so replacing it keeps the file's escaping.
- */
-function escapeLike(fileText: string): (newString: string) => string {
-  const chars = ['"', "'", "`", "$"].filter((char) => {
-    const all = fileText.split(char).length - 1
-    const escaped = fileText.split(`\\${char}`).length - 1
-    return escaped > 0 && escaped === all
-  })
-  return (newString) =>
-    chars.reduce(
-      (text, char) => text.replace(new RegExp(`(?<!\\\\)${escapeRegExp(char)}`, "g"), `\\${char}`),
-      newString,
-    )
-}
-
-/** 7. Trimmed-boundary: oldString with whitespace around it that the file does not have there. */
+/** 6. Trimmed-boundary: oldString with whitespace around it that the file does not have there. */
 export function* trimmedBoundary(context: MatchContext): Generator<Candidate> {
   const { find } = context
   const trimmed = find.trim()
@@ -296,31 +202,48 @@ export function* trimmedBoundary(context: MatchContext): Generator<Candidate> {
   for (const at of occurrences(context.content, trimmed)) yield { start: at, end: at + trimmed.length, adapt }
 }
 
-/** 8. Context-aware: same line count, first and last lines equal, at least half the middle lines equal. */
-export function* contextAware(context: MatchContext): Generator<Candidate> {
-  const want = context.findLines.map((line) => line.trim())
-  const n = want.length
-  if (n < 3 || want[0] === "" || want[n - 1] === "") return
-  const have = context.trimmed
-  for (let i = 0; i + n <= have.length; i++) {
-    if (have[i] !== want[0] || have[i + n - 1] !== want[n - 1]) continue
-    let total = 0
-    let equal = 0
-    for (let k = 1; k < n - 1; k++) {
-      if (want[k] === "") continue
-      total++
-      if (have[i + k] === want[k]) equal++
-    }
-    if (total === 0 || equal * 2 < total) continue
-    yield {
-      ...context.window(i, n),
-      describe: `matched by its first and last lines and ${equal} of ${total} middle lines`,
+/**
+ * 7. Typographic: every line equal once folded (typography.ts: look-alike quotes, dashes, ellipses and
+ * spaces as one form, whitespace runs as one space, trimmed). One line may also match part of a line.
+ */
+export function* typographic(context: MatchContext): Generator<Candidate> {
+  yield* alignedWindows(context, { blankLines: false, partial: false })
+  if (context.findLines.length !== 1 || context.endsWithNewline) return
+  const want = foldLine(context.findLines[0]!).text
+  if (want === "") return
+  const keys = context.folded
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (key === want || !key.includes(want)) continue
+    const folded = foldLine(context.lines[i]!)
+    for (let at = key.indexOf(want); at !== -1; at = key.indexOf(want, at + 1)) {
+      const firstColumn = folded.from[at]!
+      const lastColumn = folded.to[at + want.length - 1]!
+      const base = context.starts[i]!
+      yield {
+        start: base + firstColumn,
+        end: base + lastColumn,
+        alignment: { first: i, count: 1, fileLineOf: [0], firstColumn, lastColumn },
+      }
     }
   }
 }
 
+/** 8. Blank-line-tolerant: the typographic match, with runs of blank lines up to two lines off. */
+export function* blankLineTolerant(context: MatchContext): Generator<Candidate> {
+  yield* alignedWindows(context, { blankLines: true, partial: false })
+}
+
 /**
- * 9. Multi-occurrence: every exact occurrence. opencode needs it to count occurrences for replaceAll;
+ * 9. Partial-lines: oldString's first line is the end of a file line (or its last line the start of
+ * one), cut at a word boundary; the lines between match as in blank-line-tolerant.
+ */
+export function* partialLines(context: MatchContext): Generator<Candidate> {
+  yield* alignedWindows(context, { blankLines: true, partial: true })
+}
+
+/**
+ * 10. Multi-occurrence: every exact occurrence. opencode needs it to count occurrences for replaceAll;
  * here the exact matcher already yields them all, so it never finds what exact missed. It stays last
  * so the chain keeps opencode's shape.
  */

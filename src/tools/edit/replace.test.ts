@@ -25,16 +25,110 @@ function failed(result: ReplaceResult): Failed {
   return result
 }
 
-describe("block-anchor", () => {
-  it("makes two blocks that are both similar enough an ambiguity, never a guess", () => {
-    const content = "if (ready) {\n  start(server)\n  log(1)\n}\nif (ready) {\n  start(server)\n  log(2)\n}"
-    const result = failed(
-      replace({ content, oldString: "if (ready) {\n  start(srv)\n  log(3)\n}", newString: "x" }),
+describe("replace: blocks that are only similar are refused, with the closest region", () => {
+  const repository = [
+    "class Users:",
+    "    def save(self, user):",
+    "        self.db.execute(USERS, user)",
+    '        log.info("saved user")',
+    "",
+    "class Orders:",
+    "    def save(self, order):",
+    "        self.db.execute(ORDERS, order)",
+    '        log.info("saved order")',
+    "",
+  ].join("\n")
+
+  it.each<[string, string, string]>([
+    [
+      "the header of one near-duplicate with the body of the other",
+      repository,
+      '    def save(self, user):\n        self.db.execute(ORDERS, order)\n        log.info("saved order")',
+    ],
+    [
+      "half of the middle lines different",
+      "function f() {\n  a()\n  b()\n  c()\n  d()\n}\n",
+      "function f() {\n  a()\n  x()\n  c()\n  y()\n}",
+    ],
+    [
+      "a name remembered wrong",
+      "interface User {\n  id: string\n  displayName: string\n}\n",
+      "interface User {\n  id: string\n  name: string\n}",
+    ],
+    [
+      "a closing brace the file has earlier",
+      "function f() {\n  a()\n}\nb()\n",
+      "function f() {\n  a()\n  c()\n}",
+    ],
+    [
+      "a middle section left out",
+      "function f() {\n  a()\n  b()\n  c()\n  d()\n}\n",
+      "function f() {\n  a()\n  d()\n}",
+    ],
+  ])("%s", (_, content, oldString) => {
+    const result = failed(replace({ content, oldString, newString: `${oldString}\n// changed` }))
+    expect(result.reason).toBe("not-found")
+    expect(result.message).toContain("The closest region of the file is lines")
+  })
+})
+
+describe("replace: aligned matches keep the file's text where newString does not change it", () => {
+  it("keeps the file's curly quotes on lines left alone and where a changed line kept its text", () => {
+    const content = "title = “Report”\nnote = “Don’t edit”—ever…\n"
+    const result = replaced(
+      replace({
+        content,
+        oldString: 'title = "Report"\nnote = "Don\'t edit"-ever...',
+        newString: 'title = "Report"\nnote = "Don\'t edit" - please...',
+      }),
     )
-    expect(result.reason).toBe("ambiguous")
-    expect(result.message).toBe(
-      "Found 2 matches for oldString (at lines 1, 5) when matching by first and last lines. Provide more surrounding lines in oldString to identify the correct match, or set replaceAll to true.",
+    expect(result.content).toBe("title = “Report”\nnote = “Don’t edit” — please…\n")
+    expect(result.matcher).toBe("typographic")
+    expect(result.normalisation).toBe(
+      "matched ignoring typography (curly and straight quotes, dashes and hyphens, an ellipsis and three dots, no-break spaces) and whitespace; the file's typography kept where newString did not change the text",
     )
+  })
+
+  it("keeps the file's blank lines where oldString left them out", () => {
+    const content = "def f():\n    a = 1\n\n    return a\n"
+    const result = replaced(
+      replace({ content, oldString: "    a = 1\n    return a", newString: "    a = 2\n    return a" }),
+    )
+    expect(result.content).toBe("def f():\n    a = 2\n\n    return a\n")
+    expect(result.matcher).toBe("blank-line-tolerant")
+    expect(result.normalisation).toContain("the file's blank lines were kept where oldString's differ")
+  })
+
+  it("keeps the file's trailing whitespace on lines left alone", () => {
+    const content = "a()  \nb()\n"
+    const result = replaced(replace({ content, oldString: "a()\nb()", newString: "a()\nc()" }))
+    expect(result.content).toBe("a()  \nc()\n")
+  })
+
+  it("continues the file's line after a partial first line and re-indents the rest", () => {
+    const content = "def f(x):\n    y = compute(x)\n    return y\n"
+    const result = replaced(
+      replace({ content, oldString: "compute(x)\nreturn y", newString: "compute(x, 2)\nreturn y" }),
+    )
+    expect(result.content).toBe("def f(x):\n    y = compute(x, 2)\n    return y\n")
+    expect(result.matcher).toBe("partial-lines")
+  })
+
+  it("refuses a line added where the file has a blank line oldString lacks and either side fits", () => {
+    const content = "a = 1\n\nb = 2\n"
+    const result = failed(replace({ content, oldString: "a = 1\nb = 2", newString: "a = 1\nc = 3\nb = 2" }))
+    expect(result.reason).toBe("uncertain")
+    expect(result.message).toMatch(
+      /^oldString matches lines 1-3 only when ignoring blank lines, typography and whitespace, and oldString's blank lines differ from the file's where newString adds lines/,
+    )
+    expect(result.message).toContain("The closest region of the file is lines 1-")
+  })
+
+  it("refuses an edit that would leave the file as it is", () => {
+    const content = "a = 1\nb = 2\n"
+    const result = failed(replace({ content, oldString: "a = 1\n\nb = 2", newString: "a = 1\nb = 2" }))
+    expect(result.reason).toBe("identical")
+    expect(result.message).toMatch(/^No changes to apply: oldString matched/)
   })
 })
 
@@ -253,22 +347,6 @@ describe("replace: re-indentation", () => {
     )
     expect(result.content).toBe("\t\tconst x = 2\n\t\tconst y = 3\n")
     expect(result.matcher).toBe("whitespace-normalised")
-  })
-
-  it("re-indents a block-anchor match from its anchors", () => {
-    const content = "\tfunction f() {\n\t\tconst total = sum(1, 2)\n\t\treturn total\n\t}\n"
-    const result = replaced(
-      replace({
-        content,
-        oldString: "function f() {\n  const total = sum(1, 3)\n  return total\n}",
-        newString: "function f() {\n  return sum(1, 3)\n}",
-      }),
-    )
-    expect(result.content).toBe("\tfunction f() {\n\t\treturn sum(1, 3)\n\t}\n")
-    expect(result.matcher).toBe("block-anchor")
-    expect(result.normalisation).toMatch(
-      /^matched by its first and last lines \(middle lines \d+% similar\); newString re-indented with tabs as the file uses$/,
-    )
   })
 
   it("does not touch newString when only trailing whitespace differed", () => {
@@ -567,25 +645,23 @@ describe("replace: big files", () => {
 })
 
 describe("replace: looser matchers stay bounded on hostile files", () => {
-  it("block-anchor with an anchor pair on every other line and long middle lines", () => {
-    const long = "x".repeat(400)
-    const lines: string[] = []
-    for (let i = 0; i < 20_000; i++) lines.push(i % 4 === 0 ? "}" : i % 4 === 2 ? "}" : `${long}${i}`)
-    const content = lines.join("\n")
-    // Anchors "}" ... "}" fit everywhere; the middle line is far from every file line.
-    const result = failed(replace({ content, oldString: `}\n${"y".repeat(400)}\n}`, newString: "z" }))
+  it("partial-lines over 20,000 lines that all end like oldString's first line", () => {
+    const content = Array.from({ length: 20_000 }, (_, i) => `  value${i} = compute(x)`).join("\n")
+    const result = failed(replace({ content, oldString: "compute(x)\nnot here\nnor here", newString: "z" }))
     expect(result.reason).toBe("not-found")
   })
 
-  it("block-anchor over many identical blocks is one ambiguity, computed once per distinct line", () => {
-    const block = ["begin", `  ${"step(a, b, c); ".repeat(20)}`, `  ${"more(d, e); ".repeat(20)}`, "end"]
-    const content = Array.from({ length: 5_000 }, () => block.join("\n")).join("\n")
-    const find = ["begin", `  ${"step(a, b, x); ".repeat(20)}`, `  ${"more(d, e); ".repeat(20)}`, "end"].join(
-      "\n",
-    )
-    const result = failed(replace({ content, oldString: find, newString: "z" }))
+  it("blank-line-tolerant over 20,000 lines separated by blank lines", () => {
+    const content = Array.from({ length: 10_000 }, () => "step()\n").join("\n")
+    const result = failed(replace({ content, oldString: "step()\nstep()\nstop()", newString: "z" }))
+    expect(result.reason).toBe("not-found")
+  })
+
+  it("blank-line-tolerant over many identical blocks is one ambiguity", () => {
+    const content = Array.from({ length: 5_000 }, () => "begin\n\n  work()\nend").join("\n")
+    const result = failed(replace({ content, oldString: "begin\n  work()\nend", newString: "z" }))
     expect(result.message).toMatch(
-      /^Found 5000 matches for oldString \(at lines 1, 5, 9, .* and 4980 more\) when matching by first and last lines\./,
+      /^Found 5000 matches for oldString \(at lines 1, 5, 9, .* and 4980 more\) when ignoring blank lines/,
     )
   })
 
@@ -593,19 +669,5 @@ describe("replace: looser matchers stay bounded on hostile files", () => {
     const content = "\n".repeat(10_000) + "  }\n".repeat(10_000)
     const result = failed(replace({ content, oldString: "}\n}\n}\nnot here", newString: "z" }))
     expect(result.reason).toBe("not-found")
-  })
-})
-
-describe("replace: block-anchor work budget", () => {
-  it("stays bounded when middle lines have the right characters in the wrong order", () => {
-    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-    const shuffled = (seed: number) =>
-      Array.from({ length: 400 }, (_, i) => alphabet[(i * 7 + seed * 13) % alphabet.length]).join("")
-    const lines: string[] = []
-    for (let i = 0; i < 20_000; i++) lines.push(i % 3 === 1 ? shuffled(i) : "}")
-    const sorted = [...shuffled(0)].sort().join("")
-    expect(
-      failed(replace({ content: lines.join("\n"), oldString: `}\n${sorted}\n}`, newString: "z" })).reason,
-    ).toBe("not-found")
   })
 })

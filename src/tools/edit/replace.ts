@@ -2,15 +2,18 @@
  * The edit tool's matcher chain: where in a file oldString is, and what the file becomes when newString
  * takes its place. Pure: text in, text out.
  *
- * The chain is opencode's (exact, line-trimmed, block-anchor, whitespace-normalised,
- * indentation-flexible, escape-normalised, trimmed-boundary, context-aware, multi-occurrence) with its
- * 1.18 safety guards, and made safe to trust:
+ * The chain is opencode's (exact, line-trimmed, whitespace-normalised, indentation-flexible,
+ * escape-normalised, trimmed-boundary, multi-occurrence; not its block-anchor and context-aware, which
+ * accept lines that are only similar) with its 1.18 safety guards, plus typographic, blank-line-tolerant
+ * and partial-lines (matchers.ts), and made safe to trust:
  * - each matcher yields every candidate span it finds, and the first matcher that finds any decides:
  *   one candidate is replaced, several are an `ambiguous` error with their line numbers (never "go on
  *   to a looser matcher that happens to find one", so a looser matcher never picks one of several
  *   exact matches);
- * - when a whole-line match has other indentation than oldString, newString is re-indented to the file
- *   (reindent.ts), in the file's unit (tabs or N spaces);
+ * - a match of whole (or partial) lines is aligned line by line with oldString, and newString's change
+ *   is merged into it (merge.ts): lines newString does not change keep the file's text (typography,
+ *   whitespace, blank lines); changed and added lines take the file's indentation (reindent.ts), in its
+ *   unit (tabs or N spaces), and its typography where the change did not touch it;
  * - line-number gutters copied from read output are stripped (gutter.ts);
  * - CRLF is handled here (line-endings.ts): pass the file's text as read (BOM removed), write back what
  *   comes out;
@@ -30,6 +33,7 @@ import {
 } from "./line-endings.ts"
 import { type Candidate, MatchContext, type Matcher, type MatcherName } from "./match-context.ts"
 import { MATCHERS } from "./matchers.ts"
+import { merge } from "./merge.ts"
 import { indentOf, reindent } from "./reindent.ts"
 
 export type ReplaceResult =
@@ -47,7 +51,8 @@ export type ReplaceResult =
     }
   | {
       readonly ok: false
-      readonly reason: "not-found" | "ambiguous" | "identical" | "empty"
+      /** not-found, ambiguous; uncertain: found, but where newString's change goes is not certain. */
+      readonly reason: "not-found" | "ambiguous" | "uncertain" | "identical" | "empty"
       readonly message: string
     }
 
@@ -80,8 +85,9 @@ export interface ReplaceInput {
  *      looser matches only when there is no exact one);
  *    - otherwise one candidate is replaced, and several are `ambiguous`, with their line numbers.
  * 5. Each replacement is newString adapted to its span: unescaped or trimmed as the matcher requires,
- *    re-indented when whole lines matched with other indentation (reindent.ts), its final line break
- *    dropped at the end of a file that has none.
+ *    or merged line by line into an aligned span (merge.ts; a change it cannot place is `uncertain`),
+ *    its final line break dropped at the end of a file that has none. An edit that leaves the file as
+ *    it was is `identical`.
  * 6. Nothing found → `not-found`, naming the closest region of the file with a line diff (closest.ts).
  */
 export function replace(input: ReplaceInput): ReplaceResult {
@@ -126,7 +132,15 @@ export function replace(input: ReplaceInput): ReplaceResult {
       }
     }
     const chosen = replaceAll ? nonOverlapping(found) : found
-    return apply({ content, file, context, matcher, chosen, replacement, newString, notes })
+    const applied = apply({ content, file, context, matcher, chosen, replacement, newString, notes })
+    if (applied.ok && applied.content === content) {
+      return {
+        ok: false,
+        reason: "identical",
+        message: `No changes to apply: oldString matched (${matcher.describe}), and with that difference set aside newString is the same text, so the file would stay as it is.`,
+      }
+    }
+    return applied
   }
 
   const parts = [NOT_FOUND_MESSAGE]
@@ -150,8 +164,8 @@ export function replace(input: ReplaceInput): ReplaceResult {
  * The 1.18 guard against a fuzzy match swallowing far more than oldString: a span is refused when it
  * has at least max(oldLines + 3, 2 × oldLines) lines, or, for a multi-line oldString, when its trimmed
  * text is longer than max(trimmed oldString + 500, 4 × trimmed oldString) characters. Line-based
- * matchers here compare windows of oldString's own line count (block-anchor allows ±25%), so this is a
- * backstop that no matcher should reach.
+ * matchers here compare windows of oldString's own line count (blank-line-tolerant allows two blank
+ * lines more or less per run), so this is a backstop that no matcher should reach.
  */
 export function isDisproportionate(span: string, oldString: string): boolean {
   const spanLines = span.split("\n").length
@@ -235,7 +249,20 @@ function apply(input: Application): ReplaceResult {
       candidate.describe ??
       (matcher.name === "line-trimmed" ? describeLines(context, candidate) : matcher.describe)
     if (description && !notes.includes(description)) notes.push(description)
-    if (candidate.lines) {
+    if (candidate.alignment) {
+      const merged = mergeInto(context, candidate, text)
+      if (!merged.ok) {
+        const { first, count } = candidate.alignment
+        const where = count === 1 ? `line ${first + 1}` : `lines ${first + 1}-${first + count}`
+        return {
+          ok: false,
+          reason: "uncertain",
+          message: `oldString matches ${where} only ${matcher.when}, and ${merged.message}\n\n${describeClosest({ fileLines: context.lines, findLines: context.findLines, trimmed: context.trimmed })}`,
+        }
+      }
+      text = merged.text
+      for (const note of merged.notes) if (!notes.includes(note)) notes.push(note)
+    } else if (candidate.lines) {
       const re = reindentFor(context, candidate, text)
       if (re) {
         text = re.text
@@ -269,6 +296,32 @@ function apply(input: Application): ReplaceResult {
     lines,
     ...(notes.length > 0 ? { normalisation: notes.join("; ") } : {}),
   }
+}
+
+/** newString merged into an aligned candidate's lines (merge.ts), as the text that replaces its span. */
+function mergeInto(
+  context: MatchContext,
+  candidate: Candidate,
+  replacement: string,
+): { ok: true; text: string; notes: string[] } | { ok: false; message: string } {
+  const { first, count, fileLineOf, firstColumn, lastColumn } = candidate.alignment!
+  const fileLines = context.lines.slice(first, first + count)
+  const last = fileLines.length - 1
+  if (lastColumn !== undefined) fileLines[last] = fileLines[last]!.slice(0, lastColumn)
+  if (firstColumn > 0) fileLines[0] = fileLines[0]!.slice(firstColumn)
+  const takesLineBreak = context.endsWithNewline && replacement.endsWith("\n")
+  const newLines = (takesLineBreak ? replacement.slice(0, -1) : replacement).split("\n")
+  const merged = merge({
+    oldLines: context.findLines,
+    newLines,
+    fileLines,
+    fileLineOf,
+    partialFirst: firstColumn > 0,
+    ...(context.indentUnit ? { indentUnit: context.indentUnit } : {}),
+    ...(candidate.spelling ? { spelling: candidate.spelling } : {}),
+  })
+  if (!merged.ok) return merged
+  return { ok: true, text: merged.lines.join("\n") + (takesLineBreak ? "\n" : ""), notes: merged.notes }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { bigrams, dice, levenshtein, similarity, similarityBound } from "./similarity.ts"
+import { bigrams, dice, levenshtein, similarity } from "./similarity.ts"
 
 describe("levenshtein", () => {
   it.each([
@@ -42,26 +42,5 @@ describe("dice", () => {
     expect(dice(bigrams(""), bigrams(""))).toBe(1)
     expect(dice(bigrams("a"), bigrams(""))).toBe(0)
     expect(dice(bigrams("a"), bigrams("a"))).toBe(1)
-  })
-})
-
-describe("similarityBound", () => {
-  it("is never below similarity, and 1 for equal strings", () => {
-    const words = [
-      "",
-      "a",
-      "abc",
-      "cab",
-      "kitten",
-      "sitting",
-      "return x",
-      "return y",
-      "x".repeat(50),
-      "héllo 👋",
-    ]
-    for (const a of words)
-      for (const b of words) expect(similarityBound(a, b)).toBeGreaterThanOrEqual(similarity(a, b) - 1e-12)
-    expect(similarityBound("same", "same")).toBe(1)
-    expect(similarityBound("yyyy", "xxxx")).toBe(0)
   })
 })

@@ -1,6 +1,7 @@
 /**
- * How alike two lines are, from 0 (nothing in common) to 1 (equal). Used by the block-anchor matcher
- * to score middle lines and by the not-found message to find the closest region of the file.
+ * How alike two lines are, from 0 (nothing in common) to 1 (equal). Used by the merge to tell which old
+ * line a changed line replaces (merge.ts) and by the not-found message to find the closest region of
+ * the file (closest.ts).
  */
 
 /** Above this many cells (length × length) Levenshtein is too slow for a line; bigrams are used instead. */
@@ -36,7 +37,7 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /**
- * `1 − levenshtein / longer length`, as opencode scores block-anchor middle lines. Two empty strings
+ * `1 − levenshtein / longer length` (opencode's score for the lines of a block). Two empty strings
  * are equal (1). Very long pairs are compared by bigrams instead, so one minified line cannot stall
  * an edit.
  */
@@ -45,33 +46,6 @@ export function similarity(a: string, b: string): number {
   const longer = Math.max(a.length, b.length)
   if (a.length * b.length > LEVENSHTEIN_MAX_CELLS) return dice(bigrams(a), bigrams(b))
   return 1 - levenshtein(a, b) / longer
-}
-
-/** Per code unit counts for `similarityBound`, reset after each use. */
-const counts = new Int32Array(65_536)
-
-/**
- * An upper bound of `similarity(a, b)` in linear time, from character counts: every edit fixes at most
- * one surplus character on each side, so the distance is at least the larger surplus.
- */
-export function similarityBound(a: string, b: string): number {
-  if (a === b) return 1
-  const longer = Math.max(a.length, b.length)
-  for (let i = 0; i < a.length; i++) counts[a.charCodeAt(i)]!++
-  for (let i = 0; i < b.length; i++) counts[b.charCodeAt(i)]!--
-  let surplusA = 0
-  let surplusB = 0
-  for (let i = 0; i < a.length; i++) {
-    const code = a.charCodeAt(i)
-    if (counts[code]! > 0) surplusA += counts[code]!
-    counts[code] = 0
-  }
-  for (let i = 0; i < b.length; i++) {
-    const code = b.charCodeAt(i)
-    if (counts[code]! < 0) surplusB -= counts[code]!
-    counts[code] = 0
-  }
-  return 1 - Math.max(surplusA, surplusB) / longer
 }
 
 /** The character pairs of `text` as sorted codes, for `dice`. A one-character text is its own pair. */

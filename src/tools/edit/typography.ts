@@ -1,0 +1,139 @@
+/**
+ * Typography for the edit matchers: the form of a line in which look-alike characters are one
+ * character (curly and straight quotes, the dash family and the hyphen, an ellipsis and three dots,
+ * the no-break spaces and a space) and whitespace runs are one space; where each character of that
+ * form came from in the line; and where a line typed with other look-alikes differs from the file's
+ * (for spelling.ts to put the file's characters back).
+ */
+import { restoreSpots, type Spelling, type Spot } from "./spelling.ts"
+
+/** Characters a model types as their ASCII look-alike (or the reverse), with the look-alike. */
+const LOOK_ALIKES: Readonly<Record<string, string>> = {
+  "\u2018": "'", // ‘
+  "\u2019": "'", // ’
+  "\u201A": "'", // ‚
+  "\u201B": "'", // ‛
+  "\u2032": "'", // ′
+  "\u201C": '"', // “
+  "\u201D": '"', // ”
+  "\u201E": '"', // „
+  "\u201F": '"', // ‟
+  "\u2033": '"', // ″
+  "\u2010": "-", // ‐
+  "\u2011": "-", // non-breaking hyphen
+  "\u2012": "-", // ‒
+  "\u2013": "-", // –
+  "\u2014": "-", // —
+  "\u2015": "-", // ―
+  "\u2212": "-", // −
+  "\u2026": "...", // …
+}
+
+/** A run of dashes (an em dash is typed as "-" or "--"): folded to one "-". */
+const DASH = /[-\u2010-\u2015\u2212]/
+/** Whitespace, the no-break spaces included (JavaScript's \s has them). */
+const SPACE = /\s/
+
+/** Whether a character is one of the typographic characters folded here (whitespace aside from NBSPs). */
+export function isTypographic(char: string): boolean {
+  return char in LOOK_ALIKES || (SPACE.test(char) && char !== " " && char !== "\t" && char !== "\n")
+}
+
+/** Whether a text has any character `foldLine` changes other than plain whitespace. */
+export function hasTypography(text: string): boolean {
+  for (const char of text) if (isTypographic(char)) return true
+  return false
+}
+
+/** A line's folded form and, per character of it, the range of the line it came from. */
+export interface FoldedLine {
+  /** Trimmed, look-alikes folded, whitespace runs and dash runs as one character. */
+  readonly text: string
+  /** `from[k]`: offset in the line of the first character that produced `text[k]`. */
+  readonly from: readonly number[]
+  /** `to[k]`: offset in the line just past the characters that produced `text[k]`. */
+  readonly to: readonly number[]
+}
+
+/**
+ * Folds a line for comparison: trimmed, every look-alike as its ASCII form, every run of whitespace
+ * (no-break spaces included) as one space, every run of dashes as one "-". Lines that fold to the same
+ * text differ only in what a model cannot see or type reliably.
+ */
+export function foldLine(line: string): FoldedLine {
+  let text = ""
+  const from: number[] = []
+  const to: number[] = []
+  let start = 0
+  let end = line.length
+  while (start < end && SPACE.test(line[start]!)) start++
+  while (end > start && SPACE.test(line[end - 1]!)) end--
+  let i = start
+  while (i < end) {
+    const char = line[i]!
+    let next = i + 1
+    let piece: string
+    if (SPACE.test(char)) {
+      while (next < end && SPACE.test(line[next]!)) next++
+      piece = " "
+    } else if (DASH.test(char)) {
+      while (next < end && DASH.test(line[next]!)) next++
+      piece = "-"
+    } else piece = LOOK_ALIKES[char] ?? char
+    for (const folded of piece) {
+      text += folded
+      from.push(i)
+      to.push(next)
+    }
+    i = next
+  }
+  return { text, from, to }
+}
+
+const LOOK_ALIKE = /[\u2018-\u201F\u2032\u2033\u2010-\u2015\u2212\u2026]/g
+/** Anything `foldKey` may have to change besides trimming: a character past ASCII, two spaces, a tab, "--". */
+const NEEDS_FOLDING = /[^\x20-\x7e]|\s\s|--/
+
+/** `foldLine(line).text` without the offsets, for the lines matchers compare (most lines need only a trim). */
+export function foldKey(line: string): string {
+  const trimmed = line.trim()
+  if (!NEEDS_FOLDING.test(trimmed)) return trimmed
+  return trimmed
+    .replace(LOOK_ALIKE, (char) => LOOK_ALIKES[char] ?? char)
+    .replace(/\s+/g, " ")
+    .replace(/[-\u2010-\u2015\u2212]+/g, "-")
+}
+
+/**
+ * The places where `oldLine` and `fileLine` (which fold to the same text) differ by typography: each a
+ * range of `oldLine` and the file's characters for it. Differences of plain whitespace are not spots.
+ */
+export function typographySpots(oldLine: string, fileLine: string): Spot[] {
+  const a = foldLine(oldLine)
+  const b = foldLine(fileLine)
+  if (a.text !== b.text) return []
+  const spots: Spot[] = []
+  let k = 0
+  while (k < a.text.length) {
+    // A segment ends where both lines end the pieces that produced it.
+    let end = k
+    while (end + 1 < a.text.length && (a.from[end + 1] === a.from[end] || b.from[end + 1] === b.from[end]))
+      end++
+    const oldFrom = a.from[k]!
+    const oldTo = a.to[end]!
+    const fileFrom = b.from[k]!
+    const fileTo = b.to[end]!
+    const oldText = oldLine.slice(oldFrom, oldTo)
+    const fileText = fileLine.slice(fileFrom, fileTo)
+    if (oldText !== fileText && (hasTypography(oldText) || hasTypography(fileText)))
+      spots.push({ oldFrom, oldTo, file: fileText })
+    k = end + 1
+  }
+  return spots
+}
+
+/** The file's typography, against oldString's look-alikes. */
+export const TYPOGRAPHY: Spelling = {
+  restore: (oldLine, fileLine, newLine) => restoreSpots(oldLine, newLine, typographySpots(oldLine, fileLine)),
+  what: "typography",
+}
