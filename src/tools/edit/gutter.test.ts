@@ -12,6 +12,9 @@ describe("stripGutters", () => {
     ["a single line", "42: return x", "return x"],
     ["a trailing line break", "7: a\n8: b\n", "a\nb\n"],
     ["a blank line without any gutter takes its number", "7: a\n\n9: b", "a\n\nb"],
+    ["one line that lost its number", "7: a\nb\n9: c", "a\nb\nc"],
+    ["the first line without its number", "a\n8: b\n9: c", "a\nb\nc"],
+    ["the last line without its number", "7: a\n8: b\nc", "a\nb\nc"],
   ])("%s", (_, oldString, expected) => {
     expect(stripGutters(oldString, "")?.oldString).toBe(expected)
   })
@@ -27,13 +30,19 @@ describe("stripGutters", () => {
     expect(stripGutters("1: a\n2: b", "")?.newString).toBe("")
   })
 
+  it("strips newString's numbered lines and keeps the ones the model added without a number", () => {
+    expect(stripGutters("1: a\n2: b", "1: a\nadded\n2: b")?.newString).toBe("a\nadded\nb")
+  })
+
   it.each([
     ["no gutter", "foo\nbar", ""],
     ["only some lines numbered", "1: a\nb", ""],
+    ["two lines without their numbers", "1: a\nb\nc\n4: d\n5: e", ""],
+    ["numbers that skip lines (two places spliced)", "1: a\n2: b\n9: c", ""],
     ["numbers not consecutive (YAML keys)", "1: one\n3: three", ""],
     ["forms mixed", "1: a\n2 | b", ""],
     ["a blank oldString", "\n  \n", ""],
-    ["newString half numbered", "1: a\n2: b", "1: a\nnew line"],
+    ["newString numbered backwards", "1: a\n2: b", "2: b\n1: a"],
     ["number without the separator's space", "12:foo", ""],
   ])("leaves both alone: %s", (_, oldString, newString) => {
     expect(stripGutters(oldString, newString)).toBeUndefined()

@@ -407,10 +407,28 @@ describe("replace: gutters copied from read output", () => {
     expect(result.normalisation).toBeUndefined()
   })
 
-  it("does not strip when newString mixes numbered and unnumbered lines", () => {
+  it("strips newString's numbered lines and keeps the lines it added without a number", () => {
+    const result = replaced(
+      replace({ content, oldString: "2: \tconst a = 1", newString: "2: \tconst a = 1\n\tconst b = 2" }),
+    )
+    expect(result.content).toBe("function f() {\n\tconst a = 1\n\tconst b = 2\n\treturn a\n}\n")
+  })
+
+  it("takes oldString with one line that lost its number", () => {
+    const result = replaced(
+      replace({
+        content,
+        oldString: "1: function f() {\n\tconst a = 1\n3: \treturn a",
+        newString: "1: function f() {\n\tconst a = 2\n3: \treturn a",
+      }),
+    )
+    expect(result.content).toBe("function f() {\n\tconst a = 2\n\treturn a\n}\n")
+  })
+
+  it("does not strip when newString's numbers go backwards", () => {
     expect(
       failed(
-        replace({ content, oldString: "2: \tconst a = 1", newString: "2: \tconst a = 1\n\tconst b = 2" }),
+        replace({ content, oldString: "2: \tconst a = 1", newString: "3: \treturn a\n2: \tconst a = 1" }),
       ).reason,
     ).toBe("not-found")
   })
