@@ -1,12 +1,9 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
-import { services } from "../../runtime/tool/services.ts"
-import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
-import { relativePath, resolvePath } from "../kit/paths.ts"
 import type { MatcherName } from "./match-context.ts"
 import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "./replace.ts"
 
@@ -39,11 +36,11 @@ export interface EditMetadata extends DiffMetadata {
  * The `edit` tool: replaces oldString with newString in one file.
  *
  * 1. Identical strings are refused before anything else.
- * 2. Resolve the path against the project; ask `external_directory` when it is outside.
- * 3. Under the file's lock (see `editFile`): read it, check the session's ledger stamp if it has one,
+ * 2. `editFile`: resolve the path against the project, ask `external_directory` when it is outside;
+ *    then, under the file's lock: read it, check the session's ledger stamp if it has one,
  *    replace through the matcher chain (an empty oldString creates a missing file and is refused on an
  *    existing one), ask `edit` with the diff, write atomically, record the stamp, publish `file.edited`.
- * 4. Shape the result: `Edit applied successfully.`, plus what was reconciled when the match was not
+ * 3. Shape the result: `Edit applied successfully.`, plus what was reconciled when the match was not
  *    exact, so the model learns the file's style; the title is the path relative to the worktree.
  */
 export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
@@ -52,18 +49,10 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
   async execute(params, ctx) {
     if (params.oldString === params.newString) throw new Tool.ToolFailure(IDENTICAL_MESSAGE)
 
-    const { directory, worktree } = services(ctx)
-    const filepath = resolvePath(directory, params.filePath)
-    const relative = relativePath(worktree, filepath)
-    const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
-    ctx.abort.throwIfAborted()
-
     const result = await editFile({
       ctx,
-      filepath,
-      resolved,
-      relative,
-      change: async (current) => {
+      path: params.filePath,
+      change: async (current, filepath) => {
         if (!current.exists) {
           if (params.oldString !== "") throw new Tool.ToolFailure(await notFoundMessage(filepath))
           return { text: params.newString, info: undefined }
@@ -88,10 +77,10 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
     }
     const note = match ? describeMatch(match.matcher, match.normalisation, match.lines) : undefined
     return {
-      title: relative,
+      title: result.title,
       output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
       metadata: {
-        ...diffMetadata(filepath, result),
+        ...diffMetadata(result.filepath, result),
         ...(match ? { matcher: match.matcher } : {}),
         occurrences: match?.occurrences ?? 0,
         lines: match?.lines ?? [],

@@ -1,14 +1,11 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
-import { services } from "../../runtime/tool/services.ts"
 import type { MatcherName } from "../edit/match-context.ts"
 import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../edit/replace.ts"
-import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
-import { relativePath, resolvePath } from "../kit/paths.ts"
 
 export const Parameters = z.object({
   filePath: z
@@ -48,8 +45,9 @@ export interface MultiEditMetadata extends DiffMetadata {
 /**
  * The `multiedit` tool: several edits of one file, all or none.
  *
- * 1. Resolve the path against the project; ask `external_directory` when it is outside.
- * 2. Under the file's lock (see `editFile`): read it and check the session's ledger stamp if it has one;
+ * 1. Identical strings in any edit are refused before anything else.
+ * 2. `editFile`: resolve the path against the project, ask `external_directory` when it is outside;
+ *    then, under the file's lock: read it and check the session's ledger stamp if it has one;
  *    apply the edits in order to the text in memory, each through the edit matcher chain (an empty
  *    oldString in the first edit creates a missing file); the first failing edit fails the call, naming
  *    it, before anything is asked or written. Then one `edit` ask with the combined diff, one atomic
@@ -70,18 +68,10 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
       if (edit.oldString === edit.newString) throw failure(index, IDENTICAL_MESSAGE)
     }
 
-    const { directory, worktree } = services(ctx)
-    const filepath = resolvePath(directory, params.filePath)
-    const relative = relativePath(worktree, filepath)
-    const { resolved } = await checkExternalDirectory(ctx, filepath, { kind: "file" })
-    ctx.abort.throwIfAborted()
-
     const result = await editFile({
       ctx,
-      filepath,
-      resolved,
-      relative,
-      change: async (current) => {
+      path: params.filePath,
+      change: async (current, filepath) => {
         const results: EditResult[] = []
         let text: string
         let start = 0
@@ -127,9 +117,9 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
     }
     const head = `Applied ${total} edit${total === 1 ? "" : "s"} successfully.`
     return {
-      title: relative,
+      title: result.title,
       output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
-      metadata: { ...diffMetadata(filepath, result), results },
+      metadata: { ...diffMetadata(result.filepath, result), results },
     }
   },
 })

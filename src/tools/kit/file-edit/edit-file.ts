@@ -8,6 +8,7 @@ import type { FileEncoding } from "../../../platform/fs/text-encoding.ts"
 import type { Context } from "../../../runtime/tool/context.ts"
 import { ToolFailure } from "../../../runtime/tool/failure.ts"
 import { services } from "../../../runtime/tool/services.ts"
+import { pathToWrite } from "../call-path.ts"
 import { type FileDiff, fileDiff } from "./diff.ts"
 import { encodeEdit } from "./encode-edit.ts"
 import { lockFailure, recordWritten, staleness } from "./ledger.ts"
@@ -25,31 +26,34 @@ export type Current =
 
 export interface EditFileInput<T> {
   readonly ctx: Context
-  /** The absolute path (resolved and through the external-directory guard). */
-  readonly filepath: string
+  /** The path the call names: absolute, or relative to the project directory. */
+  readonly path: string
   /**
-   * Where the external-directory guard saw the path land (`checkExternalDirectory`'s `resolved`): the
-   * write is refused if a symlink planted since redirects it.
+   * The new text (without BOM; one at its start is kept) and whatever the tool reports about it, given
+   * the file as it is and its absolute path. Throws `ToolFailure` when the change cannot be made; the
+   * file is then untouched.
    */
-  readonly resolved?: string | undefined
-  /** The path relative to the worktree: the permission pattern. */
-  readonly relative: string
-  /**
-   * The new text (without BOM; one at its start is kept) and whatever the tool reports about it.
-   * Throws `ToolFailure` when the change cannot be made; the file is then untouched.
-   */
-  readonly change: (current: Current) => Promise<{ text: string; info: T }> | { text: string; info: T }
+  readonly change: (
+    current: Current,
+    filepath: string,
+  ) => Promise<{ text: string; info: T }> | { text: string; info: T }
 }
 
 export interface EditFileResult<T> extends FileDiff {
   readonly info: T
   /** The file did not exist before. */
   readonly created: boolean
+  /** The absolute path that was changed. */
+  readonly filepath: string
+  /** The path relative to the worktree: the call's title and the permission pattern. */
+  readonly title: string
 }
 
 /**
  * Changes one file, serialised with every other writer of it.
  *
+ * 0. Resolve the call's path against the project and ask `external_directory` when it lies outside
+ *    (`pathToWrite`); an abort meanwhile stops here.
  * 1. Take the file's lock (`withFileLock`, shared by every writer); an abort while waiting stops here.
  * 2. Read it without blocking (`readExisting`): a directory, a FIFO or other special file, a binary file
  *    and bytes with no single encoding are errors; text is decoded in the file's own encoding.
@@ -62,7 +66,9 @@ export interface EditFileResult<T> extends FileDiff {
  *    guard saw the path land; record the written content's stamp in the ledger, publish `file.edited`.
  */
 export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResult<T>> {
-  const { ctx, filepath, relative } = input
+  const { ctx } = input
+  const { filepath, title, resolved } = await pathToWrite(ctx, input.path)
+  ctx.abort.throwIfAborted()
   const tools = services(ctx)
   return withFileLock(
     filepath,
@@ -86,24 +92,24 @@ export async function editFile<T>(input: EditFileInput<T>): Promise<EditFileResu
         existing.kind === "file"
           ? { exists: true, text: existing.text, encoding: existing.encoding }
           : { exists: false }
-      const { text, info } = await input.change(current)
+      const { text, info } = await input.change(current, filepath)
       const before = existing.kind === "file" ? existing.text : ""
       const diff = fileDiff({ file: filepath, before, after: text })
       ctx.abort.throwIfAborted()
 
       await ctx.ask({
         permission: "edit",
-        patterns: [relative],
+        patterns: [title],
         always: ["*"],
         metadata: { filepath, diff: diff.diff },
       })
       ctx.abort.throwIfAborted()
 
       const content = encodeEdit({ existing, text, shown: filepath })
-      await writeOrFail(filepath, content, ctx.abort, input.resolved)
+      await writeOrFail(filepath, content, ctx.abort, resolved)
       await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
       tools.publish("file.edited", { file: filepath, sessionID: ctx.sessionID })
-      return { ...diff, info, created: existing.kind === "missing" }
+      return { ...diff, info, created: existing.kind === "missing", filepath, title }
     },
     { signal: ctx.abort },
   ).catch((error: unknown) => {
