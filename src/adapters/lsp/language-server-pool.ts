@@ -241,7 +241,7 @@ export class LanguageServerPool implements LanguageServers {
       if (!client) return undefined
       const synced = await client.sync(file)
       if (!synced) return undefined
-      return await client.diagnostics(file, synced.mark, deadline, signal)
+      return await client.diagnostics(file, synced, deadline, signal)
     } catch {
       // The edit goes on without diagnostics; the failure counts against the server (see #client).
       return undefined

@@ -223,17 +223,20 @@ export class ServerClient {
   }
 
   /**
-   * The diagnostics of `file` after the change at `mark`, waiting until `deadline` at most: pulled when
-   * the server offers that, else the pushed ones. Undefined when the server said nothing in time.
+   * The diagnostics of `file` as `sync` left it, waiting until `deadline` at most: pulled when the server
+   * offers that, else the pushed ones that follow the change (or the last ones, when nothing changed).
+   * Undefined when the server said nothing in time.
    */
   async diagnostics(
     file: string,
-    mark: Mark,
+    synced: { mark: Mark; changed: boolean },
     deadline: number,
     signal?: AbortSignal,
   ): Promise<readonly Diagnostic[] | undefined> {
     if (this.#capabilities.diagnosticProvider) return this.#pull(file, deadline, signal)
-    return this.#published.after(mark, deadline, signal)
+    // Nothing new was sent: what the server said last is still its word on the file.
+    const current = synced.changed ? undefined : this.#published.current(file)
+    return current ?? this.#published.after(synced.mark, deadline, signal)
   }
 
   /** The diagnostics the server last pushed, for every file it has reported on. */

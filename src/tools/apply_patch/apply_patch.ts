@@ -6,6 +6,7 @@ import { FileSystemError } from "../../platform/fs/errors.ts"
 import { withFileLocks } from "../../platform/fs/lock.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { checkExternalDirectory, contains } from "../kit/external-directory.ts"
 import { fileDiff } from "../kit/file-edit/diff.ts"
 import { encodeEdit } from "../kit/file-edit/encode-edit.ts"
@@ -99,7 +100,7 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
     ctx.abort.throwIfAborted()
 
     // 3. Under the locks of every file: read, verify, ask, write.
-    return withFileLocks(
+    const result = await withFileLocks(
       paths.absolutes(),
       async () => {
         ctx.abort.throwIfAborted()
@@ -194,6 +195,12 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
     ).catch((error: unknown) => {
       throw lockFailure(error)
     })
+    // Outside the locks: the errors the language servers report on the changed files.
+    return withDiagnostics(
+      ctx,
+      result.metadata.files.flatMap((file) => [file.filePath, ...(file.movePath ? [file.movePath] : [])]),
+      result,
+    )
   },
 })
 

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
@@ -76,7 +77,7 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
       output.push(`Replaced ${match.occurrences} occurrence${match.occurrences === 1 ? "" : "s"}.`)
     }
     const note = match ? describeMatch(match.matcher, match.normalisation, match.lines) : undefined
-    return {
+    return withDiagnostics(ctx, [result.filepath], {
       title: result.title,
       output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
       metadata: {
@@ -86,6 +87,6 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
         lines: match?.lines ?? [],
         ...(match?.normalisation ? { normalisation: match.normalisation } : {}),
       },
-    }
+    })
   },
 })

@@ -2,6 +2,7 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import type { MatcherName } from "../edit/match-context.ts"
 import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../edit/replace.ts"
+import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
@@ -116,10 +117,10 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("
       if (note) notes.push(`Edit ${index + 1}: ${note.replace(/^Note: /, "")}`)
     }
     const head = `Applied ${total} edit${total === 1 ? "" : "s"} successfully.`
-    return {
+    return withDiagnostics(ctx, [result.filepath], {
       title: result.title,
       output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
       metadata: { ...diffMetadata(result.filepath, result), results },
-    }
+    })
   },
 })

@@ -18,6 +18,7 @@ import {
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { pathToWrite } from "../kit/call-path.ts"
+import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead } from "../kit/paths.ts"
@@ -133,7 +134,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
       // 3. Tell whoever watches, and shape the result.
       publish("file.edited", { file: filepath, sessionID: ctx.sessionID })
       const { change, exists } = written
-      return {
+      return withDiagnostics(ctx, [filepath], {
         title,
         output: "Wrote file successfully.",
         metadata: {
@@ -144,7 +145,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
           filepath,
           ...(change.omitted ? { diffOmitted: change.omitted } : {}),
         },
-      }
+      })
     },
   },
   { annotations: { destructive: true } },
