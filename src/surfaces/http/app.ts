@@ -1,7 +1,6 @@
 // The Hono app of `toolbelt serve`: the guard, the API's routes, the OpenAPI document, the event
 // stream, the MCP endpoint and the page, in one place.
 import { Hono } from "hono"
-import { bodyLimit } from "hono/body-limit"
 import { logger } from "../../platform/util/log.ts"
 import { jsonRpcRefusal, refuse } from "../mcp-server/guard.ts"
 import { MCP_PATH, type McpHandler } from "../mcp-server/http.ts"
@@ -57,7 +56,7 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
  * 2. Anything else must come from where it may (Host, Origin, Sec-Fetch-Site) and, when the server
  *    has a token, carry it or the page's cookie (the page's own files, the login and the OpenAPI
  *    document excepted).
- * 3. API bodies are bounded (413 with the limit).
+ * 3. API bodies are bounded (413 with the limit), read by the routes that take one.
  * 4. The routes; anything else is a 404 that points at `/openapi.json`.
  * 5. An `ApiError` is answered with its status and message; anything else is a 500, logged.
  */
@@ -81,22 +80,10 @@ export function createApp(options: AppOptions): Hono {
     return next()
   })
 
-  // 3. Bodies.
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: options.maxRequestBytes,
-      onError: () =>
-        errorResponse(
-          413,
-          `Payload Too Large: the request body is over the limit of ${options.maxRequestBytes} bytes. Raise it with {"mcp": {"max_request_bytes": N}} in toolbelt.json.`,
-        ),
-    }),
-  )
-
   // 4. Routes.
   const routes = apiRoutes(options)
-  mount(app, routes)
+  // 3. Bounded bodies are read by each route.
+  mount(app, routes, { maxBodyBytes: options.maxRequestBytes })
   const document = openApiDocument(routes, {
     title: "toolbelt serve",
     version: options.version,

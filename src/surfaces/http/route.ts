@@ -62,18 +62,21 @@ export function route<
  * 1. The path parameters and the query are checked against their schemas (repeated query keys and
  *    comma-separated values become lists where the schema takes a list).
  * 2. A route with a body takes JSON only (415 otherwise: an HTML form cannot send it, so a page on
- *    another site cannot either), parsed (400 for text that is not JSON) and checked.
+ *    another site cannot either), read up to `maxBodyBytes` (413 beyond), parsed (400 for text that
+ *    is not JSON) and checked.
  * 3. Any input that fails its schema is a 400 listing every problem with where it is.
  * 4. The handler's value becomes the response.
  */
-export function mount(app: Hono, routes: readonly AnyRoute[]): void {
+export function mount(app: Hono, routes: readonly AnyRoute[], options: { maxBodyBytes: number }): void {
   for (const spec of routes) {
     const success = Number(Object.keys(spec.responses).find((status) => status.startsWith("2")) ?? 200)
     app.on(spec.method.toUpperCase(), spec.path, async (context) => {
       const request = context.req.raw
       const params = check(spec.params, context.req.param(), "path")
       const query = check(spec.query, queryOf(new URL(request.url), spec.query), "query")
-      const body = spec.body ? check(spec.body, await readJson(request), "body") : undefined
+      const body = spec.body
+        ? check(spec.body, await readJson(request, options.maxBodyBytes), "body")
+        : undefined
       const result = await spec.handler({ params, query, body, request, context })
       if (result instanceof Response) return result
       if (result === undefined && success === 204) return context.body(null, 204)
@@ -114,7 +117,7 @@ function takesList(schema: z.ZodType | undefined): boolean {
   return inner instanceof z.ZodArray
 }
 
-async function readJson(request: Request): Promise<unknown> {
+async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const type = request.headers.get("content-type") ?? ""
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new ApiError(
@@ -122,7 +125,7 @@ async function readJson(request: Request): Promise<unknown> {
       `Unsupported Media Type: send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ""}.`,
     )
   }
-  const text = await request.text()
+  const text = await readText(request, maxBytes)
   if (text.trim() === "")
     throw new ApiError(400, "Bad Request: the request body is empty; send a JSON object.")
   try {
@@ -130,4 +133,23 @@ async function readJson(request: Request): Promise<unknown> {
   } catch (error) {
     throw new ApiError(400, `Bad Request: the request body is not valid JSON (${(error as Error).message}).`)
   }
+}
+
+/** The body as text, refused with a 413 as soon as it is longer than `maxBytes`. */
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new ApiError(
+      413,
+      `Payload Too Large: the request body is over the limit of ${maxBytes} bytes. Raise it with {"mcp": {"max_request_bytes": N}} in toolbelt.json.`,
+    )
+  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge()
+  if (!request.body) return ""
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > maxBytes) throw tooLarge()
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString("utf8")
 }
