@@ -124,6 +124,30 @@ describe("merge: blank lines", () => {
       ["    a", "    c", "b"],
       ["    a", "    c", "", "b"],
     ],
+    [
+      "an added list item goes with the list it resembles, before them",
+      ["- a", "- b", "Next paragraph."],
+      ["- a", "- b", "", "Next paragraph."],
+      [0, 1, 3],
+      ["- a", "- b", "- c", "Next paragraph."],
+      ["- a", "- b", "- c", "", "Next paragraph."],
+    ],
+    [
+      "an added numbered item goes with the list it starts like",
+      ["1. one", "2. two", "> note"],
+      ["1. one", "2. two", "", "> note"],
+      [0, 1, 3],
+      ["1. one", "2. two", "3. three", "> note"],
+      ["1. one", "2. two", "3. three", "", "> note"],
+    ],
+    [
+      "a blank line added where the file already has one",
+      ["a", "b"],
+      ["a", "", "b"],
+      [0, 2],
+      ["a", "", "B"],
+      ["a", "", "B"],
+    ],
   ])("%s", (_, oldLines, fileLines, fileLineOf, newLines, expected) => {
     expect(lines({ oldLines, fileLines, fileLineOf, newLines })).toEqual(expected)
   })
@@ -142,5 +166,15 @@ describe("merge: blank lines", () => {
     expect(result.ok).toBe(false)
     if (!result.ok)
       expect(result.message).toMatch(/^oldString's blank lines differ from the file's where newString/)
+  })
+})
+
+describe("merge: a rewrite too large to diff", () => {
+  it("replaces the whole window with newString, re-indented", () => {
+    const oldLines = Array.from({ length: 1100 }, (_, i) => `old${i}()`)
+    const fileLines = oldLines.map((line) => `\t${line}`)
+    const newLines = Array.from({ length: 1100 }, (_, i) => `new${i}()`)
+    const fileLineOf = oldLines.map((_, k) => k)
+    expect(lines({ oldLines, fileLines, newLines, fileLineOf })).toEqual(newLines.map((line) => `\t${line}`))
   })
 })

@@ -62,6 +62,8 @@ interface Hunk {
 
 /** Lines paired by a hunk are taken for the same line changed when at least this similar (folded). */
 const PAIR_SIMILARITY = 0.5
+/** How many old lines past the last pair a new line is compared with (keeps a large rewrite linear). */
+const PAIR_LOOKAHEAD = 32
 
 /**
  * Merges newString's change into the window.
@@ -137,10 +139,22 @@ export function merge(input: MergeInput): MergeResult {
   const out: string[] = []
   let at = 0
   for (const hunk of hunks) {
+    const place = places[hunk.oldStart]
+    const added = newLines.slice(hunk.newStart, hunk.newEnd)
+    if (hunk.oldStart === hunk.oldEnd && place && place.before < place.after && added.every(isBlank)) {
+      // Blank lines added where the file has blank lines oldString lacked: the file has them already
+      // (as many as were added, at least).
+      const missing = Math.max(0, added.length - (place.after - place.before))
+      out.push(...fileLines.slice(at, place.after), ...added.slice(0, missing))
+      at = place.after
+      continue
+    }
     const range = windowRange(hunk, places, oldLines.length, attachedSide(hunk, newLines))
     if (!range.ok) return { ok: false, message: range.message(hunk) }
     out.push(...fileLines.slice(at, range.start))
-    out.push(...textOut.slice(hunk.newStart, hunk.newEnd))
+    out.push(
+      ...withoutFileBlankLines(textOut.slice(hunk.newStart, hunk.newEnd), range, place, places[hunk.oldEnd]),
+    )
     at = range.end
   }
   out.push(...fileLines.slice(at))
@@ -153,17 +167,26 @@ export function merge(input: MergeInput): MergeResult {
   return { ok: true, lines: out, notes }
 }
 
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, k) => from + k)
+}
+
 function contentOf(line: string): string {
   return line.slice(indentOf(line).length)
 }
 
-/** The line diff of oldString to newString as hunks, in order. */
+/** Lines added and removed past which the diff stops looking for lines newString kept (a rewrite). */
+const MAX_LINE_EDITS = 2000
+
+/** The line diff of oldString to newString as hunks, in order; a rewrite is one hunk. */
 function diffHunks(oldLines: readonly string[], newLines: readonly string[]): Hunk[] {
+  const changes = diffArrays(oldLines as string[], newLines as string[], { maxEditLength: MAX_LINE_EDITS })
+  if (!changes) return [{ oldStart: 0, oldEnd: oldLines.length, newStart: 0, newEnd: newLines.length }]
   const hunks: Hunk[] = []
   let o = 0
   let n = 0
   let open: { oldStart: number; newStart: number } | undefined
-  for (const change of diffArrays(oldLines as string[], newLines as string[])) {
+  for (const change of changes) {
     const count = change.count ?? change.value.length
     if (!change.added && !change.removed) {
       if (open) hunks.push({ ...open, oldEnd: o, newEnd: n })
@@ -198,7 +221,10 @@ function* equalPairs(
   }
 }
 
-/** Pairs each new line of a hunk with the old line of the hunk it most likely changes (in order). */
+/**
+ * Pairs each new line of a hunk with the old line of the hunk it changes: line for line when the hunk
+ * replaces as many non-blank lines as it writes, otherwise the most similar one, in order.
+ */
 function pairHunk(
   hunk: Hunk,
   oldLines: readonly string[],
@@ -206,13 +232,21 @@ function pairHunk(
   fileLineOf: readonly number[],
   sourceOf: number[],
 ): void {
+  const olds = range(hunk.oldStart, hunk.oldEnd).filter((o) => !isBlank(oldLines[o]!))
+  const news = range(hunk.newStart, hunk.newEnd).filter((n) => !isBlank(newLines[n]!))
+  if (olds.length === news.length) {
+    news.forEach((n, k) => {
+      if (fileLineOf[olds[k]!]! >= 0) sourceOf[n] = olds[k]!
+    })
+    return
+  }
   let next = hunk.oldStart
   for (let n = hunk.newStart; n < hunk.newEnd; n++) {
     const want = foldKey(newLines[n]!)
     if (want === "") continue
     let best = -1
     let bestScore = PAIR_SIMILARITY
-    for (let o = next; o < hunk.oldEnd; o++) {
+    for (let o = next; o < Math.min(hunk.oldEnd, next + PAIR_LOOKAHEAD); o++) {
       if (fileLineOf[o]! < 0) continue
       const have = foldKey(oldLines[o]!)
       if (have === "") continue
@@ -252,8 +286,41 @@ function placesOf(fileLineOf: readonly number[], n: number, k: number): (Place |
 type Range = { ok: true; start: number; end: number } | { ok: false; message: (hunk: Hunk) => string }
 
 /**
- * Which kept line added lines belong with, from their indentation: the next one when the first added
- * line is indented like it and not like the previous one, the previous one in the opposite case.
+ * A hunk's lines without the blank lines at its start (end) that stand for blank lines the file has
+ * just before (after) it and oldString lacked: as many as the file has there, at most.
+ */
+function withoutFileBlankLines(
+  lines: readonly string[],
+  range: { start: number; end: number },
+  start: Place | undefined,
+  end: Place | undefined,
+): string[] {
+  let from = 0
+  let to = lines.length
+  if (start && start.before < start.after && range.start === start.after) {
+    const gap = start.after - start.before
+    while (from < to && from < gap && isBlank(lines[from]!)) from++
+  }
+  if (end && end.before < end.after && range.end === end.before) {
+    const gap = end.after - end.before
+    while (to > from && lines.length - to < gap && isBlank(lines[to - 1]!)) to--
+  }
+  return lines.slice(from, to)
+}
+
+/** A line's first word, numbers as 0: "-", "0.", "#", "return"; lines of one kind start alike. */
+function leadingToken(line: string): string {
+  return (line.trim().split(/\s/, 1)[0] ?? "").replace(/\d+/g, "0")
+}
+
+/** An added line this similar to one neighbour, and at most `UNLIKE` to the other, goes with the first. */
+const RESEMBLES = 0.5
+const UNLIKE = 0.3
+
+/**
+ * Which kept line added lines belong with: the next one when the first added line is indented like it
+ * and not like the previous one, the previous one in the opposite case; indented like both or neither,
+ * the one it starts like (its first word) or plainly resembles; otherwise neither.
  */
 function attachedSide(hunk: Hunk, newLines: readonly string[]): "next" | "previous" | undefined {
   const added = newLines.slice(hunk.newStart, hunk.newEnd).find((line) => !isBlank(line))
@@ -265,6 +332,18 @@ function attachedSide(hunk: Hunk, newLines: readonly string[]): "next" | "previo
   const likeNext = next !== undefined && indentOf(next) === indent
   if (likeNext && !likePrevious) return "next"
   if (likePrevious && !likeNext) return "previous"
+  // Indented like both (or neither): the one it starts like (another item of a list, say), or plainly
+  // resembles.
+  const lead = leadingToken(added)
+  const leadsLikePrevious = previous !== undefined && leadingToken(previous) === lead
+  const leadsLikeNext = next !== undefined && leadingToken(next) === lead
+  if (leadsLikePrevious && !leadsLikeNext) return "previous"
+  if (leadsLikeNext && !leadsLikePrevious) return "next"
+  const resemblance = (line: string | undefined) =>
+    line === undefined ? 0 : similarity(foldKey(added), foldKey(line))
+  const [toPrevious, toNext] = [resemblance(previous), resemblance(next)]
+  if (toPrevious >= RESEMBLES && toNext <= UNLIKE) return "previous"
+  if (toNext >= RESEMBLES && toPrevious <= UNLIKE) return "next"
   return undefined
 }
 

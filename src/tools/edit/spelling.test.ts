@@ -31,6 +31,13 @@ describe("restoreSpots", () => {
     ["a dash the model kept", "a--b", "a—b", "a -- c", "a — c"],
     ["text the model rewrote stays as written", '"old"', "“old”", "'new'", "'new'"],
     ["a line with no spots is as written", "plain", "plain", "plainer", "plainer"],
+    [
+      "a line rewritten past 400 character edits is as written",
+      `"${"a".repeat(300)}"`,
+      `“${"a".repeat(300)}”`,
+      `"${"b".repeat(300)}"`,
+      `"${"b".repeat(300)}"`,
+    ],
   ])("%s", (_, oldLine, fileLine, newLine, expected) => {
     expect(typography(oldLine, fileLine, newLine)).toBe(expected)
   })

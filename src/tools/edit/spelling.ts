@@ -28,6 +28,8 @@ export interface Spelling {
 
 /** Lines longer than this are not compared character by character (a minified line). */
 const MAX_LENGTH = 2000
+/** Characters added and removed past which a line counts as rewritten: nothing is restored. */
+const MAX_CHARACTER_EDITS = 400
 
 /**
  * `newLine` (the model's change of `oldLine`) with the file's characters back at every spot inside a
@@ -39,7 +41,9 @@ export function restoreSpots(oldLine: string, newLine: string, spots: readonly S
   const runs: { oldStart: number; oldEnd: number; newStart: number }[] = []
   let oldAt = 0
   let newAt = 0
-  for (const change of diffChars(oldLine, newLine)) {
+  const changes = diffChars(oldLine, newLine, { maxEditLength: MAX_CHARACTER_EDITS })
+  if (!changes) return newLine
+  for (const change of changes) {
     const length = change.value.length
     if (change.added) newAt += length
     else if (change.removed) oldAt += length

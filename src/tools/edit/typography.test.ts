@@ -42,6 +42,12 @@ describe("typographySpots", () => {
     ["two hyphens for an em dash", "a--b", "a—b", [{ oldFrom: 1, oldTo: 3, file: "—" }]],
     ["a space for a no-break space", "10 GB", "10\u00a0GB", [{ oldFrom: 2, oldTo: 3, file: "\u00a0" }]],
     ["the reverse direction", "it’s", "it's", [{ oldFrom: 2, oldTo: 3, file: "'" }]],
+    [
+      "a run of hyphens of another length",
+      "run -force",
+      "run --force",
+      [{ oldFrom: 4, oldTo: 5, file: "--" }],
+    ],
     ["none: only plain whitespace differs", "a  b", "a b", []],
     ["none: the lines say different things", '"a"', "“b”", []],
   ])("%s", (_, oldLine, fileLine, spots) => {

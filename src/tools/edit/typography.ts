@@ -34,17 +34,6 @@ const DASH = /[-\u2010-\u2015\u2212]/
 /** Whitespace, the no-break spaces included (JavaScript's \s has them). */
 const SPACE = /\s/
 
-/** Whether a character is one of the typographic characters folded here (whitespace aside from NBSPs). */
-export function isTypographic(char: string): boolean {
-  return char in LOOK_ALIKES || (SPACE.test(char) && char !== " " && char !== "\t" && char !== "\n")
-}
-
-/** Whether a text has any character `foldLine` changes other than plain whitespace. */
-export function hasTypography(text: string): boolean {
-  for (const char of text) if (isTypographic(char)) return true
-  return false
-}
-
 /** A line's folded form and, per character of it, the range of the line it came from. */
 export interface FoldedLine {
   /** Trimmed, look-alikes folded, whitespace runs and dash runs as one character. */
@@ -104,9 +93,13 @@ export function foldKey(line: string): string {
     .replace(/[-\u2010-\u2015\u2212]+/g, "-")
 }
 
+/** Spaces and tabs: where both lines have only these, the difference is whitespace, not typography. */
+const PLAIN_SPACE = /^[ \t]+$/
+
 /**
  * The places where `oldLine` and `fileLine` (which fold to the same text) differ by typography: each a
- * range of `oldLine` and the file's characters for it. Differences of plain whitespace are not spots.
+ * range of `oldLine` and the file's characters for it. A run of hyphens of another length ("-" for the
+ * file's "--") is one too; differences of plain whitespace (spaces, tabs) are not.
  */
 export function typographySpots(oldLine: string, fileLine: string): Spot[] {
   const a = foldLine(oldLine)
@@ -125,7 +118,7 @@ export function typographySpots(oldLine: string, fileLine: string): Spot[] {
     const fileTo = b.to[end]!
     const oldText = oldLine.slice(oldFrom, oldTo)
     const fileText = fileLine.slice(fileFrom, fileTo)
-    if (oldText !== fileText && (hasTypography(oldText) || hasTypography(fileText)))
+    if (oldText !== fileText && !(PLAIN_SPACE.test(oldText) && PLAIN_SPACE.test(fileText)))
       spots.push({ oldFrom, oldTo, file: fileText })
     k = end + 1
   }
