@@ -1,15 +1,14 @@
-import { mkdirSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
-  FAKE_SERVER,
   PY_PROJECT,
-  TEST_LSP_CONFIG,
   TS_PROJECT,
   tagged,
-  testEnv,
+  testPool,
+  writeFiles,
 } from "../../adapters/lsp/fixtures/lsp-project.ts"
-import { LanguageServerPool } from "../../adapters/lsp/language-server-pool.ts"
+import type { LanguageServerPool } from "../../adapters/lsp/language-server-pool.ts"
 import {
   askOutside,
   completed,
@@ -25,22 +24,8 @@ let tag: string
 
 beforeAll(async () => {
   h = await createHarness({ lsp: LspTool })
-  for (const [path, content] of Object.entries({
-    ...TS_PROJECT,
-    ...PY_PROJECT,
-    "notes.xyz": "x\n",
-    "a.fake": "x\n",
-  })) {
-    mkdirSync(dirname(h.path(path)), { recursive: true })
-    writeFileSync(h.path(path), content)
-  }
-  const test = testEnv()
-  tag = test.tag
-  pool = new LanguageServerPool({
-    directory: h.directory,
-    config: { ...TEST_LSP_CONFIG, fake: { command: [process.execPath, FAKE_SERVER], extensions: [".fake"] } },
-    env: test.env,
-  })
+  writeFiles(h.directory, { ...TS_PROJECT, ...PY_PROJECT, "notes.xyz": "x\n", "a.fake": "x\n" })
+  ;({ pool, tag } = testPool(h.directory))
 })
 
 afterAll(async () => {

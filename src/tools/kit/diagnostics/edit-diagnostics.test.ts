@@ -1,17 +1,17 @@
 // The four tools that change files, through settlement, with real language servers in their services:
 // what a server reports on the changed files is appended to their output, and nothing else changes.
-import { mkdirSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  FAKE_SERVER,
+  FAKE_CONFIG,
   PY_PROJECT,
-  TEST_LSP_CONFIG,
   TS_PROJECT,
   tagged,
-  testEnv,
+  testPool,
+  writeFiles,
 } from "../../../adapters/lsp/fixtures/lsp-project.ts"
-import { LanguageServerPool } from "../../../adapters/lsp/language-server-pool.ts"
+import type { LanguageServerPool } from "../../../adapters/lsp/language-server-pool.ts"
 import { ApplyPatchTool } from "../../apply_patch/apply_patch.ts"
 import { EditTool } from "../../edit/edit.ts"
 import { MultiEditTool } from "../../multiedit/multiedit.ts"
@@ -31,19 +31,8 @@ beforeAll(async () => {
     multiedit: MultiEditTool,
     apply_patch: ApplyPatchTool,
   })
-  for (const [path, content] of Object.entries({ ...TS_PROJECT, ...PY_PROJECT })) {
-    mkdirSync(dirname(h.path(path)), { recursive: true })
-    writeFileSync(h.path(path), content)
-  }
-  const test = testEnv()
-  tag = test.tag
-  pool = new LanguageServerPool({
-    directory: h.directory,
-    config: { ...TEST_LSP_CONFIG, fake: { command: [process.execPath, FAKE_SERVER], extensions: [".fake"] } },
-    env: test.env,
-    // Cold servers on a loaded machine: the tests wait for the answers rather than a deadline.
-    diagnosticsWaitMs: 60_000,
-  })
+  writeFiles(h.directory, { ...TS_PROJECT, ...PY_PROJECT })
+  ;({ pool, tag } = testPool(h.directory))
 })
 
 afterAll(async () => {
@@ -183,10 +172,8 @@ describe("write, multiedit, apply_patch", () => {
   })
 
   it("a server that never answers does not fail the edit, nor hold it past the bound", async () => {
-    const fakePool = new LanguageServerPool({
-      directory: h.directory,
-      config: { fake: { command: [process.execPath, FAKE_SERVER], extensions: [".fake"] } },
-      env: testEnv().env,
+    const { pool: fakePool } = testPool(h.directory, {
+      config: { fake: FAKE_CONFIG },
       diagnosticsWaitMs: 300,
       timeouts: { startMs: 1000 },
     })
