@@ -10,6 +10,7 @@
  * faithfully: the merge is refused.
  */
 import { diffArrays } from "diff"
+import { attachedSide, type Hunk, placesOf, windowRange, withoutFileBlankLines } from "./hunk-places.ts"
 import { type IndentUnit, indentOf, isBlank, reindent } from "./reindent.ts"
 import { similarity } from "./similarity.ts"
 import type { Spelling } from "./spelling.ts"
@@ -41,25 +42,6 @@ export type MergeResult =
     }
   | { readonly ok: false; readonly message: string }
 
-/**
- * Where a position between oldString's lines falls in the window: one place, or either side of blank
- * lines the file has there and oldString does not.
- */
-interface Place {
-  /** The window position before those blank lines (just after the line above)... */
-  readonly before: number
-  /** ...and after them (equal to `before` when there are none). */
-  readonly after: number
-}
-
-/** A change of oldString's lines [oldStart, oldEnd) into newString's lines [newStart, newEnd). */
-interface Hunk {
-  readonly oldStart: number
-  readonly oldEnd: number
-  readonly newStart: number
-  readonly newEnd: number
-}
-
 /** Lines paired by a hunk are taken for the same line changed when at least this similar (folded). */
 const PAIR_SIMILARITY = 0.5
 /** How many old lines past the last pair a new line is compared with (keeps a large rewrite linear). */
@@ -69,17 +51,19 @@ const PAIR_LOOKAHEAD = 32
  * Merges newString's change into the window.
  *
  * 1. The diff of oldString's lines to newString's, as hunks (unchanged lines between them).
- * 2. Each hunk's place in the window: positions between oldString's lines map to window positions
- *    through the alignment. A position inside a run of blank lines that oldString has otherwise than the
- *    file, or an insertion where the file has blank lines oldString lacks, cannot be placed: refused.
- *    A deletion next to such blank lines keeps them, unless it deletes through the end of oldString on
- *    that side (the blank lines would then separate nothing).
- * 3. Outside the hunks the window's lines stay as they are.
- * 4. In a hunk, a new line paired with the old line it changes (the most similar one, in order) takes
- *    that line's file indentation when the model kept its indentation, and the file's typography where
- *    its text is unchanged (spelling.ts; or the file's whole text, when only its indentation changed). An added line
- *    takes the indentation of the nearest kept line next to it that the model indented alike, else
+ * 2. What each line of newString becomes (`lineTexts`): a kept line is the file's; a changed line,
+ *    paired with the old line it changes, takes that line's file indentation when the model kept its
+ *    indentation, and the file's spelling (spelling.ts: typography, escapes) where its text is
+ *    unchanged, or the file's whole text when only its indentation changed; an added line takes the
+ *    indentation of the nearest kept or changed line next to it that the model indented alike, else
  *    newString re-indented as a whole (reindent.ts).
+ * 3. Each hunk's place in the window (`windowRange`): positions between oldString's lines map to window
+ *    positions through the alignment. A position inside a run of blank lines that oldString has
+ *    otherwise than the file cannot be placed: refused. Where the file has blank lines oldString lacks,
+ *    a deletion keeps them unless it deletes through the end of oldString on that side, added lines go
+ *    with the neighbour they belong with (`attachedSide`) or are refused, and blank lines added there
+ *    are the file's own.
+ * 4. Outside the hunks the window's lines stay as they are.
  */
 export function merge(input: MergeInput): MergeResult {
   const { oldLines, newLines, fileLines, fileLineOf } = input
@@ -87,54 +71,7 @@ export function merge(input: MergeInput): MergeResult {
   const hunks = diffHunks(oldLines, newLines)
   const places = placesOf(fileLineOf, oldLines.length, fileLines.length)
   const reindented = reindentedLines(input)
-  const notes: string[] = []
-  if (reindented.note) notes.push(reindented.note)
-
-  // Per line of newString: the old line it keeps or changes (-1: added), and the indentation it gets.
-  const sourceOf = new Array<number>(newLines.length).fill(-1)
-  const unchanged = new Array<boolean>(newLines.length).fill(false)
-  for (const [o, n] of equalPairs(oldLines, newLines, hunks)) {
-    sourceOf[n] = o
-    unchanged[n] = true
-  }
-  for (const hunk of hunks) pairHunk(hunk, oldLines, newLines, fileLineOf, sourceOf)
-
-  const indentOut = new Array<string | undefined>(newLines.length)
-  const textOut = new Array<string>(newLines.length)
-  let restored = false
-  for (let n = 0; n < newLines.length; n++) {
-    const line = newLines[n]!
-    const o = sourceOf[n]!
-    const window = o >= 0 ? fileLineOf[o]! : -1
-    if (unchanged[n]) {
-      if (window >= 0) indentOut[n] = indentOf(fileLines[window]!)
-      textOut[n] = window >= 0 ? fileLines[window]! : line
-      continue
-    }
-    if (isBlank(line)) {
-      textOut[n] = line
-      continue
-    }
-    if (window < 0) continue // added: indented below, from its neighbours
-    const oldLine = oldLines[o]!
-    const fileLine = fileLines[window]!
-    const indent = indentOf(line) === indentOf(oldLine) ? indentOf(fileLine) : indentOf(reindented.lines[n]!)
-    const content = contentOf(line)
-    let text: string
-    if (content === contentOf(oldLine)) text = contentOf(fileLine)
-    else {
-      text = spelling.restore(contentOf(oldLine), contentOf(fileLine), content)
-      if (text !== content) restored = true
-    }
-    indentOut[n] = indent
-    textOut[n] = indent + text
-  }
-  for (let n = 0; n < newLines.length; n++) {
-    if (textOut[n] !== undefined) continue
-    const indent = neighbourIndent(n, newLines, indentOut)
-    textOut[n] = indent === undefined ? reindented.lines[n]! : indent + contentOf(newLines[n]!)
-  }
-  if (restored) notes.push(`the file's ${spelling.what} kept where newString did not change the text`)
+  const { texts, restored } = lineTexts(input, hunks, reindented.lines, spelling)
 
   const out: string[] = []
   let at = 0
@@ -153,18 +90,77 @@ export function merge(input: MergeInput): MergeResult {
     if (!range.ok) return { ok: false, message: range.message(hunk) }
     out.push(...fileLines.slice(at, range.start))
     out.push(
-      ...withoutFileBlankLines(textOut.slice(hunk.newStart, hunk.newEnd), range, place, places[hunk.oldEnd]),
+      ...withoutFileBlankLines(texts.slice(hunk.newStart, hunk.newEnd), range, place, places[hunk.oldEnd]),
     )
     at = range.end
   }
   out.push(...fileLines.slice(at))
   if (input.partialFirst && out.length > 0 && out[0] !== fileLines[0]) out[0] = out[0]!.trimStart()
+
+  const notes: string[] = []
+  if (reindented.note) notes.push(reindented.note)
+  if (restored) notes.push(`the file's ${spelling.what} kept where newString did not change the text`)
   if (
     fileLineOf.some((line, k) => line < 0 && isBlank(oldLines[k]!)) ||
     extraBlankLines(fileLineOf, fileLines)
   )
     notes.push("the file's blank lines were kept where oldString's differ")
   return { ok: true, lines: out, notes }
+}
+
+/** Step 2 of `merge`: the text of each line of newString, and whether any took the file's spelling back. */
+function lineTexts(
+  input: MergeInput,
+  hunks: readonly Hunk[],
+  reindented: readonly string[],
+  spelling: Spelling,
+): { texts: string[]; restored: boolean } {
+  const { oldLines, newLines, fileLines, fileLineOf } = input
+  // Per line of newString: the old line it keeps or changes (-1: added).
+  const sourceOf = new Array<number>(newLines.length).fill(-1)
+  const unchanged = new Array<boolean>(newLines.length).fill(false)
+  for (const [o, n] of equalPairs(oldLines, newLines, hunks)) {
+    sourceOf[n] = o
+    unchanged[n] = true
+  }
+  for (const hunk of hunks) pairHunk(hunk, oldLines, newLines, fileLineOf, sourceOf)
+
+  const indentOut = new Array<string | undefined>(newLines.length)
+  const texts = new Array<string>(newLines.length)
+  let restored = false
+  for (let n = 0; n < newLines.length; n++) {
+    const line = newLines[n]!
+    const o = sourceOf[n]!
+    const window = o >= 0 ? fileLineOf[o]! : -1
+    if (unchanged[n]) {
+      if (window >= 0) indentOut[n] = indentOf(fileLines[window]!)
+      texts[n] = window >= 0 ? fileLines[window]! : line
+      continue
+    }
+    if (isBlank(line)) {
+      texts[n] = line
+      continue
+    }
+    if (window < 0) continue // added: indented below, from its neighbours
+    const oldLine = oldLines[o]!
+    const fileLine = fileLines[window]!
+    const indent = indentOf(line) === indentOf(oldLine) ? indentOf(fileLine) : indentOf(reindented[n]!)
+    const content = contentOf(line)
+    let text: string
+    if (content === contentOf(oldLine)) text = contentOf(fileLine)
+    else {
+      text = spelling.restore(contentOf(oldLine), contentOf(fileLine), content)
+      if (text !== content) restored = true
+    }
+    indentOut[n] = indent
+    texts[n] = indent + text
+  }
+  for (let n = 0; n < newLines.length; n++) {
+    if (texts[n] !== undefined) continue
+    const indent = neighbourIndent(n, newLines, indentOut)
+    texts[n] = indent === undefined ? reindented[n]! : indent + contentOf(newLines[n]!)
+  }
+  return { texts, restored }
 }
 
 function range(from: number, to: number): number[] {
@@ -260,124 +256,6 @@ function pairHunk(
     sourceOf[n] = best
     next = best + 1
   }
-}
-
-/**
- * For each position q between oldString's lines (0..n), where it falls in the window (0..k), or
- * undefined inside a run of blank lines that oldString has otherwise than the file.
- */
-function placesOf(fileLineOf: readonly number[], n: number, k: number): (Place | undefined)[] {
-  const places: (Place | undefined)[] = []
-  let left = -1 // the last line of oldString with a window line before q
-  for (let q = 0; q <= n; q++) {
-    let right = q
-    while (right < n && fileLineOf[right]! < 0) right++
-    const before = left >= 0 ? fileLineOf[left]! + 1 : 0
-    const after = right < n ? fileLineOf[right]! : k
-    if (right === q && (left === q - 1 || q === 0)) places.push({ before, after })
-    else if (left === q - 1) places.push({ before, after: before })
-    else if (right === q) places.push({ before: after, after })
-    else places.push(undefined)
-    if (q < n && fileLineOf[q]! >= 0) left = q
-  }
-  return places
-}
-
-type Range = { ok: true; start: number; end: number } | { ok: false; message: (hunk: Hunk) => string }
-
-/**
- * A hunk's lines without the blank lines at its start (end) that stand for blank lines the file has
- * just before (after) it and oldString lacked: as many as the file has there, at most.
- */
-function withoutFileBlankLines(
-  lines: readonly string[],
-  range: { start: number; end: number },
-  start: Place | undefined,
-  end: Place | undefined,
-): string[] {
-  let from = 0
-  let to = lines.length
-  if (start && start.before < start.after && range.start === start.after) {
-    const gap = start.after - start.before
-    while (from < to && from < gap && isBlank(lines[from]!)) from++
-  }
-  if (end && end.before < end.after && range.end === end.before) {
-    const gap = end.after - end.before
-    while (to > from && lines.length - to < gap && isBlank(lines[to - 1]!)) to--
-  }
-  return lines.slice(from, to)
-}
-
-/** A line's first word, numbers as 0: "-", "0.", "#", "return"; lines of one kind start alike. */
-function leadingToken(line: string): string {
-  return (line.trim().split(/\s/, 1)[0] ?? "").replace(/\d+/g, "0")
-}
-
-/** An added line this similar to one neighbour, and at most `UNLIKE` to the other, goes with the first. */
-const RESEMBLES = 0.5
-const UNLIKE = 0.3
-
-/**
- * Which kept line added lines belong with: the next one when the first added line is indented like it
- * and not like the previous one, the previous one in the opposite case; indented like both or neither,
- * the one it starts like (its first word) or plainly resembles; otherwise neither.
- */
-function attachedSide(hunk: Hunk, newLines: readonly string[]): "next" | "previous" | undefined {
-  const added = newLines.slice(hunk.newStart, hunk.newEnd).find((line) => !isBlank(line))
-  if (added === undefined) return undefined
-  const indent = indentOf(added)
-  const previous = newLines.slice(0, hunk.newStart).findLast((line) => !isBlank(line))
-  const next = newLines.slice(hunk.newEnd).find((line) => !isBlank(line))
-  const likePrevious = previous !== undefined && indentOf(previous) === indent
-  const likeNext = next !== undefined && indentOf(next) === indent
-  if (likeNext && !likePrevious) return "next"
-  if (likePrevious && !likeNext) return "previous"
-  // Indented like both (or neither): the one it starts like (another item of a list, say), or plainly
-  // resembles.
-  const lead = leadingToken(added)
-  const leadsLikePrevious = previous !== undefined && leadingToken(previous) === lead
-  const leadsLikeNext = next !== undefined && leadingToken(next) === lead
-  if (leadsLikePrevious && !leadsLikeNext) return "previous"
-  if (leadsLikeNext && !leadsLikePrevious) return "next"
-  const resemblance = (line: string | undefined) =>
-    line === undefined ? 0 : similarity(foldKey(added), foldKey(line))
-  const [toPrevious, toNext] = [resemblance(previous), resemblance(next)]
-  if (toPrevious >= RESEMBLES && toNext <= UNLIKE) return "previous"
-  if (toNext >= RESEMBLES && toPrevious <= UNLIKE) return "next"
-  return undefined
-}
-
-/** The window lines a hunk replaces (step 2 of `merge`). */
-function windowRange(
-  hunk: Hunk,
-  places: readonly (Place | undefined)[],
-  n: number,
-  side: "next" | "previous" | undefined,
-): Range {
-  const start = places[hunk.oldStart]
-  const end = places[hunk.oldEnd]
-  const blankLines = (what: string) => ({
-    ok: false as const,
-    message: () =>
-      `oldString's blank lines differ from the file's where newString ${what}, so where its change goes is not certain. Copy the blank lines as they are in the file (the closest region below shows them), or leave them out of the change.`,
-  })
-  if (!start || !end) return blankLines("changes them")
-  if (hunk.oldStart === hunk.oldEnd) {
-    if (start.before === start.after) return { ok: true, start: start.before, end: start.before }
-    if (side === "next") return { ok: true, start: start.after, end: start.after }
-    if (side === "previous") return { ok: true, start: start.before, end: start.before }
-    return blankLines("adds lines")
-  }
-  let from = start.after
-  let to = end.before
-  if (hunk.newStart === hunk.newEnd) {
-    const startAmbiguous = start.before !== start.after
-    const endAmbiguous = end.before !== end.after
-    if (startAmbiguous && endAmbiguous) to = end.after
-    else if (startAmbiguous && hunk.oldEnd === n) from = start.before
-    else if (endAmbiguous && hunk.oldStart === 0) to = end.after
-  }
-  return { ok: true, start: from, end: Math.max(from, to) }
 }
 
 /**
