@@ -1,0 +1,114 @@
+// `toolbelt serve` as a command: what it prints, its usage errors, and stopping on SIGTERM.
+import { spawnSync } from "node:child_process"
+import { createServer } from "node:net"
+import { afterEach, describe, expect, it } from "vitest"
+import { api, bin, makeProject, type Project, startServe } from "./helpers.ts"
+
+let project: Project | undefined
+afterEach(async () => {
+  await project?.remove()
+  project = undefined
+})
+
+function run(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env, timeout: 30_000 })
+}
+
+describe("toolbelt serve", () => {
+  it("prints where the page, the API and MCP are, serves them, and exits 0 on SIGTERM", async () => {
+    project = await makeProject()
+    const serve = await startServe(project)
+    try {
+      expect(serve.stderr()).toContain(`toolbelt serve: ${project.dir}`)
+      expect(serve.pageURL).toBe(`${serve.url}/`)
+      expect(serve.stderr()).toContain(`${serve.url}/openapi.json`)
+      expect(serve.stderr()).toContain(`MCP     ${serve.url}/mcp`)
+      const info = await api(serve.url, "GET", "/api/info")
+      expect(info.body).toMatchObject({ directory: project.dir, auth: false, model: null })
+      expect((await fetch(serve.pageURL)).status).toBe(200)
+    } finally {
+      expect(await serve.stop()).toBe(0)
+    }
+  })
+
+  it("bound beyond loopback, prints the token it made up and the one-time login link", async () => {
+    project = await makeProject()
+    const serve = await startServe(project, ["--host", "0.0.0.0"])
+    try {
+      const token = /token\s+(\S+) \(made up/.exec(serve.stderr())?.[1]
+      expect(token).toBeTruthy()
+      expect(serve.pageURL).toMatch(/\/\?login=/)
+      expect((await api(serve.url, "GET", "/api/info")).status).toBe(401)
+      expect(
+        (await api(serve.url, "GET", "/api/info", undefined, { authorization: `Bearer ${token}` })).status,
+      ).toBe(200)
+      const login = await fetch(serve.pageURL, { redirect: "manual" })
+      expect(login.headers.get("set-cookie")).toContain("HttpOnly")
+    } finally {
+      await serve.stop()
+    }
+  })
+
+  it("a token from TOOLBELT_SERVE_TOKEN is required and not printed", async () => {
+    project = await makeProject()
+    const serve = await startServe({ ...project, env: { ...project.env, TOOLBELT_SERVE_TOKEN: "from-env" } })
+    try {
+      expect(serve.stderr()).not.toContain("from-env")
+      expect((await api(serve.url, "GET", "/api/info")).status).toBe(401)
+      expect(
+        (await api(serve.url, "GET", "/api/info", undefined, { authorization: "Bearer from-env" })).status,
+      ).toBe(200)
+    } finally {
+      await serve.stop()
+    }
+  })
+
+  it("usage errors exit 2 with what to do: a bad port, a port in use, a bad model, an unknown agent, arguments", async () => {
+    project = await makeProject()
+    const { env, dir } = project
+    const badPort = run(["serve", "--cwd", dir, "--port", "http"], env)
+    expect(badPort.status).toBe(2)
+    expect(badPort.stderr).toContain('--port needs a port number from 0 to 65535, not "http"')
+
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const inUse = run(["serve", "--cwd", dir, "--port", String(port)], env)
+      expect(inUse.status).toBe(2)
+      expect(inUse.stderr).toContain(`Port ${port} on 127.0.0.1 is in use`)
+      expect(inUse.stderr).toContain("--port 0")
+    } finally {
+      taken.close()
+    }
+
+    const model = run(["serve", "--cwd", dir, "--model", "nonsense"], env)
+    expect(model.status).toBe(2)
+    expect(model.stderr).toContain("--model must be provider/model-id")
+    const baseURL = run(["serve", "--cwd", dir, "--base-url", "http://127.0.0.1:1/v1"], env)
+    expect(baseURL.status).toBe(2)
+    expect(baseURL.stderr).toContain("--base-url goes with --model")
+    const agent = run(["serve", "--cwd", dir, "--port", "0", "--agent", "nobody"], env)
+    expect(agent.status).toBe(2)
+    expect(agent.stderr).toContain("nobody")
+    const extra = run(["serve", "--cwd", dir, "now"], env)
+    expect(extra.status).toBe(2)
+
+    const help = run(["serve", "--help"], env)
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain("Usage: toolbelt serve")
+    expect(run(["--help"], env).stdout).toContain("serve ")
+  })
+
+  it('toolbelt mcp with "mcp.ask": "web" says it has no page and rejects what it cannot show', async () => {
+    project = await makeProject({ mcp: { ask: "web" } })
+    const result = spawnSync(process.execPath, [bin, "mcp", "--cwd", project.dir], {
+      encoding: "utf8",
+      env: project.env,
+      input: "",
+      timeout: 30_000,
+    })
+    expect(result.stderr).toContain('"mcp.ask" is "web"')
+    expect(result.stderr).toContain("this server has no page")
+  })
+})
