@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { describeMatch } from "./replace.ts"
+import { describeMatch } from "./describe-match.ts"
 
 describe("describeMatch", () => {
   it("says nothing for an exact match without normalisation", () => {
