@@ -1,6 +1,6 @@
 // Who may use the server: requests must name it (Host), come from its own page or from no page at all
 // (Origin, Sec-Fetch-Site), and, when it has a token, carry it or the page's cookie.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { validateHostHeader } from "@modelcontextprotocol/server"
 import { allowedHostnames } from "../mcp-server/guard.ts"
 import { errorResponse } from "./api-error.ts"
@@ -12,7 +12,7 @@ export interface AccessOptions {
   readonly token?: string
 }
 
-/** How long the page's cookie lasts (the server's restart ends it sooner: cookies live in memory). */
+/** How long the page's cookie lasts. */
 const COOKIE_MAX_AGE_S = 7 * 24 * 3600
 
 /**
@@ -28,20 +28,25 @@ const COOKIE_MAX_AGE_S = 7 * 24 * 3600
  *    cookie comes from the one-time login link printed at start (`/?login=<code>`; the token itself
  *    works in its place) or from `POST /api/login` with the token; it is `HttpOnly` and
  *    `SameSite=Strict`, and named after the port, so two servers on one machine keep theirs apart.
+ *    Its value is derived from the token (an HMAC), so the page stays logged in across a restart with
+ *    the same token, and a new token logs every page out.
  */
 export class Access {
   readonly #allowed: string[] | undefined
   readonly #token: string | undefined
   /** The one-time code of the login link, until it is used. */
   #loginCode: string | undefined
-  /** Cookie values handed out by logins (hashed). */
-  readonly #cookies = new Set<string>()
+  /** The cookie's value: derived from the token, never the token itself. */
+  readonly #cookieValue: string | undefined
   #cookieName = "toolbelt"
 
   constructor(options: AccessOptions) {
     this.#allowed = allowedHostnames(options.host)
     this.#token = options.token
     this.#loginCode = options.token ? randomBytes(24).toString("base64url") : undefined
+    this.#cookieValue = options.token
+      ? createHmac("sha256", options.token).update("toolbelt serve page").digest("base64url")
+      : undefined
   }
 
   /** Whether requests need the token (or the cookie). */
@@ -90,7 +95,7 @@ export class Access {
     const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization")?.trim() ?? "")
     if (bearer && sameSecret(bearer[1]!, this.#token)) return true
     const cookie = cookieValue(request.headers.get("cookie"), this.#cookieName)
-    return cookie !== undefined && this.#cookies.has(digest(cookie))
+    return cookie !== undefined && this.#cookieValue !== undefined && sameSecret(cookie, this.#cookieValue)
   }
 
   /** The refusal for a request that needs the token and lacks it. */
@@ -111,9 +116,7 @@ export class Access {
     const once = this.#loginCode !== undefined && sameSecret(code, this.#loginCode)
     if (!once && !sameSecret(code, this.#token)) return undefined
     if (once) this.#loginCode = undefined
-    const value = randomBytes(32).toString("base64url")
-    this.#cookies.add(digest(value))
-    return `${this.#cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_MAX_AGE_S}`
+    return `${this.#cookieName}=${this.#cookieValue}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_MAX_AGE_S}`
   }
 }
 
@@ -123,10 +126,6 @@ function sameSecret(sent: string, expected: string): boolean {
     createHash("sha256").update(sent).digest(),
     createHash("sha256").update(expected).digest(),
   )
-}
-
-function digest(value: string): string {
-  return createHash("sha256").update(value).digest("hex")
 }
 
 function cookieValue(header: string | null, name: string): string | undefined {

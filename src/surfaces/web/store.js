@@ -122,12 +122,12 @@ function apply(event) {
       return
     case "message.part.updated": {
       const { part } = properties
+      const known = state.sessions.some((session) => session.id === part.sessionID)
       set((current) => ({
         parts: withPart(current.parts, part),
-        sessions: current.sessions.some((session) => session.id === part.sessionID)
-          ? current.sessions
-          : [placeholder(part), ...current.sessions],
+        sessions: known ? current.sessions : [placeholder(part), ...current.sessions],
       }))
+      if (!known) void named(part.sessionID)
       return
     }
     case "permission.asked":
@@ -158,10 +158,22 @@ function apply(event) {
   }
 }
 
-/** A session the list does not have yet (an MCP client's first call): shown at once, named properly on the next refresh. */
+/** A session the list does not have yet (an MCP client's first call): shown at once, then named by `named`. */
 function placeholder(part) {
   const now = Date.now()
   return { id: part.sessionID, title: `${part.tool} call`, agent: "", time: { created: now, updated: now } }
+}
+
+/** Replaces a placeholder with the session as the API has it. */
+async function named(sessionID) {
+  try {
+    const { session } = await request("GET", `/api/sessions/${encodeURIComponent(sessionID)}`)
+    set((current) => ({
+      sessions: current.sessions.map((other) => (other.id === sessionID ? session : other)),
+    }))
+  } catch {
+    // Not listed by the API (yet): the placeholder stays until the next refresh.
+  }
 }
 
 async function reloadApprovals() {
