@@ -57,7 +57,8 @@ const passThrough: jsonSchemaValidator = {
 
 /**
  * Maps a toolbelt onto an MCP server for one connection.
- * 1. An SDK `McpServer` (tools with `listChanged`; `tools/list_changed` debounced).
+ * 1. An SDK `McpServer` (tools with `listChanged`; `tools/list_changed` debounced), whose resources
+ *    and prompts are empty lists.
  * 2. Every tool `toolbelt.tools({agent, client: "mcp"})` advertises is registered with its
  *    description, its JSON Schema as it is, its hints and its output schema. Tools the policy hides,
  *    and tools never offered (`invalid`), are not listed and cannot be called.
@@ -78,7 +79,14 @@ export async function createMcpServer(
   const server = new McpServer(
     { name: "toolbelt", title: "toolbelt", version: packageVersion() },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        // No resources and no prompts, said as empty lists rather than -32601: clients in use
+        // (opencode, Cline, Cursor) list both on connect whatever the capabilities say, and some drop a
+        // server whose answer is "Method not found". Reading one answers not found; the lists never change.
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+      },
       instructions: `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`,
       debouncedNotificationMethods: ["notifications/tools/list_changed"],
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
