@@ -33,6 +33,7 @@ import { languageId } from "./language-id.ts"
 import { type Mark, PublishedDiagnostics } from "./published-diagnostics.ts"
 import { ServerFailure, type ServerTimeouts } from "./server-failure.ts"
 import { type ProcessExit, ServerProcess } from "./server-process.ts"
+import { answerServerRequests } from "./server-requests.ts"
 
 /** How long a closed connection waits for the process's exit, which tells what happened. */
 const EXIT_WAIT_MS = 1000
@@ -105,7 +106,7 @@ export class ServerClient {
     this.#gone = this.failure.then((failure) => Promise.reject(failure))
     this.#gone.catch(() => {})
     this.#connection = createMessageConnection(process.stdout, process.stdin)
-    this.#answerServerRequests(options)
+    answerServerRequests(this.#connection, options)
     this.#connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
       this.#published.publish(pathOf(params.uri), params.diagnostics, params.version)
     })
@@ -307,26 +308,6 @@ export class ServerClient {
       })
   }
 
-  /** What a server asks of its client: its settings (from `initialization`), its folders, and no-ops. */
-  #answerServerRequests(options: StartOptions): void {
-    const settings = options.initialization ?? {}
-    this.#connection.onRequest((method, params) => {
-      switch (method) {
-        case "workspace/configuration": {
-          const items = (params as { items?: { section?: string }[] } | undefined)?.items ?? []
-          return items.map((item) => section(settings, item.section))
-        }
-        case "workspace/workspaceFolders":
-          return [{ uri: pathToFileURL(options.root).href, name: basename(options.root) }]
-        case "workspace/applyEdit":
-          return { applied: false, failureReason: "toolbelt does not apply edits from language servers" }
-        default:
-          // registerCapability, workDoneProgress/create, showMessageRequest, refresh requests.
-          return null
-      }
-    })
-  }
-
   async #pull(
     file: string,
     deadline: number,
@@ -351,17 +332,6 @@ export class ServerClient {
     )
     return beforeDeadline(report, deadline)
   }
-}
-
-/** The value under a dotted `section` of the settings (`python.analysis`), or all of them; null when absent. */
-function section(settings: Readonly<Record<string, unknown>>, name: string | undefined): unknown {
-  if (!name) return settings
-  let value: unknown = settings
-  for (const key of name.split(".")) {
-    if (typeof value !== "object" || value === null) return null
-    value = (value as Record<string, unknown>)[key]
-  }
-  return value ?? null
 }
 
 /** A file's text to send, or undefined when it is gone; too large a file fails. */
