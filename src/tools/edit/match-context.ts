@@ -7,7 +7,7 @@
  */
 import { detectIndentUnit, type IndentUnit } from "./reindent.ts"
 import type { Spelling } from "./spelling.ts"
-import { foldKey } from "./typography.ts"
+import { foldCollapsed } from "./typography.ts"
 
 export type MatcherName =
   | "exact"
@@ -125,7 +125,7 @@ export class MatchContext {
 
   /** Lines folded for comparison: trimmed, typography and whitespace runs as one form (typography.ts). */
   get folded(): readonly string[] {
-    this.#folded ??= this.lines.map(foldKey)
+    this.#folded ??= this.collapsed.map(foldCollapsed)
     return this.#folded
   }
 

@@ -170,7 +170,8 @@ export function* escapeNormalised(context: MatchContext): Generator<Candidate> {
   // (newString is then re-indented like any whole-line match).
   const want = splitLines(unescaped).map((line) => line.trim())
   const endsWithNewline = unescaped.length > 1 && unescaped.endsWith("\n")
-  const have = context.unescaped.map((line) => line.trim())
+  const { lines, trimmed } = context
+  const have = context.unescaped.map((line, i) => (line === lines[i] ? trimmed[i]! : line.trim()))
   for (const i of windowsWhere(context, have, want)) {
     const raw = context.lines.slice(i, i + want.length)
     if (raw.every((line, k) => line.trim() === want[k])) continue // no escapes: not this case

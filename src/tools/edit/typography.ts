@@ -80,17 +80,24 @@ export function foldLine(line: string): FoldedLine {
 }
 
 const LOOK_ALIKE = /[\u2018-\u201F\u2032\u2033\u2010-\u2015\u2212\u2026]/g
-/** Anything `foldKey` may have to change besides trimming: a character past ASCII, two spaces, a tab, "--". */
-const NEEDS_FOLDING = /[^\x20-\x7e]|\s\s|--/
+/** Anything `foldCollapsed` has to change: a look-alike or a run of dashes. */
+const NEEDS_FOLDING = /[\u2010-\u2015\u2018-\u201F\u2026\u2032\u2033\u2212]|--/
 
-/** `foldLine(line).text` without the offsets, for the lines matchers compare (most lines need only a trim). */
-export function foldKey(line: string): string {
-  const trimmed = line.trim()
-  if (!NEEDS_FOLDING.test(trimmed)) return trimmed
-  return trimmed
+/**
+ * `foldLine(line).text` for a line already trimmed with its whitespace runs as one space (the match
+ * context's collapsed lines): look-alikes folded, dash runs as one "-". Most lines are returned as
+ * they are.
+ */
+export function foldCollapsed(text: string): string {
+  if (!NEEDS_FOLDING.test(text)) return text
+  return text
     .replace(LOOK_ALIKE, (char) => LOOK_ALIKES[char] ?? char)
-    .replace(/\s+/g, " ")
     .replace(/[-\u2010-\u2015\u2212]+/g, "-")
+}
+
+/** `foldLine(line).text` without the offsets, for the lines matchers compare. */
+export function foldKey(line: string): string {
+  return foldCollapsed(line.trim().replace(/\s+/g, " "))
 }
 
 /** Spaces and tabs: where both lines have only these, the difference is whitespace, not typography. */
