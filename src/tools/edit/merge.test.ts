@@ -30,6 +30,30 @@ describe("merge: lines newString leaves alone keep the file's text", () => {
   })
 })
 
+describe("merge: changed lines", () => {
+  it("lose the trailing whitespace the model gave its copy and the file does not have", () => {
+    expect(
+      lines({
+        oldLines: ["a = 1  ", "b"],
+        fileLines: ["a = 1", "b"],
+        newLines: ["a = 2  ", "b"],
+        fileLineOf: [0, 1],
+      }),
+    ).toEqual(["a = 2", "b"])
+  })
+
+  it("are as written when the file's line has trailing whitespace of its own", () => {
+    expect(
+      lines({
+        oldLines: ["a = 1", "b"],
+        fileLines: ["a = 1  ", "b"],
+        newLines: ["a = 2", "b"],
+        fileLineOf: [0, 1],
+      }),
+    ).toEqual(["a = 2", "b"])
+  })
+})
+
 describe("merge: indentation of changed and added lines", () => {
   it("gives a changed line the file's indentation when the model kept its own", () => {
     expect(

@@ -149,7 +149,11 @@ function lineTexts(
     let text: string
     if (content === contentOf(oldLine)) text = contentOf(fileLine)
     else {
-      text = spelling.restore(contentOf(oldLine), contentOf(fileLine), content)
+      text = spelling.restore(
+        contentOf(oldLine),
+        contentOf(fileLine),
+        withoutInventedTrail(line, oldLine, fileLine),
+      )
       if (text !== content) restored = true
     }
     indentOut[n] = indent
@@ -165,6 +169,17 @@ function lineTexts(
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, k) => from + k)
+}
+
+/**
+ * A changed line's text without the trailing whitespace the model gave its copy of the line and the
+ * file's line does not have (and kept when it changed the line).
+ */
+function withoutInventedTrail(line: string, oldLine: string, fileLine: string): string {
+  const trail = oldLine.slice(oldLine.trimEnd().length)
+  const content = contentOf(line)
+  if (trail === "" || fileLine.trimEnd() !== fileLine || !content.endsWith(trail)) return content
+  return content.trimEnd()
 }
 
 function contentOf(line: string): string {
