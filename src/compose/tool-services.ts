@@ -66,6 +66,7 @@ export function toolServices({
   settleChild,
   tools,
   subagents,
+  afterEdits,
 }: {
   directory: string
   worktree: string
@@ -88,11 +89,13 @@ export function toolServices({
   tools?: ((query: ToolsQuery) => Promise<Advertised[]>) | undefined
   /** Starts subagents (the task tool). */
   subagents?: Subagents | undefined
+  /** Edits wait for language servers' diagnostics (default true). */
+  afterEdits?: boolean | undefined
 }): ToolServicesFor {
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
   if (typeof lockWait === "number" && lockWait >= 0) configureFileLocks({ waitMs: lockWait })
-  const languageServers = new LanguageServerPool({ directory, config: config.lsp, env })
+  const languageServers = new LanguageServerPool({ directory, config: config.lsp, env, afterEdits })
   const extra: ServiceExtra = {
     languageServers,
     directory,

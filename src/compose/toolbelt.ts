@@ -57,6 +57,11 @@ export interface ToolbeltOptions {
   readonly mcp?: boolean
   /** Sweep the output store hourly (default true). */
   readonly sweep?: boolean
+  /**
+   * Edits wait (at most 5 s) for the errors language servers report on what they changed, and append
+   * them (default true). A one-shot process turns it off: each edit would start a server cold.
+   */
+  readonly editDiagnostics?: boolean
   readonly env?: NodeJS.ProcessEnv
 }
 
@@ -209,6 +214,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     outputDir: output.dir,
     questions,
     skills,
+    afterEdits: options.editDiagnostics,
     // Calls made on behalf of another go through the same call path (step 8).
     settleChild: (input) => calls.call(input),
     tools: (query) => tools(query),

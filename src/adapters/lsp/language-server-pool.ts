@@ -39,6 +39,8 @@ export interface LanguageServerPoolOptions {
   readonly timeouts?: Partial<ServerTimeouts>
   /** How long `diagnostics` waits, at most (default 5 s). */
   readonly diagnosticsWaitMs?: number
+  /** Whether edits wait for diagnostics (default true); see `LanguageServers.afterEdits`. */
+  readonly afterEdits?: boolean
 }
 
 /** One server for one root: its client while it runs, and how often it failed. */
@@ -56,6 +58,7 @@ type Placement = { readonly slots: Slot[] } | { readonly reason: string }
 
 export class LanguageServerPool implements LanguageServers {
   readonly off: string | undefined
+  readonly afterEdits: boolean
   readonly #directory: string
   readonly #env: Readonly<Record<string, string | undefined>>
   readonly #timeouts: ServerTimeouts
@@ -73,6 +76,7 @@ export class LanguageServerPool implements LanguageServers {
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
     this.#waitMs = options.diagnosticsWaitMs ?? DIAGNOSTICS_WAIT_MS
     this.off = options.config === false ? OFF : undefined
+    this.afterEdits = options.afterEdits ?? true
     const { servers, problems } = serverConfig(options.config)
     this.#problems = problems
     for (const server of servers) {

@@ -40,6 +40,11 @@ export interface ChangeDiagnostics {
 export interface LanguageServers {
   /** Why no file can have a server (the config turned them all off); undefined when some may apply. */
   readonly off: string | undefined
+  /**
+   * Whether tools that change files wait for the diagnostics of what they changed. Off in a one-shot
+   * process (`toolbelt call`), where every edit would start a server cold for seconds.
+   */
+  readonly afterEdits: boolean
   /** Which servers would handle `file` (by its extension and the config), or why none would. */
   lookup(file: string): ServerLookup
   /**

@@ -18,6 +18,8 @@ export function openForCalls(options: {
   command: string
   cwd: string | undefined
   yes: boolean | undefined
+  /** Edits wait for language servers' diagnostics (`call` turns it on with `--diagnostics`). */
+  editDiagnostics?: boolean
 }): Promise<Toolbelt> {
   const { io, command, cwd, yes } = options
   return createToolbelt({
@@ -25,6 +27,7 @@ export function openForCalls(options: {
     decide: commandDecide(io, command, yes),
     answer: commandAnswer(io, command),
     sweep: false,
+    editDiagnostics: options.editDiagnostics ?? true,
   })
 }
 

@@ -15,6 +15,8 @@ Options:
   --session ID    the session the call belongs to (keeps the read ledger and approvals across calls)
   --agent NAME    the agent whose permissions apply (default: the one the session runs as, else build)
   --yes           approve permission asks (otherwise they are prompted on a TTY, rejected if not)
+  --diagnostics   after a change to files, wait for the language servers' errors and show them (off
+                  by default here: each call would start a server cold, for seconds; on in run, mcp, serve)
   --json          print one JSON object: {"status":"completed","title","output","metadata","attachments"}
                   or {"status":"error","error"}
   -h, --help      show this help
@@ -24,7 +26,11 @@ here and why, bad JSON).
 `
 
 /** The command line `call` takes. */
-const CALL_LINE = { help: CALL_HELP, shared: ["cwd", "session", "agent", "yes", "json"] } as const
+const CALL_LINE = {
+  help: CALL_HELP,
+  shared: ["cwd", "session", "agent", "yes", "json"],
+  flags: { diagnostics: { type: "boolean" } },
+} as const
 
 export const command: Command = { run: callCommand, help: CALL_HELP }
 
@@ -43,7 +49,13 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     )
   const input = await parseInput(rawArgs, io)
 
-  const toolbelt = await openForCalls({ io, command: "call", cwd: values.cwd, yes: values.yes })
+  const toolbelt = await openForCalls({
+    io,
+    command: "call",
+    cwd: values.cwd,
+    yes: values.yes,
+    editDiagnostics: values.diagnostics ?? false,
+  })
   const abort = new AbortController()
   const stopListening = onStopSignal(() => abort.abort())
   try {

@@ -24,7 +24,7 @@ export async function withDiagnostics<M extends Record<string, unknown>>(
 ): Promise<Result<M & { diagnostics?: DiagnosticsMetadata }>> {
   const { languageServers, worktree } = services(ctx)
   const served = files.filter((file) => languageServers?.lookup(file).kind === "servers")
-  if (!languageServers || served.length === 0) return result
+  if (!languageServers?.afterEdits || served.length === 0) return result
   const reported = await languageServers.diagnostics(served, ctx.abort).catch(() => undefined)
   if (!reported) return result
   const others = Object.fromEntries(
