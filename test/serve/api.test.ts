@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { Session, Settlement } from "../../src/surfaces/http/schemas.ts"
 import { api, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
 
@@ -302,20 +303,11 @@ describe("permission asks", () => {
 })
 
 describe("questions, todos and the journal", () => {
-  const questions = [
-    {
-      question: "Which greeting?",
-      header: "Greeting",
-      options: [
-        { label: "hello there", description: "Friendly" },
-        { label: "good day", description: "Formal" },
-      ],
-      custom: false,
-    },
-  ]
+  // Only its options may be picked, so an answer of one's own is refused.
+  const questions = [{ ...database, custom: false }]
 
-  it("a question waits for its answer; answers that do not fit are refused and it stays pending", async () => {
-    const session = await newSession(url)
+  /** Starts a call of the question tool and waits until its questions are pending. */
+  async function callThatQuestions(session: string) {
     const reply = api(url, "POST", `/api/sessions/${session}/calls`, {
       tool: "question",
       input: { questions },
@@ -324,37 +316,36 @@ describe("questions, todos and the journal", () => {
       async () => (await api(url, "GET", `/api/questions?session=${session}`)).body[0],
       "the question",
     )
+    return { asked, reply }
+  }
+
+  it("a question waits for its answer; answers that do not fit are refused and it stays pending", async () => {
+    const session = await newSession(url)
+    const { asked, reply } = await callThatQuestions(session)
     expect(asked).toMatchObject({ sessionID: session, questions })
     expect((await api(url, "GET", `/api/sessions/${session}`)).body.questions).toEqual([asked])
 
-    const stranger = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["howdy"]] })
+    const stranger = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["Postgres"]] })
     expect(stranger.status).toBe(400)
     expect(stranger.body.error).toContain("takes only its options")
-    const shape = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: "hello there" })
+    const shape = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: "SQLite" })
     expect(shape.status).toBe(400)
     expect(shape.body.issues[0].path).toBe("body.answers")
     expect(
       (await api(url, "GET", "/api/questions")).body.map((request: { id: string }) => request.id),
     ).toContain(asked.id)
 
-    const answered = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["good day"]] })
-    expect(answered).toMatchObject({ status: 200, body: { requestID: asked.id, answers: [["good day"]] } })
+    const answered = await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["Redis"]] })
+    expect(answered).toMatchObject({ status: 200, body: { requestID: asked.id, answers: [["Redis"]] } })
     const settled = (await reply).body
     expect(settled.status).toBe("completed")
-    expect(settled.output).toContain("good day")
+    expect(settled.output).toContain("Redis")
     expect((await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [] })).status).toBe(404)
   })
 
   it("dismissing a question fails its call", async () => {
     const session = await newSession(url)
-    const reply = api(url, "POST", `/api/sessions/${session}/calls`, {
-      tool: "question",
-      input: { questions },
-    })
-    const asked = await until(
-      async () => (await api(url, "GET", `/api/questions?session=${session}`)).body[0],
-      "the question",
-    )
+    const { asked, reply } = await callThatQuestions(session)
     expect((await api(url, "POST", `/api/questions/${asked.id}/reject`)).status).toBe(200)
     expect((await reply).body.status).toBe("error")
     expect((await api(url, "POST", `/api/questions/${asked.id}/reject`)).status).toBe(404)

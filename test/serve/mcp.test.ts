@@ -2,6 +2,7 @@
 // asks and questions of a client that cannot show forms wait for an answer through the API (the page).
 import { afterEach, describe, expect, it } from "vitest"
 import { scripted, step, text, call as toolCall } from "../../src/adapters/ai/fixtures/mock-model.ts"
+import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { connectHttp } from "../mcp/helpers.ts"
 import { api, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
 
@@ -71,26 +72,17 @@ describe("MCP at /mcp", () => {
       const question = mcp.client.callTool({
         name: "question",
         arguments: {
-          questions: [
-            {
-              question: "Which greeting?",
-              header: "Greeting",
-              options: [
-                { label: "hello there", description: "Friendly" },
-                { label: "good day", description: "Formal" },
-              ],
-            },
-          ],
+          questions: [database],
         },
       })
       const asked = await until(
         async () => (await api(url, "GET", `/api/questions?session=${sessionID}`)).body[0],
         "the question",
       )
-      await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["good day"]] })
+      await api(url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["Redis"]] })
       const answered = await question
       expect(answered.isError).toBeFalsy()
-      expect(resultText(answered)).toContain("good day")
+      expect(resultText(answered)).toContain("Redis")
     } finally {
       await mcp.close()
       events.close()

@@ -5,6 +5,7 @@ import { mkdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { connectHttp } from "../mcp/helpers.ts"
 import { api, makeProject, type Project, type ServeProcess, startServe, until } from "./helpers.ts"
 
@@ -151,26 +152,17 @@ describe.skipIf(!present)(`the page in Chromium (${CHROMIUM})`, () => {
     const call = mcp.client.callTool({
       name: "question",
       arguments: {
-        questions: [
-          {
-            question: "Which greeting should the file use?",
-            header: "Greeting",
-            options: [
-              { label: "hello there", description: "Friendly" },
-              { label: "good day", description: "Formal" },
-            ],
-          },
-        ],
+        questions: [database],
       },
     })
     const form = page.locator("form.question")
     await form.waitFor()
     await shot("question")
-    await form.getByLabel("good day").check()
+    await form.getByLabel("Redis").check()
     await form.getByRole("button", { name: "Answer" }).click()
     const result = await call
     expect(result.isError).toBeFalsy()
-    expect(resultText(result)).toContain("good day")
+    expect(resultText(result)).toContain("Redis")
     await form.waitFor({ state: "detached" })
   })
 
