@@ -6,13 +6,19 @@ describe("foldLine", () => {
     ["curly double quotes", "say “hi”", 'say "hi"'],
     ["curly single quotes and apostrophes", "‘it’s’", "'it's'"],
     ["low and reversed quotes, primes", "„a‟ ‚b‛ 5′ 6″", "\"a\" 'b' 5' 6\""],
-    ["en and em dashes, the minus sign", "1–2 a—b −3", "1-2 a-b -3"],
-    ["a run of dashes is one", "a -- b, c --- d, e —— f", "a - b, c - d, e - f"],
+    ["en and em dashes, the minus sign", "1–2 a—b (−3)", "1-2 a-b (-3)"],
+    [
+      "a run of dashes with the spaces around it is one dash",
+      "a -- b, c --- d, e —— f, g - h",
+      "a-b, c-d, e-f, g-h",
+    ],
     ["an ellipsis is three dots", "wait…", "wait..."],
     ["no-break and narrow no-break spaces", "10\u00a0GB «\u202fx\u202f»", "10 GB « x »"],
     ["whitespace runs and the ends", "\t  a \t b  ", "a b"],
-    ["plain ASCII stays", "const x = a - b", "const x = a - b"],
+    ["plain ASCII stays", "const x = a * b", "const x = a * b"],
     ["a blank line folds to nothing", " \t\u00a0", ""],
+    ["a list marker and a negative number", "-  item  -1 and – 2", "-item-1 and-2"],
+    ["everything at once", "\t“It’s”\u00a0—  fine…  ‘ok’ -- 3–4 ", "\"It's\"-fine... 'ok'-3-4"],
   ])("%s", (_, line, folded) => {
     expect(foldLine(line).text).toBe(folded)
     expect(foldKey(line)).toBe(folded)

@@ -46,8 +46,9 @@ export interface FoldedLine {
 
 /**
  * Folds a line for comparison: trimmed, every look-alike as its ASCII form, every run of whitespace
- * (no-break spaces included) as one space, every run of dashes as one "-". Lines that fold to the same
- * text differ only in what a model cannot see or type reliably.
+ * (no-break spaces included) as one space, every run of dashes with the whitespace around it as one
+ * "-" (an em dash is typed "-", "--" or " - "). Lines that fold to the same text differ only in what a
+ * model cannot see or type reliably.
  */
 export function foldLine(line: string): FoldedLine {
   let text = ""
@@ -62,12 +63,16 @@ export function foldLine(line: string): FoldedLine {
     const char = line[i]!
     let next = i + 1
     let piece: string
-    if (SPACE.test(char)) {
-      while (next < end && SPACE.test(line[next]!)) next++
-      piece = " "
-    } else if (DASH.test(char)) {
-      while (next < end && DASH.test(line[next]!)) next++
-      piece = "-"
+    if (SPACE.test(char) || DASH.test(char)) {
+      // A run of whitespace is one space; a run of dashes with the whitespace around it is one dash
+      // ("a — b", "a--b" and "a - b" fold alike).
+      let dashes = false
+      next = i
+      while (next < end && (SPACE.test(line[next]!) || DASH.test(line[next]!))) {
+        if (DASH.test(line[next]!)) dashes = true
+        next++
+      }
+      piece = dashes ? "-" : " "
     } else piece = LOOK_ALIKES[char] ?? char
     for (const folded of piece) {
       text += folded
@@ -80,19 +85,17 @@ export function foldLine(line: string): FoldedLine {
 }
 
 const LOOK_ALIKE = /[\u2018-\u201F\u2032\u2033\u2010-\u2015\u2212\u2026]/g
-/** Anything `foldCollapsed` has to change: a look-alike or a run of dashes. */
-const NEEDS_FOLDING = /[\u2010-\u2015\u2018-\u201F\u2026\u2032\u2033\u2212]|--/
+/** Anything `foldCollapsed` has to change: a look-alike, a run of dashes, a space beside a dash. */
+const NEEDS_FOLDING = /[\u2010-\u2015\u2018-\u201F\u2026\u2032\u2033\u2212]|--| -|- /
 
 /**
  * `foldLine(line).text` for a line already trimmed with its whitespace runs as one space (the match
- * context's collapsed lines): look-alikes folded, dash runs as one "-". Most lines are returned as
- * they are.
+ * context's collapsed lines): look-alikes folded, dash runs (with the spaces around them) as one "-".
+ * Most lines are returned as they are.
  */
 export function foldCollapsed(text: string): string {
   if (!NEEDS_FOLDING.test(text)) return text
-  return text
-    .replace(LOOK_ALIKE, (char) => LOOK_ALIKES[char] ?? char)
-    .replace(/[-\u2010-\u2015\u2212]+/g, "-")
+  return text.replace(LOOK_ALIKE, (char) => LOOK_ALIKES[char] ?? char).replace(/[ -]*-[ -]*/g, "-")
 }
 
 /** `foldLine(line).text` without the offsets, for the lines matchers compare. */
@@ -119,15 +122,33 @@ export function typographySpots(oldLine: string, fileLine: string): Spot[] {
     let end = k
     while (end + 1 < a.text.length && (a.from[end + 1] === a.from[end] || b.from[end + 1] === b.from[end]))
       end++
-    const oldFrom = a.from[k]!
-    const oldTo = a.to[end]!
-    const fileFrom = b.from[k]!
-    const fileTo = b.to[end]!
-    const oldText = oldLine.slice(oldFrom, oldTo)
-    const fileText = fileLine.slice(fileFrom, fileTo)
-    if (oldText !== fileText && !(PLAIN_SPACE.test(oldText) && PLAIN_SPACE.test(fileText)))
-      spots.push({ oldFrom, oldTo, file: fileText })
+    let oldFrom = a.from[k]!
+    let oldTo = a.to[end]!
+    let fileFrom = b.from[k]!
+    let fileTo = b.to[end]!
     k = end + 1
+    const [mine, theirs] = [oldLine.slice(oldFrom, oldTo), fileLine.slice(fileFrom, fileTo)]
+    if (mine === theirs || (PLAIN_SPACE.test(mine) && PLAIN_SPACE.test(theirs))) continue
+    // The same whitespace on both sides of a dash ("a — b" typed "a -- b") is not part of the spot.
+    while (
+      oldFrom < oldTo &&
+      fileFrom < fileTo &&
+      oldLine[oldFrom] === fileLine[fileFrom] &&
+      SPACE.test(oldLine[oldFrom]!)
+    ) {
+      oldFrom++
+      fileFrom++
+    }
+    while (
+      oldTo > oldFrom &&
+      fileTo > fileFrom &&
+      oldLine[oldTo - 1] === fileLine[fileTo - 1] &&
+      SPACE.test(oldLine[oldTo - 1]!)
+    ) {
+      oldTo--
+      fileTo--
+    }
+    spots.push({ oldFrom, oldTo, file: fileLine.slice(fileFrom, fileTo) })
   }
   return spots
 }
