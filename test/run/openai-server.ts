@@ -4,7 +4,14 @@ import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 
 export type Reply =
-  | { readonly toolCalls: readonly { readonly name: string; readonly arguments: unknown }[] }
+  | {
+      readonly toolCalls: readonly {
+        readonly name: string
+        readonly arguments: unknown
+        /** Default `call_<request>_<index>`: give one when a session outlives the server (ids must differ). */
+        readonly id?: string
+      }[]
+    }
   | { readonly text: string }
   | { readonly status: number; readonly body: string }
 
@@ -52,7 +59,7 @@ export async function fakeOpenAI(script: readonly Reply[]): Promise<FakeOpenAI> 
             tool_calls: [
               {
                 index,
-                id: `call_${next}_${index}`,
+                id: call.id ?? `call_${next}_${index}`,
                 type: "function",
                 function: { name: call.name, arguments: "" },
               },

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs"
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { call, step, text } from "../../adapters/ai/fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "../../adapters/ai/fixtures/toolbelt.ts"
 import { runTurn } from "../../adapters/ai/loop.ts"
-import { gone } from "../../platform/shell/run/fixtures/process-gone.ts"
+import { findByCommandLine } from "../../platform/shell/run/find-processes.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import type { Config } from "../../runtime/config/config.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
@@ -305,7 +305,8 @@ describe("task: a subagent on a child session (mock model)", () => {
     const child = toolbelt.store.sessions.list({ parentID: result.sessionID })[0]!
     expect(toolbelt.store.parts.get(child.id, "b1")?.state).toMatchObject({ status: "completed" })
     expect(toolbelt.store.parts.get(child.id, "b2")?.state).toMatchObject({ status: "error" })
-    expect(await sleeping(["61234", "61235", "61236"])).toEqual([])
+    for (const seconds of ["61234", "61235", "61236"])
+      expect(findByCommandLine(`sleep\0${seconds}`)).toEqual([])
   })
 
   it("a child's ask reaches the caller's person, saying which subagent asks; a refusal stops both", async () => {
@@ -427,20 +428,3 @@ describe("task: a subagent on a child session (mock model)", () => {
     expect(taskPart(toolbelt, result.sessionID, "t1").state).toMatchObject({ status: "completed" })
   })
 })
-
-/** The live processes running `sleep <n>` for one of `seconds`. */
-async function sleeping(seconds: readonly string[]): Promise<string[]> {
-  const found: string[] = []
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue
-    let argv: string[]
-    try {
-      argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0")
-    } catch {
-      continue
-    }
-    if (argv[0]?.endsWith("sleep") && seconds.includes(argv[1] ?? "") && !gone(Number(pid)))
-      found.push(`${pid}: ${argv.join(" ")}`)
-  }
-  return found
-}

@@ -7,6 +7,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { onStopSignal } from "../stop-signal.ts"
+import { TurnParts } from "./turn-parts.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
 
@@ -75,7 +76,6 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   const abort = new AbortController()
   const stopListening = onStopSignal(() => abort.abort())
   const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR
-  const renderer = new PartRenderer(io.stderr, color)
   let subscription: Subscription | undefined
   try {
     warnStartUp(toolbelt, io)
@@ -95,9 +95,16 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
       abort: abort.signal,
       ...(values.session ? { sessionID: values.session } : {}),
       onStart: ({ sessionID }) => {
-        subscription = toolbelt.bus.subscribe("message.part.updated", (event) => {
-          if (event.properties.part.sessionID === sessionID) renderer.update(event.properties.part)
+        // The turn's calls, and those of the subagents it starts, indented under them.
+        const view = new TurnParts({
+          root: sessionID,
+          session: (id) => toolbelt.store.sessions.get(id),
+          out: io.stderr,
+          make: (out) => new PartRenderer(out, color),
         })
+        subscription = toolbelt.bus.subscribe("message.part.updated", (event) =>
+          view.update(event.properties.part),
+        )
       },
       onPart: (part) => {
         if (part.type === "text-delta") {
