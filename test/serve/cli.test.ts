@@ -1,8 +1,10 @@
 // `toolbelt serve` as a command: what it prints, its usage errors, and stopping on SIGTERM.
 import { spawnSync } from "node:child_process"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { api, bin, makeProject, type Project, startServe } from "./helpers.ts"
+import { api, bin, makeProject, type Project, startServe, until } from "./helpers.ts"
 
 let project: Project | undefined
 afterEach(async () => {
@@ -58,6 +60,24 @@ describe("toolbelt serve", () => {
       expect(
         (await api(serve.url, "GET", "/api/info", undefined, { authorization: "Bearer from-env" })).status,
       ).toBe(200)
+    } finally {
+      await serve.stop()
+    }
+  })
+
+  it("--open hands the page's address to the system's opener", async () => {
+    project = await makeProject()
+    const opener = join(project.home, "bin")
+    await mkdir(opener)
+    const opened = join(project.home, "opened.txt")
+    await writeFile(join(opener, "xdg-open"), `#!/bin/sh\necho "$@" > ${opened}\n`, { mode: 0o755 })
+    const serve = await startServe(
+      { ...project, env: { ...project.env, PATH: `${opener}:${project.env.PATH}` } },
+      ["--open"],
+    )
+    try {
+      const text = await until(() => readFile(opened, "utf8").catch(() => undefined), "the opener to run")
+      expect(text.trim()).toBe(serve.pageURL)
     } finally {
       await serve.stop()
     }

@@ -69,6 +69,22 @@ describe.skipIf(!present)(`the page in Chromium (${CHROMIUM})`, () => {
     expect(await card.locator(".tool").textContent()).toBe("read")
   })
 
+  it("a command's output streams into its card while it runs", async () => {
+    const call = mcp.client.callTool({
+      name: "bash",
+      arguments: { command: "echo first line; sleep 2; echo second line", description: "Print two lines" },
+    })
+    const card = page.locator("li.call", { hasText: "Print two lines" })
+    const live = card.locator("pre.output.live")
+    await until(
+      async () => (await live.count()) > 0 && (await live.textContent())?.includes("first line"),
+      "live output",
+    )
+    expect(await card.locator(".badge.running").count()).toBe(1)
+    expect((await call).isError).toBeFalsy()
+    await card.locator(".badge.completed").waitFor()
+  })
+
   it("an ask approved in the page lets the call complete, its diff shown as a diff", async () => {
     const call = mcp.client.callTool({
       name: "edit",
