@@ -48,4 +48,12 @@ export {
 export type { AskInput, Context, InitContext, Result } from "./runtime/tool/context.ts"
 export { ToolFailure } from "./runtime/tool/failure.ts"
 export * as Tool from "./runtime/tool/index.ts"
+export type {
+  SubagentInfo,
+  SubagentOutcome,
+  SubagentProgress,
+  SubagentRequest,
+  Subagents,
+  TurnModel,
+} from "./runtime/tool/subagent-services.ts"
 export { builtins } from "./tools/index.ts"

@@ -147,11 +147,11 @@ describe("toolbelt run with task", () => {
     }
   })
 
-  it("an agent file's subagent runs with its prompt and rules; a broken agent file is a warning", async () => {
+  it("an agent file's subagent runs with its prompt, rules and model; a broken agent file is a warning", async () => {
     await mkdir(join(runs.project(), ".opencode", "agent"), { recursive: true })
     await writeFile(
       join(runs.project(), ".opencode", "agent", "docs.md"),
-      "---\ndescription: Edits documentation only\nmode: subagent\npermission:\n  edit: deny\n---\nYou edit documentation only.\n",
+      "---\ndescription: Edits documentation only\nmode: subagent\nmodel: openai-compatible/docs-model\npermission:\n  edit: deny\n---\nYou edit documentation only.\n",
     )
     await writeFile(join(runs.project(), ".opencode", "agent", "broken.md"), "---\nmode: sometimes\n---\nx\n")
     await writeFile(join(runs.project(), "a.txt"), "foo\n")
@@ -162,8 +162,20 @@ describe("toolbelt run with task", () => {
       { text: "I may not edit a.txt." },
       { text: "It could not." },
     ])
-    const result = await run(["try", ...model(baseURL)])
+    // The agent's own model: the provider's server from the environment (here the same script).
+    const result = await runCliAsync(["run", "try", ...model(baseURL)], {
+      cwd: runs.project(),
+      home: runs.home(),
+      env: { TOOLBELT_BASE_URL: baseURL },
+    })
     expect(result.status).toBe(0)
+    expect(requests.map((request: any) => request.model)).toEqual([
+      "test-model",
+      "docs-model",
+      "docs-model",
+      "docs-model",
+      "test-model",
+    ])
     expect(result.stderr).toContain(
       `warning: plugin ${join(runs.project(), ".opencode", "agent", "broken.md")} not loaded: agent file: Invalid mode of the frontmatter`,
     )

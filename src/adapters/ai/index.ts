@@ -26,6 +26,18 @@ export {
   type StoredMessage,
 } from "./replay.ts"
 export {
+  preferredModel,
+  SAMPLING_MAX_TOKENS,
+  SAMPLING_PROVIDER,
+  type SamplingBlock,
+  type SamplingClient,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+  samplingModel,
+  toSampling,
+} from "./sampling-model.ts"
+export {
   forProvider,
   type JsonSchema,
   normalizeSchema,

@@ -56,9 +56,12 @@ describe("task: a subagent on a child session (mock model)", () => {
       ],
     })
     const progress: unknown[] = []
+    const titles: string[] = []
     toolbelt.bus.subscribe("message.part.updated", (event) => {
       const { part } = event.properties
-      if (part.tool === "task" && part.state.status === "running") progress.push(part.state.metadata)
+      if (part.tool !== "task" || part.state.status !== "running") return
+      progress.push(part.state.metadata)
+      if (part.state.title) titles.push(part.state.title)
     })
 
     const result = await runTurn({ toolbelt, model: { ...ids, model }, prompt: "fix a.txt" })
@@ -104,6 +107,8 @@ describe("task: a subagent on a child session (mock model)", () => {
     expect(progress).toContainEqual(
       expect.objectContaining({ sessionId: child, latest: expect.objectContaining({ tool: "edit" }) }),
     )
+    expect(titles).toContain("fix the file: read")
+    expect(titles.at(-1)).toMatch(/^fix the file: edit/)
 
     // What each model call saw: the parent is offered task, the child neither task nor todo tools,
     // and the child gets the subagent's instructions and only the brief.
@@ -115,6 +120,36 @@ describe("task: a subagent on a child session (mock model)", () => {
     expect(toolsOf(childCall)).toContain("edit")
     expect(JSON.stringify(childCall.prompt)).toContain("Change foo to bar in a.txt")
     expect(JSON.stringify(childCall.prompt)).not.toContain("fix a.txt")
+  })
+
+  it("a child whose model fails, or whose agent's model cannot be used, returns <task_error>", async () => {
+    const { toolbelt } = await open({
+      config: { agent: { remote: { description: "Runs elsewhere", mode: "subagent", model: "anthropic/claude-x" } } },
+    })
+    const { MockLanguageModelV4 } = await import("ai/test")
+    let parentCalls = 0
+    const model = new MockLanguageModelV4({
+      doStream: async (call) => {
+        if (isSubagent(call)) throw new Error("the provider is down")
+        parentCalls++
+        return parentCalls === 1
+          ? step(task("t1", {}), task("t2", { subagent_type: "remote", description: "elsewhere" }))
+          : step(text("both failed"))
+      },
+    })
+    const result = await runTurn({ toolbelt, model: { ...ids, model }, prompt: "go" })
+    expect(result.text).toBe("both failed")
+    const failed = taskPart(toolbelt, result.sessionID, "t1").state as { status: string; error: string }
+    expect(failed.status).toBe("error")
+    expect(failed.error).toMatch(
+      /^<task id="ses_\w+" state="error">\n<task_error>\nThe subagent's model failed: the provider is down\n<\/task_error>\n<\/task>$/,
+    )
+    expect(taskPart(toolbelt, result.sessionID, "t2").state).toMatchObject({
+      status: "error",
+      error: expect.stringContaining(
+        "The remote agent runs on anthropic/claude-x, which cannot be used here: ANTHROPIC_API_KEY is not set",
+      ),
+    })
   })
 
   it("resumes the child by task_id: its history is replayed and it goes on in the same session", async () => {

@@ -165,7 +165,12 @@ export const TaskTool = Tool.define<typeof BackgroundParameters, TaskMetadata>(
               calls: progress.calls,
               ...(progress.latest ? { latest: progress.latest } : {}),
             })
-            ctx.metadata({ title: params.description, metadata: { ...metadata } })
+            // The title follows the subagent's latest call, so every surface shows where it is.
+            const latest = progress.latest
+            const title = latest
+              ? `${params.description}: ${latest.tool}${latest.title ? ` ${latest.title}` : ""}`
+              : params.description
+            ctx.metadata({ title, metadata: { ...metadata } })
           },
         })
 
