@@ -25,10 +25,10 @@ export class SubagentSessions {
   rules(sessionID: string): Ruleset {
     let rules = this.#rules.get(sessionID)
     if (!rules) {
+      // Final once read: a session gets its rules when it is created (a subagent's, under a fresh id).
       const stored = this.#store.sessions.get(sessionID)?.permission
       rules = stored?.length ? Object.freeze([...stored]) : NONE
-      // A session without a row may get one later (a subagent's parent): only rules are final.
-      if (stored) this.#rules.set(sessionID, rules)
+      this.#rules.set(sessionID, rules)
     }
     return rules
   }

@@ -7,7 +7,7 @@ import { killSessionJobs } from "../platform/shell/jobs/index.ts"
 import type { SessionInfo } from "../platform/store/sessions.ts"
 import type { Store } from "../platform/store/store.ts"
 import type { Bus } from "../runtime/bus/bus.ts"
-import type { Config } from "../runtime/config/config.ts"
+import { type Config, ConfigError } from "../runtime/config/config.ts"
 import { type Agent, standingDenials, subagentRules } from "../runtime/permission/agents/agent.ts"
 import { PermissionRejectedError, PermissionUnansweredError } from "../runtime/permission/errors.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
@@ -285,7 +285,7 @@ export function subagentService({
 function depthSetting(value: unknown): number {
   if (value === undefined) return DEFAULT_SUBAGENT_DEPTH
   if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value
-  throw new TypeError(
+  throw new ConfigError(
     `Invalid subagent_depth: expected a whole number (0: no subagents, 1: subagents start none), got ${JSON.stringify(value)}.`,
   )
 }
