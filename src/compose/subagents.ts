@@ -103,12 +103,18 @@ export function subagentService({
     const named = request.taskID ? store.sessions.get(request.taskID) : undefined
     if (named && named.parentID === request.parent.sessionID) return named
     // A parent without a session row (an MCP connection's, `toolbelt call --session`'s) gets one.
-    if (!store.sessions.get(request.parent.sessionID))
-      store.sessions.create({
-        id: request.parent.sessionID,
-        projectID: directory,
-        agent: request.parent.agent,
-      })
+    if (!store.sessions.get(request.parent.sessionID)) {
+      try {
+        store.sessions.create({
+          id: request.parent.sessionID,
+          projectID: directory,
+          agent: request.parent.agent,
+        })
+      } catch (error) {
+        // Created meanwhile (another process, a server's session index): it has its row.
+        if (!store.sessions.get(request.parent.sessionID)) throw error
+      }
+    }
     const parentRules = [
       ...standingDenials(rulesOf(request.parent.agent)),
       ...sessions.rules(request.parent.sessionID),
