@@ -5,8 +5,15 @@ import { decodeText } from "./decode-text.ts"
 import type { FetchedPage } from "./fetch-page.ts"
 import { htmlToMarkdown } from "./html-to-markdown.ts"
 import { htmlToText } from "./html-to-text.ts"
+import { htmlToMarkdownOffThread } from "./markdown-off-thread.ts"
 import { pdfText } from "./pdf-text.ts"
 import type { Format } from "./request-headers.ts"
+
+/**
+ * HTML longer than this is converted to markdown in a worker thread (markdown-off-thread.ts); below it
+ * the conversion's memory is small (~40 MB at this size) and a worker's start (~50 ms) would dominate.
+ */
+export const OFF_THREAD_CHARS = 512 * 1024
 
 /** A page in the form the model reads. */
 export interface Converted {
@@ -20,12 +27,16 @@ export interface Converted {
  * Turns a fetched page into what the model reads:
  * - an image (not SVG): attached as a data URL;
  * - a PDF: its text, page by page;
- * - HTML: markdown (default), readable text, or the HTML itself;
+ * - HTML: markdown (default; a large page in a worker thread), readable text, or the HTML itself;
  * - other text (plain, markdown, JSON, XML, SVG, ...): the text as served, in every format;
  * - anything else: refused, saying what it is.
  * Text is decoded from the charset the header or the page declares.
  */
-export async function convertPage(page: FetchedPage, format: Format): Promise<Converted> {
+export async function convertPage(
+  page: FetchedPage,
+  format: Format,
+  signal?: AbortSignal,
+): Promise<Converted> {
   const { kind, mime } = contentKind(page.contentType, page.bytes)
   if (kind === "image") {
     const url = `data:${mime};base64,${Buffer.from(page.bytes).toString("base64")}`
@@ -45,8 +56,13 @@ export async function convertPage(page: FetchedPage, format: Format): Promise<Co
     markup: kind === "html" || mime.includes("xml"),
   })
   if (kind !== "html" || format === "html") return { output: text, attachments: [], mime }
-  const output = format === "markdown" ? await htmlToMarkdown(text, page.url) : await htmlToText(text)
-  return { output, attachments: [], mime }
+  if (format === "text") return { output: await htmlToText(text), attachments: [], mime }
+  return { output: await markdownOf(text, page.url, signal), attachments: [], mime }
+}
+
+function markdownOf(html: string, pageUrl: URL, signal: AbortSignal | undefined): Promise<string> {
+  if (html.length <= OFF_THREAD_CHARS) return htmlToMarkdown(html, pageUrl)
+  return htmlToMarkdownOffThread({ html, pageUrl, ...(signal ? { signal } : {}) })
 }
 
 async function readPdf(page: FetchedPage): Promise<{ text: string; pages: number }> {

@@ -1,49 +1,10 @@
-import { DROPPED_ELEMENTS } from "./html-to-markdown.ts"
+import { BLOCK_ELEMENTS, DROPPED_ELEMENTS } from "./markup-filter.ts"
 
 // The element's text is not shown, nor that of anything inside it.
-const SKIPPED = new Set<string>([...DROPPED_ELEMENTS, "head", "svg", "canvas", "select"])
+const SKIPPED = new Set<string>([...DROPPED_ELEMENTS, "head", "canvas", "select"])
 
-// Elements that start a new line of text.
-const BLOCKS = new Set([
-  "address",
-  "article",
-  "aside",
-  "blockquote",
-  "dd",
-  "details",
-  "div",
-  "dl",
-  "dt",
-  "fieldset",
-  "figcaption",
-  "figure",
-  "footer",
-  "form",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "header",
-  "hr",
-  "li",
-  "main",
-  "nav",
-  "ol",
-  "p",
-  "pre",
-  "section",
-  "summary",
-  "table",
-  "tbody",
-  "td",
-  "tfoot",
-  "th",
-  "thead",
-  "tr",
-  "ul",
-])
+// Elements that start a new line of text: the blocks, and a disclosure's summary and body.
+const BLOCKS = new Set([...BLOCK_ELEMENTS, "details", "summary"])
 
 /**
  * The readable text of an HTML page (htmlparser2's streaming parser): the text of the body with

@@ -6,6 +6,8 @@ import { brotliCompressSync, gzipSync } from "node:zlib"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import { type Loopback, proxy, serve } from "../../platform/net/fixtures/loopback.ts"
+import { MAX_RESPONSE_BYTES } from "./fetch-page.ts"
+import { appPage, docsPage } from "./fixtures/big-pages.ts"
 import { PNG, pdf } from "./fixtures/media.ts"
 
 const DOCS = readFileSync(new URL("fixtures/docs-page.html.bin", import.meta.url))
@@ -22,6 +24,9 @@ const CP1252 = Buffer.from([
   0xef,
   ...Buffer.from("ve</p></body></html>"),
 ])
+// Pages as large as webfetch reads: mostly content, and a web application's (markdown in a worker thread).
+const DOCS_5MB = docsPage(MAX_RESPONSE_BYTES)
+const APP_5MB = appPage(MAX_RESPONSE_BYTES)
 const withMeta = (bytes: Buffer, meta: string) =>
   Buffer.concat([Buffer.from(`<!doctype html><meta ${meta}>`), bytes])
 
@@ -128,7 +133,15 @@ beforeAll(async () => {
       case "/silent":
         return // never answers
       case "/empty":
-        return send(response, "text/html", "<html><body><script>render()</script></body></html>")
+        return send(
+          response,
+          "text/html",
+          "<html><head><title>App</title></head><body><div id=root></div><script>render()</script></body></html>",
+        )
+      case "/big/docs":
+        return send(response, "text/html; charset=utf-8", DOCS_5MB)
+      case "/big/app":
+        return send(response, "text/html; charset=utf-8", APP_5MB)
       default:
         response.writeHead(404)
         return response.end()
@@ -294,7 +307,7 @@ describe("webfetch: other content", () => {
     )
   })
 
-  it("a page without text says so", async () => {
+  it("a page without text (a title alone is none) says so", async () => {
     expect((await fetchOk({ url: `${site.origin}/empty` })).output).toBe(
       `(${site.origin}/empty has no text content; it may build its content with JavaScript, which webfetch does not run)`,
     )
@@ -332,6 +345,78 @@ describe("webfetch: limits", () => {
       abort: abort.signal,
     })
     expect(result).toMatchObject({ status: "error", metadata: { interrupted: true } })
+  })
+})
+
+describe("webfetch: 5 MB pages to markdown", () => {
+  /** The whole markdown of a call: the model sees a bounded preview, the output store has the rest. */
+  async function wholeMarkdown(url: string): Promise<string> {
+    const result = await fetchOk({ url })
+    const saved = result.metadata.outputPath as string | undefined
+    expect(saved).toBeDefined()
+    return readFileSync(saved!, "utf8")
+  }
+  const count = (text: string, part: string) => text.split(part).length - 1
+
+  it("mostly content: every copy of the article, with its code, table, links and image, and nothing else", async () => {
+    const md = await wholeMarkdown(`${site.origin}/big/docs`)
+    const copies = count(DOCS_5MB.toString("utf8"), "<h1>Streaming responses (part ")
+    expect(copies).toBeGreaterThan(800)
+    expect(md.startsWith("Streaming responses | Harbor HTTP Client\n\n")).toBe(true)
+    expect(md.match(/^# Streaming responses \(part \d+\)$/gm)).toHaveLength(copies)
+    expect(md).toContain(`# Streaming responses (part ${copies})\n`)
+    expect(count(md, '```ts\nconst response = await harbor.get("https://example.com/big.json")\n')).toBe(
+      copies,
+    )
+    expect(
+      count(md, "| Option | Default | Meaning |\n| --- | --- | --- |\n| `highWaterMark` | 65536 |"),
+    ).toBe(copies)
+    expect(count(md, `[Cancellation](${site.origin}/docs/guides/cancellation "Cancellation guide")`)).toBe(
+      copies,
+    )
+    expect(
+      count(md, `![A response flowing through the reader](${site.origin}/img/streaming-diagram.png)`),
+    ).toBe(copies)
+    expect(md.trimEnd().endsWith("Copyright © 2026 Harbor contributors. Built with Docusaurus.")).toBe(true)
+    for (const gone of [
+      "gtag",
+      "dataLayer",
+      "tracking pixel",
+      "theme-doc-toc-desktop",
+      "Direct link to",
+      "\u200b",
+    ])
+      expect(md).not.toContain(gone)
+  })
+
+  it("a web application's page: every result's heading, link, install command and table, none of its CSS, JavaScript, JSON state or icons", async () => {
+    const md = await wholeMarkdown(`${site.origin}/big/app`)
+    const cards = count(APP_5MB.toString("utf8"), 'data-testid="result-card"')
+    expect(cards).toBeGreaterThan(500)
+    expect(md.startsWith("Search results for “stream” · Package Index\n\n")).toBe(true)
+    expect(md.match(/^### \[pkg-\d+\]\(http:\/\/127\.0\.0\.1:\d+\/packages\/pkg-\d+\)$/gm)).toHaveLength(
+      cards,
+    )
+    expect(md).toContain(`### [pkg-${cards}](${site.origin}/packages/pkg-${cards})`)
+    expect(count(md, "```bash\nnpm install pkg-")).toBe(cards)
+    expect(count(md, "| Benchmark | ops/s |\n| --- | --- |\n| parse pkg-")).toBe(Math.floor(cards / 10))
+    expect(md).toContain(`![Avatar of maintainer-1](${site.origin}/avatars/1.png)`)
+    expect(md).toContain(`[topic-1](${site.origin}/search?q=topic-1)`)
+    expect(
+      md.trimEnd().endsWith("[About](" + `${site.origin}/about) · [Privacy](${site.origin}/privacy)`),
+    ).toBe(true)
+    expect(md).toContain("End of results.")
+    for (const gone of [
+      "webpackChunk",
+      "__next_f",
+      "display:flex",
+      '"downloads"',
+      "Package Index logo",
+      "impression",
+      "hsl(",
+      "data:image",
+    ])
+      expect(md).not.toContain(gone)
   })
 })
 

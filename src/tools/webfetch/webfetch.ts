@@ -52,7 +52,8 @@ const pages = new PageCache()
  *    cache, unless the call asks to refresh.
  * 3. Fetch: browser headers, redirects re-checked by the guard, the body capped at 5 MB while it
  *    streams, the timeout (30 s, at most 120) and the call's abort both ending it.
- * 4. Convert (images attached, PDFs as text, HTML to markdown or text, other text as is), then shape
+ * 4. Convert (images attached, PDFs as text, HTML to markdown or text, other text as is; a large page's
+ *    markdown in a worker thread with bounded memory), then shape
  *    the result: title `<url> (<content type>)`, metadata with the final URL, status, size, cache.
  */
 export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>("webfetch", {
@@ -93,7 +94,7 @@ export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>("we
     }
 
     // 4. Convert and shape.
-    const converted = await convertPage(page, params.format)
+    const converted = await convertPage(page, params.format, ctx.abort)
     const contentType = page.contentType || converted.mime
     const result: CachedPage = {
       title: `${params.url} (${contentType})`,

@@ -1,0 +1,13 @@
+// A worker thread that converts one large page to markdown (markdown-off-thread.ts starts it): its
+// heap has its own limits and is given back when it ends.
+import { parentPort, workerData } from "node:worker_threads"
+import { htmlToMarkdown } from "./html-to-markdown.ts"
+
+/** What the worker is started with. */
+export interface MarkdownJob {
+  readonly html: string
+  readonly url: string
+}
+
+const job = workerData as MarkdownJob
+parentPort!.postMessage(await htmlToMarkdown(job.html, new URL(job.url)))
