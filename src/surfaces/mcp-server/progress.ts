@@ -68,6 +68,12 @@ export class ProgressReporter {
     else this.#timer = setTimeout(() => this.#flush(), wait)
   }
 
+  /**
+   * No more progress. An update still waiting for its interval is dropped, not sent: one sent right
+   * before the result arrives with it, and clients built on the MCP TypeScript SDK dispatch a
+   * notification a microtask after the response that ends its request, so over stdio they would lose
+   * it and report an unknown progress token.
+   */
   stop(): void {
     this.#stopped = true
     this.#sink = undefined
