@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto"
 import type { Readable, Writable } from "node:stream"
 import { trackLive } from "../../platform/shell/run/cleanup.ts"
 import { RUN_MARKER } from "../../platform/shell/run/env.ts"
-import { containment, parseStatus, reaperArgv } from "../../platform/shell/run/reaper.ts"
+import { containment, onReaperStatus, reaperArgv } from "../../platform/shell/run/reaper.ts"
 import { killTree, killTreeNow, ProcessTree } from "../../platform/shell/run/tree.ts"
 
 /** How the server's own process ended. */
@@ -106,15 +106,7 @@ function serverExit(child: ChildProcess, program: string): Promise<ProcessExit> 
       resolve({ code: null, signal: null, error: `${program}: ${error.message}` }),
     )
     child.once("exit", (code, signal) => resolve({ code, signal }))
-    const status = child.stdio[3] as Readable | null | undefined
-    if (!status) return
-    let line = ""
-    status.on("data", (chunk: Buffer) => {
-      line += chunk.toString("latin1")
-      const parsed = line.includes("\n") ? parseStatus(line.slice(0, line.indexOf("\n"))) : undefined
-      if (parsed) resolve(parsed)
-    })
-    status.on("error", () => {})
+    onReaperStatus(child, resolve)
   })
 }
 

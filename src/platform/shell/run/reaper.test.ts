@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { findByCommandLine } from "./find-processes.ts"
 import { runOptions } from "./fixtures/run-options.ts"
-import { containment, parseStatus } from "./reaper.ts"
+import { containment, onReaperStatus, parseStatus, type ReapedExit } from "./reaper.ts"
 import { RunningCommand, type RunOptions, runCommand } from "./run.ts"
 
 const HAS_REAPER = containment().kind === "subreaper"
@@ -124,5 +124,31 @@ describe("parseStatus", () => {
     expect(parseStatus("S9")).toEqual({ code: null, signal: "SIGKILL" })
     expect(parseStatus("S15")).toEqual({ code: null, signal: "SIGTERM" })
     expect(parseStatus("hello")).toBeUndefined()
+  })
+})
+
+describe("onReaperStatus", () => {
+  it("reports the status line from fd 3 once it is whole, even when it arrives in pieces", async () => {
+    // A stand-in for the reaper: writes "S1" and, a moment later, "5\n" to fd 3, then exits 0.
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const fs = require("node:fs"); fs.writeSync(3, "S1"); setTimeout(() => fs.writeSync(3, "5\\n"), 50)`,
+      ],
+      { stdio: ["ignore", "ignore", "ignore", "pipe"] },
+    )
+    const reported: ReapedExit[] = []
+    onReaperStatus(child, (exit) => reported.push(exit))
+    await new Promise((resolve) => child.once("close", resolve))
+    expect(reported[0]).toEqual({ code: null, signal: "SIGTERM" })
+  })
+
+  it("reports nothing for a child without a status pipe", async () => {
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" })
+    const reported: ReapedExit[] = []
+    onReaperStatus(child, (exit) => reported.push(exit))
+    await new Promise((resolve) => child.once("close", resolve))
+    expect(reported).toEqual([])
   })
 })

@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process"
+import { type ChildProcess, spawnSync } from "node:child_process"
 import { accessSync, constants } from "node:fs"
 import { constants as os } from "node:os"
 import { delimiter, join } from "node:path"
+import type { Readable } from "node:stream"
 
 /**
  * The child subreaper: a tiny perl process between toolbelt and the command's shell that nothing the
@@ -146,10 +147,37 @@ export function reaperArgv(perl: string, argv: readonly string[]): string[] {
   return [perl, "-e", SCRIPT, String(PRCTL[process.arch]), String(process.pid), ...argv]
 }
 
+/** How the command the reaper ran ended. */
+export interface ReapedExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/**
+ * Calls `onExit` with how the command ended once the reaper's status line on the child's fd 3 is whole.
+ * Nothing happens where the child has no status pipe (it was started without the reaper) or the line
+ * never comes (the reaper itself failed): callers also listen for the child's own exit. `unref`: the
+ * pipe does not keep the event loop alive.
+ */
+export function onReaperStatus(
+  child: ChildProcess,
+  onExit: (exit: ReapedExit) => void,
+  { unref = false }: { unref?: boolean } = {},
+): void {
+  const status = child.stdio[3] as (Readable & { unref?: () => void }) | null | undefined
+  if (!status) return
+  let line = ""
+  status.on("data", (chunk: Buffer) => {
+    line += chunk.toString("latin1")
+    const parsed = line.includes("\n") ? parseStatus(line.slice(0, line.indexOf("\n"))) : undefined
+    if (parsed) onExit(parsed)
+  })
+  status.on("error", () => {})
+  if (unref) status.unref?.()
+}
+
 /** How the shell ended, from the reaper's status line (`E<code>` or `S<signal number>`). */
-export function parseStatus(
-  line: string,
-): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+export function parseStatus(line: string): ReapedExit | undefined {
   const match = /^([ES])(\d+)$/.exec(line.trim())
   if (!match) return undefined
   const value = Number(match[2])

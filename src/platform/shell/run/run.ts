@@ -4,7 +4,7 @@ import type { Limits } from "../../text/limits.ts"
 import { Capture, type Captured } from "./capture.ts"
 import { trackLive } from "./cleanup.ts"
 import { detectPrompt } from "./prompt.ts"
-import { containment, parseStatus, reaperArgv } from "./reaper.ts"
+import { containment, onReaperStatus, type ReapedExit, reaperArgv } from "./reaper.ts"
 import type { ShellInfo } from "./shell.ts"
 import { HAS_PROC, type KillReport, killTree, killTreeNow, type ProcessInfo, ProcessTree } from "./tree.ts"
 
@@ -178,23 +178,12 @@ export class RunningCommand {
     const options = this.#options
     const child = this.#child
     const streams = [child.stdout!, child.stderr!]
-    type Exit = { code: number | null; signal: NodeJS.Signals | null }
-    const rootExited = new Promise<Exit>((resolve) => {
+    const rootExited = new Promise<ReapedExit>((resolve) => {
       child.once("exit", (code, signal) => resolve({ code, signal }))
     })
     // The shell's end: the reaper's status line, or the root's own exit (no reaper, or it failed).
-    const exited = new Promise<Exit>((resolve) => {
-      const status = child.stdio[3] as Readable | undefined | null
-      if (status) {
-        let line = ""
-        status.on("data", (chunk: Buffer) => {
-          line += chunk.toString("latin1")
-          const parsed = line.includes("\n") ? parseStatus(line.slice(0, line.indexOf("\n"))) : undefined
-          if (parsed) resolve(parsed)
-        })
-        status.on("error", () => {})
-        if (options.background) (status as Readable & { unref?: () => void }).unref?.()
-      }
+    const exited = new Promise<ReapedExit>((resolve) => {
+      onReaperStatus(child, resolve, { unref: options.background })
       void rootExited.then(resolve)
     }).then((exit) => {
       this.#exited = true
