@@ -6,7 +6,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnStartUp } from "../start-up.ts"
-import { onStopSignal } from "../stop-signal.ts"
+import { serveUntilStopped } from "../stop-signal.ts"
 
 export const MCP_HELP = `Usage: toolbelt mcp [options]
 
@@ -107,21 +107,15 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       )
     }
 
-    const stopped = Promise.withResolvers<void>()
-    const stopListening = onStopSignal(() => stopped.resolve())
-    try {
-      if (port === undefined) {
-        const server = serveMcpStdio({
+    await serveUntilStopped(async () => {
+      if (port === undefined)
+        return serveMcpStdio({
           toolbelt,
           agent,
           ...(ask ? { ask } : {}),
           stdin: io.stdin as never,
           stdout: io.stdout as never,
         })
-        await Promise.race([server.closed, stopped.promise])
-        await server.close()
-        return EXIT.ok
-      }
       // Loaded for --http only: a stdio server starts without Hono and the HTTP transport.
       const http = await import("../../mcp-server/http.ts")
       let server: Awaited<ReturnType<typeof serveMcpHttp>>
@@ -140,12 +134,9 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
         throw error
       }
       io.stderr.write(`toolbelt mcp: serving ${toolbelt.directory} at ${server.url}\n`)
-      await stopped.promise
-      await server.close()
-      return EXIT.ok
-    } finally {
-      stopListening()
-    }
+      return server
+    })
+    return EXIT.ok
   } finally {
     toolbelt.close()
     restoreConsole()

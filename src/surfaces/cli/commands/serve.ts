@@ -6,7 +6,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { checkAgent, warnStartUp } from "../start-up.ts"
-import { onStopSignal } from "../stop-signal.ts"
+import { serveUntilStopped } from "../stop-signal.ts"
 
 const DEFAULT_PORT = 4517
 
@@ -103,9 +103,8 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
       if (error instanceof http.ServeError) throw new UsageError(error.message, { help: false })
       throw error
     }
-    const stopped = Promise.withResolvers<void>()
-    const stopListening = onStopSignal(() => stopped.resolve())
-    try {
+    // 4. Until stopped (signals are listened for once the server is up).
+    await serveUntilStopped(async () => {
       io.stderr.write(
         [
           `toolbelt serve: ${toolbelt.directory}`,
@@ -120,13 +119,9 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
         ].join("\n"),
       )
       if (values.open) openBrowser(server.pageURL, io)
-      // 4. Until stopped.
-      await stopped.promise
-      await server.close()
-      return EXIT.ok
-    } finally {
-      stopListening()
-    }
+      return server
+    })
+    return EXIT.ok
   } finally {
     await toolbelt.close()
   }
