@@ -94,7 +94,8 @@ interface Preformatted {
 
 /**
  * Streams a page through htmlparser2 and writes back only what the markdown rules read, in sections
- * of about `sectionChars` (SECTION_CHARS) characters:
+ * of about `sectionChars` (SECTION_CHARS) characters handed to `onSection` as each is cut (with what
+ * is known of the page so far), so the slimmed page is never held whole:
  * 1. Dropped with their content: scripts, styles, noscript, frames, objects, templates, SVG and the
  *    metadata elements; the first `<title>` and `<base href>` are kept aside. Comments and doctypes go.
  * 2. Attributes: only those the rules read (keptAttributes); text is re-escaped, runs of blank space
