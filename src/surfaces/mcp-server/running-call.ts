@@ -93,8 +93,12 @@ export class RunningCall {
     }
   }
 
-  /** Shows the ask or the questions to the client and waits for its answer; with none in time, `expire` runs. */
+  /**
+   * Shows the ask or the questions to the client and waits for its answer; with none in time, `expire`
+   * runs. The request that carries them gets its response now, so progress waits for the retry's token.
+   */
   present(prompt: Prompt, timeoutMs: number, expire: () => void): string {
+    this.progress.attach(undefined)
     this.presented = prompt
     this.token = randomUUID()
     this.#answerTimer = setTimeout(expire, timeoutMs)
