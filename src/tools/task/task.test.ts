@@ -13,10 +13,13 @@ import type { Reply } from "../../runtime/permission/simple.ts"
 import { isSubagent, routedModel, systemOf, toolsOf } from "./fixtures/routed-model.ts"
 
 let belt: TestBelt | undefined
-afterEach(async () => {
-  await belt?.close()
+/** Closes the toolbelt the test opened last, if any. */
+async function closeBelt(): Promise<void> {
+  const open = belt
   belt = undefined
-})
+  await open?.close()
+}
+afterEach(closeBelt)
 
 const ids = { providerID: "mock", modelID: "mock-model" }
 
@@ -124,7 +127,9 @@ describe("task: a subagent on a child session (mock model)", () => {
 
   it("a child whose model fails, or whose agent's model cannot be used, returns <task_error>", async () => {
     const { toolbelt } = await open({
-      config: { agent: { remote: { description: "Runs elsewhere", mode: "subagent", model: "anthropic/claude-x" } } },
+      config: {
+        agent: { remote: { description: "Runs elsewhere", mode: "subagent", model: "anthropic/claude-x" } },
+      },
     })
     const { MockLanguageModelV4 } = await import("ai/test")
     let parentCalls = 0
@@ -213,8 +218,7 @@ describe("task: a subagent on a child session (mock model)", () => {
       expect(result.status).toBe("finished")
       const childCall = model.calls.find((each) => each.script === "child")!.call
       expect(toolsOf(childCall)).not.toContain("task")
-      await belt?.close()
-      belt = undefined
+      await closeBelt()
     }
     // Depth 0: no subagents at all, and the call says why.
     {
@@ -225,8 +229,7 @@ describe("task: a subagent on a child session (mock model)", () => {
         status: "error",
         error: 'Subagent depth limit reached (0). Increase "subagent_depth" to allow nested subagents.',
       })
-      await belt?.close()
-      belt = undefined
+      await closeBelt()
     }
     // Depth 2: the orchestrator starts a general subagent, which may not start another.
     {
