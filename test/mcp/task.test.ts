@@ -1,7 +1,12 @@
 // `task` over MCP: a client that samples runs the subagent's model calls; its asks come back as forms.
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { type CallToolResult, Client, type CreateMessageRequest, type CreateMessageResult } from "@modelcontextprotocol/client"
+import {
+  type CallToolResult,
+  Client,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+} from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterEach, describe, expect, it } from "vitest"
 import { bin, makeProject, type Project, textOf } from "./helpers.ts"
@@ -67,7 +72,12 @@ describe("task over MCP", () => {
         stopReason: "toolUse",
         content: [{ type: "tool_use", id: "u1", name: "read", input: { filePath: ".env" } }],
       } as unknown as CreateMessageResult,
-      { role: "assistant", model: "client-model", stopReason: "endTurn", content: { type: "text", text: "TOKEN is set to 1." } },
+      {
+        role: "assistant",
+        model: "client-model",
+        stopReason: "endTurn",
+        content: { type: "text", text: "TOKEN is set to 1." },
+      },
     ]
     client = await connect(project, {
       sample: (params) => {
@@ -87,23 +97,35 @@ describe("task over MCP", () => {
     })) as CallToolResult
     const text = textOf(result)
     expect(result.isError).toBeFalsy()
-    expect(text).toMatch(/^<task id="ses_\w+" state="completed">\n<task_result>\nTOKEN is set to 1.\n<\/task_result>\n<\/task>$/)
+    expect(text).toMatch(
+      /^<task id="ses_\w+" state="completed">\n<task_result>\nTOKEN is set to 1.\n<\/task_result>\n<\/task>$/,
+    )
 
     // What the client was asked to sample: the subagent's instructions and brief, the tools (without
     // task), then the read's result as a tool_result.
     expect(requests).toHaveLength(2)
     expect(requests[0]!.systemPrompt).toContain("You are a subagent")
-    expect(requests[0]!.messages).toEqual([{ role: "user", content: [{ type: "text", text: "What is in .env?" }] }])
+    expect(requests[0]!.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "What is in .env?" }] },
+    ])
     const offered = (requests[0]!.tools ?? []).map((tool) => tool.name)
     expect(offered).toContain("read")
     expect(offered).not.toContain("task")
     expect(requests[1]!.messages.at(-1)).toMatchObject({
       role: "user",
-      content: [{ type: "tool_result", toolUseId: "u1", content: [{ type: "text", text: expect.stringContaining("TOKEN=1") }] }],
+      content: [
+        {
+          type: "tool_result",
+          toolUseId: "u1",
+          content: [{ type: "text", text: expect.stringContaining("TOKEN=1") }],
+        },
+      ],
     })
     // The subagent's ask reached the person through this client, saying who asked.
     expect(forms).toHaveLength(1)
-    expect(forms[0]).toContain('The read tool of the general subagent (task: read the env) asks for permission "read"')
+    expect(forms[0]).toContain(
+      'The read tool of the general subagent (task: read the env) asks for permission "read"',
+    )
   })
 
   it("is not listed for a client that cannot sample", async () => {

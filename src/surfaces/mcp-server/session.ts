@@ -1,5 +1,3 @@
-// One MCP connection as one toolbelt session: its calls, their permission asks and their progress.
-import { randomUUID } from "node:crypto"
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -11,17 +9,15 @@ import {
 } from "@modelcontextprotocol/server"
 import { parentCallID } from "../../compose/child-calls.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
-import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
 import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
 import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
 import type { Turn } from "../../runtime/registry/registry.ts"
-import type { Settlement } from "../../runtime/settle/settle.ts"
 import type { TurnModel } from "../../runtime/tool/subagent-services.ts"
 import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
 import { showsForms } from "./client-forms.ts"
-import { ProgressReporter, progressMessage } from "./progress.ts"
+import { progressMessage } from "./progress.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
 import { QUESTION_KEY, questionForm, questionReplyOf } from "./question-form.ts"
 import { toCallToolResult } from "./result.ts"
