@@ -9,7 +9,9 @@ it("offers apply_patch to patch-trained models and edit/write to the others; bot
     (await registry.tools({ agent: "build", ...(modelID ? { modelID } : {}) }))
       .map((tool) => tool.name)
       .sort()
-  const shell = ["bash", "bash_kill", "bash_output", "glob", "grep"]
+  // webfetch needs nothing configured; websearch/codesearch (no provider), skill (no skills), batch
+  // (off), task (no model) and lsp (no toolbelt) are withheld here.
+  const shell = ["bash", "bash_kill", "bash_output", "glob", "grep", "webfetch"]
   // Offered for every model (question and plan_exit where someone can answer: not known here).
   const session = ["plan_enter", "plan_exit", "question", "todoread", "todowrite"]
   expect(await names("gpt-5.1-codex")).toEqual([...shell, ...session, "apply_patch", "list", "read"].sort())
