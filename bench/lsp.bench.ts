@@ -86,7 +86,7 @@ async function editToDiagnostics(options: { native: boolean }): Promise<{ cold: 
   try {
     const cold = await edit(true)
     const warm: number[] = []
-    for (let round = 0; round < WARM_ROUNDS; round++) warm.push(await edit(round % 2 === 0 ? false : true))
+    for (let round = 0; round < WARM_ROUNDS; round++) warm.push(await edit(round % 2 !== 0))
     return { cold, warm: median(warm) }
   } finally {
     await pool.close()

@@ -145,9 +145,7 @@ describe("question's parameters", () => {
     const closed = await call([{ ...database, options: [], custom: false }])
     expect(closed.status === "error" && closed.error).toContain("needs at least one option")
     const twice = await call([{ ...database, options: [database.options[0], database.options[0]] }])
-    expect(twice.status === "error" && twice.error).toContain(
-      'two options are labelled "SQLite"',
-    )
+    expect(twice.status === "error" && twice.error).toContain('two options are labelled "SQLite"')
     expect((await call([])).status).toBe("error")
     expect(toolbelt.questions.list()).toEqual([])
   })
