@@ -9,7 +9,6 @@ import type { ApiDeps } from "./deps.ts"
 import { openApiDocument } from "./openapi.ts"
 import { mountPage } from "./page.ts"
 import { type AnyRoute, mount } from "./route.ts"
-import { approvalRoutes } from "./routes/approvals.ts"
 import { callRoutes } from "./routes/calls.ts"
 import { eventRoutes } from "./routes/events.ts"
 import { permissionRoutes } from "./routes/permissions.ts"
@@ -44,7 +43,6 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
     ...recordRoutes(deps),
     ...permissionRoutes(deps),
     ...questionRoutes(deps),
-    ...approvalRoutes(deps),
     ...eventRoutes(deps),
   ]
 }

@@ -1,6 +1,6 @@
 // The OpenAPI document of the API, written from the routes' own Zod schemas.
 import { z } from "zod"
-import type { AnyRoute } from "./route.ts"
+import { type AnyRoute, responsesOf } from "./route.ts"
 
 type JsonSchema = Record<string, unknown>
 
@@ -34,7 +34,7 @@ export function openApiDocument(routes: readonly AnyRoute[], info: OpenApiInfo):
           }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(spec.responses).map(([status, response]) => [
+        Object.entries(responsesOf(spec)).map(([status, response]) => [
           status,
           {
             description: response.description,

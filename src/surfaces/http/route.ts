@@ -3,6 +3,7 @@
 import type { Context, Hono } from "hono"
 import { z } from "zod"
 import { ApiError, type Issue } from "./api-error.ts"
+import { ErrorBody } from "./schemas.ts"
 
 type Method = "get" | "post" | "delete"
 
@@ -39,7 +40,10 @@ export interface RouteSpec<
   readonly query?: Q
   /** A JSON body (requests must send `Content-Type: application/json`). */
   readonly body?: B
-  /** By status; the first 2xx is the status of a handler's plain return value. */
+  /**
+   * By status; the first 2xx is the status of a handler's plain return value. The errors `mount` gives
+   * by itself (400, 413, 415) need not be listed: `responsesOf` adds them (a 400 listed here says more).
+   */
   readonly responses: Readonly<Record<number, ResponseSpec>>
   /** Returns a `Response` as it is, or a value sent as JSON (`undefined` with a 204 status: no body). */
   readonly handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => unknown
@@ -55,6 +59,27 @@ export function route<
   B extends z.ZodType = z.ZodType<undefined>,
 >(spec: RouteSpec<P, Q, B>): AnyRoute {
   return spec as unknown as AnyRoute
+}
+
+/** An error response: `{error, issues?}`, described. */
+export function errorSpec(description: string): ResponseSpec {
+  return { description, schema: ErrorBody }
+}
+
+/**
+ * Every response a route can give, by status: its own, and the errors `mount` gives before its handler
+ * runs (input that fails its schema; a body that is not JSON or is too large) where it has not
+ * described them itself.
+ */
+export function responsesOf(spec: AnyRoute): Readonly<Record<number, ResponseSpec>> {
+  const responses: Record<number, ResponseSpec> = {}
+  if (spec.params || spec.query || spec.body)
+    responses[400] = errorSpec("Invalid request: the error names each problem and where it is.")
+  if (spec.body) {
+    responses[413] = errorSpec('The body is over the size limit ("mcp.max_request_bytes").')
+    responses[415] = errorSpec("The body is not JSON.")
+  }
+  return { ...responses, ...spec.responses }
 }
 
 /**

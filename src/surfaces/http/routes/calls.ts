@@ -1,9 +1,9 @@
 // A tool call in a session, through the full pipeline (validation, permission, bounding, the journal).
 import type { Settlement as RuntimeSettlement } from "../../../runtime/settle/settle.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
-import { CallBody, ErrorBody, SessionParams, Settlement } from "../schemas.ts"
-import { checkAgent, requireSession } from "./sessions.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
+import { CallBody, SessionParams, Settlement } from "../schemas.ts"
+import { checkAgent, NO_SESSION, requireSession } from "./sessions.ts"
 
 export function callRoutes(deps: ApiDeps): AnyRoute[] {
   return [
@@ -19,9 +19,8 @@ export function callRoutes(deps: ApiDeps): AnyRoute[] {
       body: CallBody,
       responses: {
         200: { description: "How the call ended.", schema: Settlement },
-        400: { description: "Invalid input (unknown agent, malformed body).", schema: ErrorBody },
-        404: { description: "No such session.", schema: ErrorBody },
-        415: { description: "The body is not JSON.", schema: ErrorBody },
+        400: errorSpec("Invalid input (unknown agent, malformed body)."),
+        404: NO_SESSION,
       },
       handler: async ({ params, body, request }) => {
         const session = requireSession(deps, params.id)

@@ -1,29 +1,24 @@
-// Permission asks waiting for a reply, and the reply: once, always (saves the ask's `always` list),
-// or reject with a message for the agent.
+// The permission service: asks waiting for a reply, and the reply (once, always, or reject with a
+// message for the agent); the "always" approvals replies saved for the project, listed and revoked.
 import { z } from "zod"
 import { PermissionNotFoundError } from "../../../runtime/permission/errors.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
-import { ErrorBody, IdParams, PermissionRequest, ReplyBody, SessionFilter } from "../schemas.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
+import { IdParams, PermissionRequest, ReplyBody, SavedApproval } from "../schemas.ts"
+import { pendingRoute } from "./pending.ts"
 
 const Replied = z.object({ requestID: z.string(), reply: z.enum(["once", "always", "reject"]) })
 
 export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
   const { permission } = deps.toolbelt
   return [
-    route({
+    pendingRoute("permissions", {
       id: "listPermissions",
-      method: "get",
-      path: "/api/permissions",
-      tag: "permissions",
       summary: "The asks waiting for a reply, oldest first",
-      query: SessionFilter,
-      responses: {
-        200: { description: "The pending asks.", schema: z.array(PermissionRequest) },
-        400: { description: "Invalid query.", schema: ErrorBody },
-      },
-      handler: ({ query }) => permission.list(query.session),
+      description: "The pending asks.",
+      request: PermissionRequest,
+      list: (sessionID) => permission.list(sessionID),
     }),
     route({
       id: "replyPermission",
@@ -37,9 +32,7 @@ export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
       body: ReplyBody,
       responses: {
         200: { description: "The reply was applied.", schema: Replied },
-        400: { description: "Invalid reply.", schema: ErrorBody },
-        404: { description: "No such ask (answered already, or withdrawn).", schema: ErrorBody },
-        415: { description: "The body is not JSON.", schema: ErrorBody },
+        404: errorSpec("No such ask (answered already, or withdrawn)."),
       },
       handler: ({ params, body }) => {
         try {
@@ -58,6 +51,37 @@ export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
           throw failure
         }
         return { requestID: params.id, reply: body.reply }
+      },
+    }),
+    route({
+      id: "listApprovals",
+      method: "get",
+      path: "/api/approvals",
+      tag: "approvals",
+      summary: "The project's saved approvals, oldest first",
+      description: "A configured deny still beats any of them.",
+      responses: { 200: { description: "The approvals.", schema: z.array(SavedApproval) } },
+      handler: () => permission.approvals(),
+    }),
+    route({
+      id: "revokeApproval",
+      method: "delete",
+      path: "/api/approvals/:id",
+      tag: "approvals",
+      summary: "Revokes a saved approval: what it allowed is asked again",
+      params: IdParams,
+      responses: {
+        204: { description: "Revoked." },
+        404: errorSpec("The project has no approval with that id."),
+      },
+      handler: ({ params }) => {
+        if (!permission.revoke(params.id)) {
+          throw new ApiError(
+            404,
+            `No saved approval ${params.id} in this project. GET /api/approvals lists them.`,
+          )
+        }
+        return undefined
       },
     }),
   ]

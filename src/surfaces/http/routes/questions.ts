@@ -4,8 +4,9 @@ import { z } from "zod"
 import { QuestionAnswerError, QuestionNotFoundError } from "../../../runtime/question/errors.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
-import { AnswerBody, ErrorBody, IdParams, QuestionRequest, SessionFilter } from "../schemas.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
+import { AnswerBody, IdParams, QuestionRequest } from "../schemas.ts"
+import { pendingRoute } from "./pending.ts"
 
 const Answered = z.object({ requestID: z.string(), answers: z.array(z.array(z.string())) })
 const Dismissed = z.object({ requestID: z.string() })
@@ -27,20 +28,14 @@ export function questionRoutes(deps: ApiDeps): AnyRoute[] {
       throw failure
     }
   }
-  const notFound = { description: "No such pending question.", schema: ErrorBody }
+  const notFound = errorSpec("No such pending question.")
   return [
-    route({
+    pendingRoute("questions", {
       id: "listQuestions",
-      method: "get",
-      path: "/api/questions",
-      tag: "questions",
       summary: "The questions waiting for answers, oldest first",
-      query: SessionFilter,
-      responses: {
-        200: { description: "The pending questions.", schema: z.array(QuestionRequest) },
-        400: { description: "Invalid query.", schema: ErrorBody },
-      },
-      handler: ({ query }) => questions.list(query.session),
+      description: "The pending questions.",
+      request: QuestionRequest,
+      list: (sessionID) => questions.list(sessionID),
     }),
     route({
       id: "answerQuestion",
@@ -52,12 +47,8 @@ export function questionRoutes(deps: ApiDeps): AnyRoute[] {
       body: AnswerBody,
       responses: {
         200: { description: "The answers, as recorded.", schema: Answered },
-        400: {
-          description: "Answers that do not fit the questions (the request stays pending).",
-          schema: ErrorBody,
-        },
+        400: errorSpec("Answers that do not fit the questions (the request stays pending)."),
         404: notFound,
-        415: { description: "The body is not JSON.", schema: ErrorBody },
       },
       handler: ({ params, body }) =>
         applied(params.id, () => {

@@ -2,12 +2,11 @@
 import { z } from "zod"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, route } from "../route.ts"
-import { ErrorBody, JournalEntry, JournalQuery, SessionParams, Todo } from "../schemas.ts"
-import { requireSession } from "./sessions.ts"
+import { JournalEntry, JournalQuery, SessionParams, Todo } from "../schemas.ts"
+import { NO_SESSION, requireSession } from "./sessions.ts"
 
 export function recordRoutes(deps: ApiDeps): AnyRoute[] {
   const { store } = deps.toolbelt
-  const notFound = { description: "No such session.", schema: ErrorBody }
   return [
     route({
       id: "listTodos",
@@ -16,7 +15,7 @@ export function recordRoutes(deps: ApiDeps): AnyRoute[] {
       tag: "sessions",
       summary: "The session's todo list, in order",
       params: SessionParams,
-      responses: { 200: { description: "The todos.", schema: z.array(Todo) }, 404: notFound },
+      responses: { 200: { description: "The todos.", schema: z.array(Todo) }, 404: NO_SESSION },
       handler: ({ params }) => {
         requireSession(deps, params.id)
         return store.todos.get(params.id)
@@ -32,7 +31,7 @@ export function recordRoutes(deps: ApiDeps): AnyRoute[] {
       query: JournalQuery,
       responses: {
         200: { description: "The entries, in order.", schema: z.array(JournalEntry) },
-        404: notFound,
+        404: NO_SESSION,
       },
       handler: ({ params, query }) => {
         requireSession(deps, params.id)

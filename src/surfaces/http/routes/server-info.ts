@@ -2,8 +2,8 @@
 import { z } from "zod"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
-import { ErrorBody, ServerInfo } from "../schemas.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
+import { ServerInfo } from "../schemas.ts"
 
 const LoginBody = z.object({ token: z.string().min(1).max(1000) }).strict()
 
@@ -33,8 +33,8 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
       body: LoginBody,
       responses: {
         204: { description: "Logged in: the response sets the cookie." },
-        400: { description: "No token on this server.", schema: ErrorBody },
-        401: { description: "Not the token.", schema: ErrorBody },
+        400: errorSpec("No token on this server, or the body is not `{token}`."),
+        401: errorSpec("Not the token."),
       },
       handler: ({ body, context }) => {
         if (!deps.access.required) throw new ApiError(400, "This server has no token: nothing to log in to.")

@@ -3,9 +3,8 @@ import { z } from "zod"
 import type { SessionInfo } from "../../../platform/store/sessions.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
 import {
-  ErrorBody,
   NewSession,
   PermissionRequest,
   QuestionRequest,
@@ -23,6 +22,9 @@ const SessionDetail = z.object({
   permissions: z.array(PermissionRequest).describe("Its asks waiting for a reply."),
   questions: z.array(QuestionRequest).describe("Its questions waiting for answers."),
 })
+
+/** The 404 `requireSession` gives, as the routes that use it document it. */
+export const NO_SESSION = errorSpec("No such session.")
 
 /** The session's row; a 404 that says how to find or make one otherwise. */
 export function requireSession(deps: ApiDeps, id: string): SessionInfo {
@@ -45,7 +47,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       tag: "sessions",
       summary: "The project's sessions, most recently active first",
       query: SessionsQuery,
-      responses: { 200: { description: "The sessions.", schema: z.array(Session) }, 400: error },
+      responses: { 200: { description: "The sessions.", schema: z.array(Session) } },
       handler: ({ query }) => {
         const all = store.sessions.list({ projectID: toolbelt.directory })
         const needle = query.search?.trim().toLowerCase()
@@ -62,7 +64,10 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       tag: "sessions",
       summary: "Creates a session (its calls share a read ledger, todos and session approvals)",
       body: NewSession,
-      responses: { 201: { description: "The new session.", schema: Session }, 400: error, 415: error },
+      responses: {
+        201: { description: "The new session.", schema: Session },
+        400: errorSpec("Invalid input (unknown agent, malformed body)."),
+      },
       handler: ({ body }) => {
         const agent = body.agent ?? deps.agent
         checkAgent(deps, agent)
@@ -82,7 +87,10 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       tag: "sessions",
       summary: "One session: its calls with their states, its todos, its pending asks and questions",
       params: SessionParams,
-      responses: { 200: { description: "The session.", schema: SessionDetail }, 404: error },
+      responses: {
+        200: { description: "The session.", schema: SessionDetail },
+        404: NO_SESSION,
+      },
       handler: ({ params }) => ({
         session: requireSession(deps, params.id),
         parts: store.parts.list(params.id),
@@ -102,5 +110,3 @@ export function checkAgent(deps: ApiDeps, agent: string): void {
     throw new ApiError(400, (failure as Error).message)
   }
 }
-
-const error = { description: "What is wrong with the request.", schema: ErrorBody }

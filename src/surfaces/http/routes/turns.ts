@@ -1,9 +1,9 @@
 // An agent turn in a session: the configured model calls the tools until it answers, streamed.
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
-import { type AnyRoute, route } from "../route.ts"
-import { ErrorBody, SessionParams, TurnBody } from "../schemas.ts"
-import { requireSession } from "./sessions.ts"
+import { type AnyRoute, errorSpec, route } from "../route.ts"
+import { SessionParams, TurnBody } from "../schemas.ts"
+import { NO_SESSION, requireSession } from "./sessions.ts"
 
 export function turnRoutes(deps: ApiDeps): AnyRoute[] {
   return [
@@ -19,8 +19,8 @@ export function turnRoutes(deps: ApiDeps): AnyRoute[] {
       body: TurnBody,
       responses: {
         200: { description: "The turn, as it happens.", contentType: "application/x-ndjson" },
-        404: { description: "No such session.", schema: ErrorBody },
-        409: { description: "The server has no model.", schema: ErrorBody },
+        404: NO_SESSION,
+        409: errorSpec("The server has no model."),
       },
       handler: async ({ params, body, request }) => {
         const session = requireSession(deps, params.id)
