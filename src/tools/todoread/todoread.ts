@@ -1,15 +1,10 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import type { Todo } from "../../runtime/tool/session-services.ts"
 import { loadText } from "../kit/load-text.ts"
-import { formatTodos, todoTitle } from "../kit/todo-list.ts"
+import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
 export const Parameters = z.object({})
-
-export interface TodoReadMetadata extends Record<string, unknown> {
-  todos: Todo[]
-}
 
 /**
  * The `todoread` tool: the session's todo list as todowrite last left it (in any process).
@@ -18,7 +13,7 @@ export interface TodoReadMetadata extends Record<string, unknown> {
  * 2. Read the session's list from the store.
  * 3. Shape: the list as JSON, titled with how many items are still to do.
  */
-export const TodoReadTool = Tool.define<typeof Parameters, TodoReadMetadata>("todoread", {
+export const TodoReadTool = Tool.define<typeof Parameters, TodoListMetadata>("todoread", {
   description: loadText(import.meta.url, "description.txt"),
   parameters: Parameters,
   async execute(_params, ctx) {
@@ -27,6 +22,6 @@ export const TodoReadTool = Tool.define<typeof Parameters, TodoReadMetadata>("to
     // 2. Read.
     const todos = services(ctx).todos.get(ctx.sessionID)
     // 3. Shape.
-    return { title: todoTitle(todos), output: formatTodos(todos), metadata: { todos } }
+    return todoListResult(todos)
   },
 })

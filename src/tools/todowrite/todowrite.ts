@@ -3,7 +3,7 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { Todo } from "../../runtime/tool/session-services.ts"
 import { loadText } from "../kit/load-text.ts"
-import { formatTodos, todoTitle } from "../kit/todo-list.ts"
+import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
 export const TodoItem = z.object({
   content: z.string().trim().min(1).describe("What to do, briefly and specifically"),
@@ -38,10 +38,6 @@ export const Parameters = z.object({
     }),
 })
 
-export interface TodoMetadata extends Record<string, unknown> {
-  todos: Todo[]
-}
-
 /**
  * The `todowrite` tool: replaces the session's todo list.
  *
@@ -51,7 +47,7 @@ export interface TodoMetadata extends Record<string, unknown> {
  * 3. Replace the session's list atomically in the store and publish `todo.updated`.
  * 4. Shape: the list as JSON, titled with how many items are still to do.
  */
-export const TodoWriteTool = Tool.define<typeof Parameters, TodoMetadata>("todowrite", {
+export const TodoWriteTool = Tool.define<typeof Parameters, TodoListMetadata>("todowrite", {
   description: loadText(import.meta.url, "description.txt"),
   parameters: Parameters,
   async execute(params, ctx) {
@@ -67,7 +63,7 @@ export const TodoWriteTool = Tool.define<typeof Parameters, TodoMetadata>("todow
     publish("todo.updated", { sessionID: ctx.sessionID, todos })
 
     // 4. Shape.
-    return { title: todoTitle(todos), output: formatTodos(todos), metadata: { todos } }
+    return todoListResult(todos)
   },
 })
 
