@@ -3,6 +3,7 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { QuestionRejectedError } from "../../runtime/tool/session-services.ts"
+import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
@@ -17,6 +18,10 @@ export interface PlanExitMetadata extends Record<string, unknown> {
 
 /** The agent that carries out an approved plan. */
 const BUILD_AGENT = "build"
+
+/** Why the plan cannot be approved here. */
+const NO_APPROVAL =
+  "Plan mode cannot be left here: no one can be asked to approve the plan (this runtime has no question flow or keeps no session agents)."
 
 /**
  * The `plan_exit` tool: asks the person to approve the plan, and on yes leaves plan mode.
@@ -36,15 +41,12 @@ export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(_params, ctx) {
-      // 1. Ask.
-      await ctx.ask({ permission: "plan_exit", patterns: ["*"], always: ["*"], metadata: {} })
+      // 1. Ask; someone must be there to approve the plan, and the runtime must keep session agents.
+      const askThePerson = await personToAsk(ctx, "plan_exit", NO_APPROVAL)
+      const { sessionAgent, worktree, directory } = services(ctx)
+      if (!sessionAgent) throw new Tool.ToolFailure(NO_APPROVAL)
 
       // 2. The plan.
-      const { sessionAgent, questions, worktree, directory } = services(ctx)
-      if (!sessionAgent || !questions)
-        throw new Tool.ToolFailure(
-          "Plan mode cannot be left here: no one can be asked to approve the plan (this runtime has no question flow or keeps no session agents).",
-        )
       const plan = planPath(worktree, ctx.sessionID)
       const shown = shownPlanPath(directory, plan)
       const text = await readFile(plan, "utf8").catch(() => "")
@@ -54,24 +56,17 @@ export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
         )
 
       // 3. The person's approval.
-      const [answer] = await questions.ask(
+      const [answer] = await askThePerson([
         {
-          sessionID: ctx.sessionID,
-          questions: [
-            {
-              question: `Plan at ${shown} is complete. Would you like to switch to the build agent and start implementing?`,
-              header: "Build Agent",
-              options: [
-                { label: "Yes", description: "Switch to the build agent and carry out the plan" },
-                { label: "No", description: "Stay in plan mode and keep working on the plan" },
-              ],
-              custom: false,
-            },
+          question: `Plan at ${shown} is complete. Would you like to switch to the build agent and start implementing?`,
+          header: "Build Agent",
+          options: [
+            { label: "Yes", description: "Switch to the build agent and carry out the plan" },
+            { label: "No", description: "Stay in plan mode and keep working on the plan" },
           ],
-          tool: { messageID: ctx.messageID, callID: ctx.callID },
+          custom: false,
         },
-        { signal: ctx.abort },
-      )
+      ])
       if (answer?.[0] !== "Yes")
         throw new QuestionRejectedError(
           `The user did not approve the plan at ${shown}: the session stays in plan mode. Wait for the user to say what to change.`,
@@ -89,5 +84,5 @@ export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
       }
     },
   },
-  { available: (env) => env.interactive !== false },
+  WHERE_SOMEONE_ANSWERS,
 )

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
-import { services } from "../../runtime/tool/services.ts"
 import type { Answers, Question } from "../../runtime/tool/session-services.ts"
+import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
 import { loadText } from "../kit/load-text.ts"
 
 export const OptionSchema = z.object({
@@ -66,22 +66,16 @@ export const QuestionTool = Tool.define<typeof Parameters, QuestionMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
-      // 1. Ask.
-      await ctx.ask({ permission: "question", patterns: ["*"], always: ["*"], metadata: {} })
+      // 1. Ask; someone must be there to answer.
+      const askThePerson = await personToAsk(
+        ctx,
+        "question",
+        "No one can answer questions here: go on with what you know.",
+      )
 
       // 2. The questions.
-      const { questions } = services(ctx)
-      if (!questions)
-        throw new Tool.ToolFailure("No one can answer questions here: go on with what you know.")
       const asked: Question[] = params.questions
-      const answers = await questions.ask(
-        {
-          sessionID: ctx.sessionID,
-          questions: asked,
-          tool: { messageID: ctx.messageID, callID: ctx.callID },
-        },
-        { signal: ctx.abort },
-      )
+      const answers = await askThePerson(asked)
 
       // 3. Shape.
       const count = asked.length
@@ -92,7 +86,7 @@ export const QuestionTool = Tool.define<typeof Parameters, QuestionMetadata>(
       }
     },
   },
-  { available: (env) => env.interactive !== false },
+  WHERE_SOMEONE_ANSWERS,
 )
 
 /** `User has answered your questions: "Q1"="A, B", "Q2"="Unanswered". You can now continue …` */
