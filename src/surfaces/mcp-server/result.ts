@@ -61,3 +61,17 @@ function attachmentBlock(file: FilePart, index: number): ContentBlock {
     resource: { uri: `attachment:///${encodeURIComponent(name)}`, mimeType: data.mime, blob: data.data },
   }
 }
+
+/** A tool result that is an error the model reads. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true }
+}
+
+/** The answer to a retry for a call that no longer waits for one. */
+export function notWaiting(answerTimeoutMs: number): CallToolResult {
+  const minutes = Math.round(answerTimeoutMs / 60_000)
+  const within = minutes >= 1 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${answerTimeoutMs} ms`
+  return errorResult(
+    `This call is no longer waiting for an answer: it finished, was cancelled, or was not answered within ${within}. Call the tool again.`,
+  )
+}

@@ -1,8 +1,6 @@
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type ElicitRequestFormParams,
   type InputRequiredResult,
   inputRequired,
   type ServerContext,
@@ -15,12 +13,12 @@ import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
 import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
 import type { Turn } from "../../runtime/registry/registry.ts"
 import type { TurnModel } from "../../runtime/tool/subagent-services.ts"
-import { ASK_KEY, type AskAnswer, answerOf, askForm, fallbackRejection } from "./ask-form.ts"
-import { showsForms } from "./client-forms.ts"
+import { type AskAnswer, answerOf, fallbackRejection } from "./ask-form.ts"
 import { progressMessage } from "./progress.ts"
+import { canElicit, formOf, isModern, keyOf } from "./prompt-forms.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
-import { QUESTION_KEY, questionForm, questionReplyOf } from "./question-form.ts"
-import { toCallToolResult } from "./result.ts"
+import { questionReplyOf } from "./question-form.ts"
+import { errorResult, notWaiting, toCallToolResult } from "./result.ts"
 import { type Prompt, RunningCall } from "./running-call.ts"
 
 const log = logger("mcp")
@@ -365,42 +363,4 @@ export class McpSession {
       log.debug("permission reply not applied", { id: ask.id, error: String(error) })
     }
   }
-}
-
-/**
- * Whether the client can show a form: its capabilities on the request (2026-07-28) or from
- * `initialize` (2025 era). A bare `elicitation: {}` means form support.
- */
-function canElicit(ctx: ServerContext, declared: () => ClientCapabilities | undefined): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
-  const capabilities =
-    (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? declared()
-  return showsForms(capabilities) === true
-}
-
-/** The key the prompt travels under in an `input_required` result and its retry. */
-function keyOf(prompt: Prompt): string {
-  return prompt.kind === "permission" ? ASK_KEY : QUESTION_KEY
-}
-
-/** The form that shows the prompt, in the form the client's revision knows. */
-function formOf(prompt: Prompt, options: { titledEnums?: boolean } = {}): ElicitRequestFormParams {
-  return prompt.kind === "permission" ? askForm(prompt.ask, options) : questionForm(prompt.request, options)
-}
-
-/** A 2026-07-28 request carries the per-request envelope; a 2025-era one does not. */
-function isModern(ctx: ServerContext): boolean {
-  return ctx.mcpReq.envelope !== undefined
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true }
-}
-
-function notWaiting(answerTimeoutMs: number): CallToolResult {
-  const minutes = Math.round(answerTimeoutMs / 60_000)
-  const within = minutes >= 1 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${answerTimeoutMs} ms`
-  return errorResult(
-    `This call is no longer waiting for an answer: it finished, was cancelled, or was not answered within ${within}. Call the tool again.`,
-  )
 }
