@@ -48,12 +48,6 @@ export {
 export type { AskInput, Context, InitContext, Result } from "./runtime/tool/context.ts"
 export { ToolFailure } from "./runtime/tool/failure.ts"
 export * as Tool from "./runtime/tool/index.ts"
-export type {
-  SubagentInfo,
-  SubagentOutcome,
-  SubagentProgress,
-  SubagentRequest,
-  Subagents,
-  TurnModel,
-} from "./runtime/tool/subagent-services.ts"
+// The service the task tool reaches subagents through, for hosts that run their own agent loop.
+export type * from "./runtime/tool/subagent-services.ts"
 export { builtins } from "./tools/index.ts"
