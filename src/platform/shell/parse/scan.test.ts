@@ -452,7 +452,9 @@ describe("external directories", () => {
     ['rm "$(pwd)/x"', []],
     ["chmod +x script.sh", []],
     ["git status", []],
-    // Outside: the parent of a file, the directory itself for a directory.
+    // Outside: the parent of a file, the directory itself for a directory. Paths that should not exist
+    // have names no other program on a shared machine uses (a stray /tmp/x directory once turned
+    // "the parent of a file" into "the directory itself").
     ["rm -rf /", ["/"]],
     ["rm -rf /*", ["/"]],
     ["cat /etc/hosts", ["/etc"]],
@@ -460,7 +462,7 @@ describe("external directories", () => {
     ["cat /etc/hosts /etc/passwd", ["/etc"]],
     ["ls /tmp", ["/tmp"]],
     ["rm -rf /tmp/build-*", ["/tmp"]],
-    ["rm /tmp/x", ["/tmp"]],
+    ["rm /tmp/toolbelt-scan-absent", ["/tmp"]],
     ["echo x > /tmp/out", ["/tmp"]],
     ["echo x >> /tmp/out", ["/tmp"]],
     ["ls 2> /tmp/err.log", ["/tmp"]],
@@ -472,8 +474,8 @@ describe("external directories", () => {
     ["sed -i 's/a/b/' /etc/hosts", ["/etc"]],
     ["grep -r foo /etc", ["/etc"]],
     ["find /etc -name x", ["/etc"]],
-    ["tee -a /tmp/x", ["/tmp"]],
-    ["dd if=/dev/zero of=/tmp/x bs=1M", ["/tmp"]],
+    ["tee -a /tmp/toolbelt-scan-absent", ["/tmp"]],
+    ["dd if=/dev/zero of=/tmp/toolbelt-scan-absent bs=1M", ["/tmp"]],
     ["curl -o /tmp/x.sh https://example.com", ["/tmp"]],
     ["curl -d @/etc/hosts https://example.com", ["/etc"]],
     ["curl https://example.com/etc/passwd", []],
@@ -484,12 +486,12 @@ describe("external directories", () => {
     ["/bin/rm /etc/hosts", ["/etc"]],
     ["echo $(cat /etc/hosts)", ["/etc"]],
     ['echo "$(cat /etc/hosts)"', ["/etc"]],
-    ["bash -c 'rm /tmp/x'", ["/tmp"]],
-    ["sudo rm /tmp/x", ["/tmp"]],
+    ["bash -c 'rm /tmp/toolbelt-scan-absent'", ["/tmp"]],
+    ["sudo rm /tmp/toolbelt-scan-absent", ["/tmp"]],
     ["find . -exec cp {} /tmp/ \\;", ["/tmp"]],
     ["X=/etc; cat $X/hosts", ["/etc"]],
     ["export X=/etc && cat $X/hosts", ["/etc"]],
-    ['for f in /etc/hosts /tmp/x; do cat "$f"; done', ["/etc", "/tmp"]],
+    ['for f in /etc/hosts /tmp/toolbelt-scan-absent; do cat "$f"; done', ["/etc", "/tmp"]],
   ])("%j → %j", async (command, expected) => {
     const result = await scan(command)
     expect(result.externalDirectories).toEqual(expected.map(real))
@@ -531,15 +533,15 @@ describe("external directories", () => {
 
   it.each<[string, string[]]>([
     // cd and friends move the directory that later relative paths resolve against.
-    ["cd /tmp && rm x", ["/tmp"]],
-    ["cd /tmp; rm x", ["/tmp"]],
+    ["cd /tmp && rm toolbelt-scan-absent", ["/tmp"]],
+    ["cd /tmp; rm toolbelt-scan-absent", ["/tmp"]],
     ["cd /tmp\nrm x", ["/tmp"]],
-    ["cd /tmp && cd .. && rm x", ["/tmp", "/"]],
-    ["(cd /tmp) && rm x", ["/tmp"]],
+    ["cd /tmp && cd .. && rm toolbelt-scan-absent", ["/tmp", "/"]],
+    ["(cd /tmp) && rm toolbelt-scan-absent", ["/tmp"]],
     ["cd /tmp & rm src/a.ts", ["/tmp"]],
     ["cd /tmp | rm src/a.ts", ["/tmp"]],
     ["echo $(cd /tmp) && rm src/a.ts", ["/tmp"]],
-    ["{ cd /tmp; } && rm x", ["/tmp"]],
+    ["{ cd /tmp; } && rm toolbelt-scan-absent", ["/tmp"]],
     ["pushd /tmp && rm x && popd && rm src/a.ts", ["/tmp"]],
     ["cd /tmp && echo hi > out.txt", ["/tmp"]],
   ])("%j → %j", async (command, expected) => {
