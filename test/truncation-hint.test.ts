@@ -86,6 +86,35 @@ describe("a cut result of any tool (head kept): the listed calls return the rest
   })
 })
 
+describe("which reader the hint sends the model to", () => {
+  it("a subagent where task is offered to the call (a turn with a model), read calls where it is not", async () => {
+    const toolbelt = await createToolbelt({
+      directory: project,
+      dataDir: join(home, "data"),
+      store: "memory",
+    })
+    try {
+      toolbelt.registry.register({
+        dump: Tool.make({
+          description: "Prints a lot.",
+          input: z.object({}),
+          execute: () => "line\n".repeat(5000),
+        }),
+      })
+      const without = await toolbelt.call({ tool: "dump", input: {} })
+      expect(without.status === "completed" && without.output).toMatch(/read lines \d+-\d+/)
+      expect(without.status === "completed" && without.output).not.toContain("Task tool")
+      const model = { providerID: "mock", modelID: "mock-model", model: {} }
+      const within = await toolbelt.call({ tool: "dump", input: {}, extra: { model } })
+      expect(within.status === "completed" && within.output).toContain(
+        "Use the Task tool to have explore agent process this file",
+      )
+    } finally {
+      await toolbelt.close()
+    }
+  })
+})
+
 describe("a command's cut output (tail kept), through the real CLI", () => {
   it("following the named read, then each page's offset, returns every cut line", async () => {
     const call = (tool: string, args: unknown) => {

@@ -122,8 +122,10 @@ export function sessionCalls({
           doomLoop,
           settled: (session, callID) => store.journal.settled(session, callID),
           pager: services.pagerFor,
-          canDelegate: (name) =>
-            registry.resolve("task") !== undefined &&
+          // The hint sends the model to a subagent only where `task` is really offered to this call
+          // (a turn with a model) and the agent may use it; otherwise it names read calls.
+          canDelegate: (name, extra) =>
+            registry.offered("task", { agent: name, extra }) &&
             permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
           onDefect: (error, part) =>
             log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),

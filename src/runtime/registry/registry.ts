@@ -154,6 +154,14 @@ export class Registry {
     return results.filter((tool): tool is Advertised => tool !== undefined)
   }
 
+  /** Whether the tool registered as `name` would be offered for `query` (declarations only: nothing is initialised). */
+  offered(name: string, query: ToolsQuery = {}): boolean {
+    const entry = this.resolve(name)
+    if (!entry) return false
+    const declared = isInfo(entry.value) ? entry.value : internals(entry.value)
+    return offerFor(declared.available, query).offered
+  }
+
   /**
    * The registered tools not offered for `query` that say why (a backend that is not configured), each
    * with its reason; tools withheld silently (`invalid`, model-specific editors) are not listed.

@@ -208,7 +208,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
         limits: { ...deps.limits, ...withoutDirection(request.bounding) },
         direction: request.bounding?.direction ?? "head",
         store: deps.store,
-        canDelegate: deps.canDelegate?.(request.agent) ?? false,
+        canDelegate: deps.canDelegate?.(request.agent, request.extra ?? {}) ?? false,
         pager: () => deps.pager?.(request.agent),
       })
     } catch (error) {

@@ -55,7 +55,7 @@ export interface SettleDeps {
   readonly limits: Limits
   readonly parts?: PartSink
   /** Whether the agent may delegate reading a large output (decides the truncation hint). */
-  readonly canDelegate?: (agent: string) => boolean
+  readonly canDelegate?: (agent: string, extra: Readonly<Record<string, unknown>>) => boolean
   /** The tool an agent reads files page by page with, if any: the truncation hint names calls to it. */
   readonly pager?: (agent: string) => Pager | undefined
   /** How long an aborted call may take to wind down before it is recorded as interrupted. */
