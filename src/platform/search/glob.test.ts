@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { globMatcher, nameGlob, normalizeGlob } from "./glob.ts"
+import { SearchError } from "./backend.ts"
+import { globMatcher, MAX_GLOB_LENGTH, nameGlob, normalizeGlob } from "./glob.ts"
 
 const matches = (pattern: string, path: string) => {
   const slash = path.lastIndexOf("/")
@@ -38,6 +39,19 @@ describe("globMatcher", () => {
     expect(test("lib", "x.ts")).toBe(false)
     expect(globMatcher([])).toBeUndefined()
     expect(globMatcher(["  "])).toBeUndefined()
+  })
+})
+
+describe("a glob longer than any path", () => {
+  it("is refused with a SearchError that says so, on every path a glob takes (literal, suffix, picomatch)", () => {
+    for (const glob of ["x", "*.x", "src/**/x", "*a*b"]) {
+      const long = glob.padEnd(MAX_GLOB_LENGTH + 1, "x")
+      expect(() => globMatcher([long])).toThrow(SearchError)
+      expect(() => globMatcher([long])).toThrow(
+        `A glob of 65,537 characters is longer than the 65,536 a glob may have (a path holds at most 4,096 bytes), so nothing was searched. Use a shorter glob.`,
+      )
+      expect(globMatcher([glob.padEnd(MAX_GLOB_LENGTH, "x")])).toBeTypeOf("function")
+    }
   })
 })
 

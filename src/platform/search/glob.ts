@@ -1,6 +1,7 @@
 // The globs a caller passes (`pattern` of glob, `include` of grep), matched with picomatch against the path
 // relative to the search root. Both backends filter with this same matcher, so they agree by construction.
 import picomatch from "picomatch"
+import { SearchError } from "./backend.ts"
 
 /**
  * Tests a file by its directory (relative to the search root, `/`-separated, "" for the root) and its
@@ -10,14 +11,28 @@ export type GlobTest = (dir: string, name: string) => boolean
 
 const OPTIONS: picomatch.PicomatchOptions = { dot: true }
 
+/** The longest glob compiled: picomatch's own bound (its `maxLength`), held to on every path. */
+export const MAX_GLOB_LENGTH = 65_536
+
+/** Why `glob` is refused: longer than any path it could be matched against. Undefined when it is not. */
+export function globTooLong(glob: string): string | undefined {
+  if (glob.length <= MAX_GLOB_LENGTH) return undefined
+  return `A glob of ${glob.length.toLocaleString("en-US")} characters is longer than the ${MAX_GLOB_LENGTH.toLocaleString("en-US")} a glob may have (a path holds at most 4,096 bytes), so nothing was searched. Use a shorter glob.`
+}
+
 /**
- * A matcher for any of `patterns`; undefined when there is none (every file matches).
+ * A matcher for any of `patterns`; undefined when there is none (every file matches). A glob longer
+ * than `MAX_GLOB_LENGTH` is a `SearchError`.
  * A glob without `/` (or one starting with `**` + `/` and no other `/`) matches the file name at any
  * depth, as ripgrep's `--glob` does; any other glob matches the whole relative path. A leading `./` is
  * dropped; `[!a]` is a negated class, as in a shell.
  */
 export function globMatcher(patterns: readonly string[] | undefined): GlobTest | undefined {
   const list = (patterns ?? []).map(normalizeGlob).filter((pattern) => pattern !== "")
+  for (const pattern of list) {
+    const tooLong = globTooLong(pattern)
+    if (tooLong) throw new SearchError(tooLong)
+  }
   if (list.length === 0) return undefined
   const tests = list.map(compileOne)
   if (tests.length === 1) return tests[0]

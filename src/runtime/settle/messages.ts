@@ -27,6 +27,47 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${readablePath(issue.path)}: ${issue.message}`).join("; ")
 }
 
+/**
+ * The issues of `input`'s decoding with a field it left out saying so ("required, but missing") instead
+ * of Zod's "received undefined"; a tool's own `formatValidationError` gets them so too.
+ */
+export function explainMissing(issues: readonly z.core.$ZodIssue[], input: unknown): z.core.$ZodIssue[] {
+  return issues.map((issue) => {
+    if (!isMissing(input, issue.path)) return issue
+    const expected = issue.message
+      .replace(/^Invalid (input|option): /, "")
+      .replace(/, received undefined$/, "")
+    return { ...issue, message: `required, but missing (${expected})` }
+  })
+}
+
+/** Whether the object holding `path`'s last key exists in `input` and has no such key. */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false
+  let holder: unknown = input
+  for (const key of path.slice(0, -1)) {
+    if (typeof holder !== "object" || holder === null) return false
+    holder = (holder as Record<PropertyKey, unknown>)[key]
+  }
+  if (typeof holder !== "object" || holder === null || Array.isArray(holder)) return false
+  return (holder as Record<PropertyKey, unknown>)[path[path.length - 1]!] === undefined
+}
+
+/** The issue that names a field the tool's schema does not have, and the fields it has there. */
+export function unknownKeyIssue(path: readonly PropertyKey[], known: readonly string[]): z.core.$ZodIssue {
+  const where = path.length > 1 ? "a field of this object" : "a parameter of this tool"
+  const has = known.length
+    ? `the ones it takes are ${known.join(", ")}; remove it or use one of those`
+    : "it takes none; remove it"
+  return {
+    code: "unrecognized_keys",
+    keys: [String(path[path.length - 1])],
+    path: [...path],
+    message: `not ${where} (${has})`,
+    input: undefined,
+  }
+}
+
 export function invalidArguments(
   tool: string,
   error: z.ZodError,
@@ -71,6 +112,17 @@ export function inputTooDeep(tool: string, depth: number, max: number): string {
 export function nulByte(tool: string, value: string | undefined): string {
   const what = value === undefined ? "a value" : `the value ${JSON.stringify(value)}`
   return `The ${tool} tool was given ${what}, which contains a NUL byte (\\u0000). File paths, commands and their arguments cannot contain one, so nothing was opened or run. Send it again without the NUL byte.`
+}
+
+/** A path the OS refused as too long (ENAMETOOLONG): refused before anything was opened. */
+export function pathTooLong(tool: string, length: number | undefined): string {
+  const what = length === undefined ? "a path" : `a path of ${length.toLocaleString("en-US")} characters`
+  return `The ${tool} tool was given ${what}, longer than the system allows (a file or folder name holds at most 255 bytes, a whole path at most 4,096), so nothing was opened. Send a path within those limits.`
+}
+
+/** Arguments a program could not be started with (E2BIG): the value that went into them is too long. */
+export function argumentsTooLong(tool: string): string {
+  return `The ${tool} tool could not start its program: the arguments it was given are longer than the system allows a program to be started with (on Linux 128 KiB in one argument), so nothing was run. Send a shorter value.`
 }
 
 /** The longest call shown in a refusal; the rest of its input is cut. */

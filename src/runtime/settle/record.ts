@@ -19,6 +19,7 @@ import { storedInput, storedString } from "../../platform/store/input-bounds.ts"
 import { advance, asInput, type ToolPart, type ToolState } from "../../platform/store/part.ts"
 import type { Store } from "../../platform/store/store.ts"
 import type { FilePart } from "../../platform/text/content.ts"
+import { elide } from "../../platform/text/elide.ts"
 import { ascending } from "../../platform/util/id.ts"
 import type { Bus } from "../bus/bus.ts"
 import type { MetadataUpdate } from "../tool/context.ts"
@@ -174,8 +175,9 @@ export class PartRecorder {
     }).catch(() => {})
   }
 
-  /** Rule 5, for a call that ends in error. */
-  async fail({ error, kind, metadata, blocked = false }: Failure): Promise<Settlement> {
+  /** Rule 5, for a call that ends in error; an error that echoes a huge value is shortened (elide.ts). */
+  async fail({ error: message, kind, metadata, blocked = false }: Failure): Promise<Settlement> {
+    const error = elide(message)
     const full = { ...(this.#progress.metadata ?? {}), ...(metadata ?? {}) }
     await this.#finish({
       status: "error",

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -84,6 +85,66 @@ describe("validation", () => {
     })
     const result = await settle(call("question", { questions: [{ question: 1 }] }), deps)
     expect(result.status === "error" && result.error).toContain("questions[0].question: ")
+  })
+
+  it("says a left-out field is required and missing, for the tool's own formatter too", async () => {
+    const seen: string[] = []
+    registry.register({
+      lsp: Tool.make({
+        description: "lsp",
+        input: z.object({ operation: z.enum(["hover", "documentSymbol"]), filePath: z.string() }),
+        execute: () => "",
+      }),
+      edit: Tool.define("edit", {
+        description: "edit",
+        parameters: z.object({ filePath: z.string() }),
+        execute: async () => ({ title: "", output: "", metadata: {} }),
+        formatValidationError: (error) => {
+          seen.push(...error.issues.map((issue) => issue.message))
+          return "custom"
+        },
+      }),
+    })
+    const result = await settle(call("lsp", { filePath: 1 }), deps)
+    expect(result.status === "error" && result.error).toContain(
+      'operation: required, but missing (expected one of "hover"|"documentSymbol"); filePath: Invalid input: expected string, received number',
+    )
+    await settle(call("edit", {}), deps)
+    expect(seen).toEqual(["required, but missing (expected string)"])
+  })
+
+  it("refuses a field the schema would drop unread, naming it and the fields there are; the tool never runs", async () => {
+    let ran = false
+    registry.register({
+      read: Tool.make({
+        description: "read",
+        input: z.object({
+          filePath: z.string(),
+          offset: z.number().optional(),
+          edits: z.array(z.object({ oldString: z.string() })).optional(),
+          loose: z.looseObject({}).optional(),
+        }),
+        execute: () => {
+          ran = true
+          return "x"
+        },
+      }),
+    })
+    const result = await settle(
+      call("read", { filePath: "a", ofset: 5, edits: [{ oldString: "x", old: 1 }], loose: { any: 1 } }),
+      deps,
+    )
+    expect(ran).toBe(false)
+    expect(result.status === "error" && result.kind).toBe("invalid")
+    expect(result.status === "error" && result.error).toContain(
+      "ofset: not a parameter of this tool (the ones it takes are filePath, offset, edits, loose; remove it or use one of those); " +
+        "edits[0].old: not a field of this object (the ones it takes are oldString; remove it or use one of those)",
+    )
+    registry.register({ todoread: Tool.make({ description: "t", input: z.object({}), execute: () => "[]" }) })
+    const none = await settle(call("todoread", { all: true }), deps)
+    expect(none.status === "error" && none.error).toContain(
+      "all: not a parameter of this tool (it takes none; remove it)",
+    )
   })
 
   it("uses the tool's own formatValidationError", async () => {
@@ -686,8 +747,8 @@ describe("odd input", () => {
     expect(JSON.stringify(parts.at(-1)).length).toBeLessThan(20_000)
   })
 
-  it("reports a NUL byte in a path as invalid input, not a defect", async () => {
-    const defects: unknown[] = []
+  /** A tool that reads `filePath` in the test's directory. */
+  const opener = () =>
     registry.register({
       open: Tool.make({
         description: "open",
@@ -698,6 +759,10 @@ describe("odd input", () => {
         },
       }),
     })
+
+  it("reports a NUL byte in a path as invalid input, not a defect", async () => {
+    const defects: unknown[] = []
+    opener()
     const result = await settle(call("open", { filePath: "a\u0000b" }), {
       ...deps,
       onDefect: (error) => defects.push(error),
@@ -709,6 +774,52 @@ describe("odd input", () => {
     expect(result.error).toContain(JSON.stringify(join(dir, "a\u0000b")))
     expect(result.error).toMatch(/contains a NUL byte/)
     expect(defects).toEqual([])
+  })
+
+  it("reports a path or program arguments the system refuses as too long as invalid input, not a defect", async () => {
+    const defects: unknown[] = []
+    opener()
+    registry.register({
+      run: Tool.make({
+        description: "run",
+        input: z.object({ argument: z.string() }),
+        execute: ({ argument }) => {
+          execFileSync("true", [argument])
+          return "ran"
+        },
+      }),
+    })
+    const guarded = { ...deps, onDefect: (error: unknown) => defects.push(error) }
+    const path = await settle(call("open", { filePath: "x".repeat(300_000) }), guarded)
+    expect(path).toMatchObject({ status: "error", kind: "invalid" })
+    expect(path.status === "error" && path.error).toMatch(
+      /^The open tool was given a path of 3\d\d,\d{3} characters, longer than the system allows/,
+    )
+    const argv = await settle(call("run", { argument: "x".repeat(300_000) }), guarded)
+    expect(argv).toMatchObject({ status: "error", kind: "invalid" })
+    expect(argv.status === "error" && argv.error).toMatch(
+      /^The run tool could not start its program: the arguments/,
+    )
+    expect(defects).toEqual([])
+  })
+
+  it("shortens an error that echoes a huge value, in what the model gets and what is recorded", async () => {
+    registry.register({
+      find: Tool.make({
+        description: "find",
+        input: z.object({ name: z.string() }),
+        execute: ({ name }) => {
+          throw new Tool.ToolFailure(`Skill "${name}" not found. Available skills: demo.`)
+        },
+      }),
+    })
+    const result = await settle(call("find", { name: "x".repeat(5_000_000) }), deps)
+    expect(result.status === "error" && result.error).toMatch(
+      /^Skill "x+…\[4,999,\d{3} characters cut\]…x+" not found\. Available skills: demo\.$/,
+    )
+    expect(result.status === "error" && result.error.length).toBeLessThan(1000)
+    const recorded = parts.at(-1)!.state
+    expect(recorded.status === "error" && recorded.error).toBe(result.status === "error" && result.error)
   })
 
   it("records a large input bounded while the tool receives it whole", async () => {

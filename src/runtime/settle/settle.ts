@@ -1,4 +1,4 @@
-import type { z } from "zod"
+import { ZodError, type z } from "zod"
 import { depthBeyond, MAX_INPUT_DEPTH } from "../../platform/store/input-bounds.ts"
 import type { FilePart, ModelContent } from "../../platform/text/content.ts"
 import type { Limits } from "../../platform/text/limits.ts"
@@ -20,6 +20,7 @@ import { LoopCheck } from "./loop-check.ts"
 import * as Message from "./messages.ts"
 import { type Failure, fromRecord, PartRecorder, trailsReply } from "./record.ts"
 import type { CallRequest, ErrorKind, SettleDeps, Settlement } from "./types.ts"
+import { unknownKeys } from "./unknown-keys.ts"
 
 export type { CallRequest, ErrorKind, PartSink, SettleDeps, Settlement } from "./types.ts"
 
@@ -44,11 +45,13 @@ class Interrupted {}
  * 7. The loop guard, before: a call that changes things asks `doom_loop` when the session's recent
  *    calls show that running it again would answer the same again. From here on the guard remembers
  *    what the call answers (step 15).
- * 8. Decode the input with the tool's input codec (invalid: model-readable error, no run).
+ * 8. Decode the input with the tool's input codec (invalid, or holding a field the schema would drop
+ *    unread: model-readable error naming each field, no run).
  * 9. Record the call as running, then execute it with the runner's context (abort: interruption,
  *    never a success; `ToolFailure`: shown to the model; a permission error: shown, and a person's
  *    "no" stops the turn, and so does a dismissed question; a NUL byte Node refuses in a path or
- *    command: invalid input; any other throw: defect).
+ *    command, or a path or program arguments the system refuses as too long: invalid input; any other
+ *    throw: defect).
  * 10. Encode and validate the output with the output codec (invalid: never a success).
  * 11. Project the encoded output to model content; the tool says whether the answer is a poll.
  * 12. The `tool.execute.after` hooks see the whole text and may rewrite it.
@@ -133,8 +136,13 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   else {
     // 8. Decode.
     const decoded = await own.input.safeParseAsync(args)
-    if (!decoded.success) {
-      const error = Message.invalidArguments(name, decoded.error, own.formatValidationError)
+    const unknown = unknownKeys(own.input, args)
+    if (!decoded.success || unknown.length) {
+      const issues = [
+        ...(decoded.success ? [] : Message.explainMissing(decoded.error.issues, args)),
+        ...unknown.map(({ path, known }) => Message.unknownKeyIssue(path, known)),
+      ]
+      const error = Message.invalidArguments(name, new ZodError(issues), own.formatValidationError)
       return failed({ error, kind: "invalid" })
     }
     if (signal.aborted) return recorder.interrupted()
@@ -151,6 +159,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
         return failed({ error: error.message, kind: "failure", metadata: error.metadata })
       const nul = nulByteOf(error)
       if (nul) return recorder.fail({ error: Message.nulByte(name, nul.value), kind: "invalid" })
+      const tooLong = tooLongOf(error, name)
+      if (tooLong) return recorder.fail({ error: tooLong, kind: "invalid" })
       // A dismissed question, or no one to answer it: the turn stops, as after a person's "no".
       if (isQuestionError(error))
         return recorder.fail({ error: error.message, kind: "question", blocked: true })
@@ -372,6 +382,19 @@ function nulByteOf(error: unknown): { value: string | undefined } | undefined {
   if (typeof message !== "string" || !message.includes("without null bytes")) return undefined
   const received = /Received '([\s\S]*)'$/.exec(message)?.[1]
   return { value: received?.replace(/\\x00/g, "\u0000") }
+}
+
+/**
+ * The system's refusal of a value too long for it: a path (ENAMETOOLONG, from any fs call) or the
+ * arguments of a program (E2BIG, from spawn). The input's fault, like a NUL byte: invalid input, said
+ * in words, not a defect that quotes the whole value.
+ */
+function tooLongOf(error: unknown, tool: string): string | undefined {
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown }
+  if (code === "ENAMETOOLONG")
+    return Message.pathTooLong(tool, typeof path === "string" ? path.length : undefined)
+  if (code === "E2BIG") return Message.argumentsTooLong(tool)
+  return undefined
 }
 
 function errorText(error: unknown): string {

@@ -1,9 +1,17 @@
 import { type ShellInfo, SpawnError } from "../../platform/shell/run/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 
-/** A shell that could not be started, as a failure that says what to check; any other error as it is. */
+/**
+ * A shell that could not be started, as a failure that says what to check: a command too long to pass
+ * to it (E2BIG), or the shell itself. Any other error as it is.
+ */
 export function spawnFailure(error: unknown, shell: ShellInfo): unknown {
   if (error instanceof SpawnError) {
+    if ((error.cause as { code?: unknown } | undefined)?.code === "E2BIG") {
+      return new Tool.ToolFailure(
+        "The command is longer than the system lets a shell be started with (on Linux 128 KiB), so nothing was run. Write a long script to a file and run that file instead.",
+      )
+    }
     return new Tool.ToolFailure(
       `${error.message}. Check that ${shell.path} exists and the working directory is accessible.`,
     )

@@ -3,6 +3,8 @@ import { readdir, readFile, stat } from "node:fs/promises"
 import { dirname, join, relative } from "node:path"
 import ignore, { type Ignore } from "ignore"
 import picomatch from "picomatch"
+import { globTooLong } from "../../platform/search/glob.ts"
+import * as Tool from "../../runtime/tool/index.ts"
 import { contains } from "../kit/external-directory.ts"
 import { toSlash } from "../kit/paths.ts"
 import { type Entry, sortEntries } from "./tree.ts"
@@ -189,6 +191,8 @@ function globMatcher(globs: readonly string[]): (rel: string, name: string, dire
     .map((glob) => glob.trim())
     .filter((glob) => glob !== "")
     .map((glob) => {
+      const tooLong = globTooLong(glob)
+      if (tooLong) throw new Tool.ToolFailure(tooLong)
       const onlyDirectories = glob.endsWith("/")
       const pattern = glob.replace(/^\.\//, "").replace(/\/+$/, "")
       const byPath = pattern.includes("/")

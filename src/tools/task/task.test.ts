@@ -462,7 +462,10 @@ describe("task: a subagent on a child session (mock model)", () => {
     const result = await runTurn({ toolbelt, model: { ...ids, model }, prompt: "go" })
     const schema = model.calls[0]!.call.tools?.find((tool) => tool.name === "task")
     expect(JSON.stringify(schema)).not.toContain("background")
-    // Not in the schema: the argument is dropped and the task runs in the foreground.
-    expect(taskPart(toolbelt, result.sessionID, "t1").state).toMatchObject({ status: "completed" })
+    // Not in the schema: the call is refused naming the argument (settlement drops no field unread).
+    expect(taskPart(toolbelt, result.sessionID, "t1").state).toMatchObject({
+      status: "error",
+      error: expect.stringMatching(/background: not a parameter of this tool/),
+    })
   })
 })
