@@ -6,7 +6,7 @@
 // and finish. The full matrix runs in-process through the library (`toolbelt.call`), for every
 // registered tool, offered or not; a representative case of each kind runs through the command line
 // (`toolbelt call <tool> - --json`) for every tool `toolbelt tools --json` lists in a project that
-// turns the optional tools on.
+// turns the optional tools on, and over MCP (stdio) for every tool the server lists.
 import { createHash } from "node:crypto"
 import {
   existsSync,
@@ -28,6 +28,7 @@ import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
 import { inputJsonSchema } from "../src/runtime/tool/internal.ts"
 import { type BadInput, badInputs, type JsonSchema } from "./fixtures/bad-inputs.ts"
 import { cliEnv, runCliAsync } from "./fixtures/cli.ts"
+import { connectStdio } from "./mcp/helpers.ts"
 
 /** A regression that hangs is killed after this and fails its case; it is not a time limit on anything. */
 const HANG_GUARD_MS = 120_000
@@ -263,6 +264,43 @@ describe("through the command line, one case of each kind for every listed tool"
     expect(faults.flat()).toEqual([])
     expect(snapshot()).toEqual(before)
     expect(processesIn(project)).toEqual([])
+  })
+})
+
+describe("over MCP (stdio), one case of each kind for every tool the server lists", () => {
+  it("answers each with an error result, and writes nothing in the project", async () => {
+    const server = await connectStdio(
+      { dir: project, env: cliEnv(home) as Record<string, string>, remove: async () => {} },
+      {},
+    )
+    try {
+      const { tools } = await server.client.listTools()
+      // All the command line lists but question, which needs a client that shows forms.
+      const listed = cliTools.map((tool) => tool.name).filter((name) => name !== "question")
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(listed))
+      // A call's arguments are an object by the protocol: null or a list is the client's to refuse.
+      const cases = tools.flatMap((tool) =>
+        representative(badInputs(tool.inputSchema as JsonSchema))
+          .filter((bad) => bad.kind !== "null" && bad.kind !== "array")
+          .map((bad) => ({ tool: tool.name, bad })),
+      )
+      const before = snapshot()
+      const faults = await inBatches(cases, LIBRARY_PARALLEL, async ({ tool, bad }) => {
+        const where = `${tool} (${bad.name})`
+        const result = (await server.client.callTool(
+          { name: tool, arguments: bad.input as Record<string, unknown> },
+          { timeout: HANG_GUARD_MS },
+        )) as { isError?: boolean; content: { type: string; text?: string }[] }
+        const faults = faultsOf(result.content[0]?.text, bad)
+        if (result.isError !== true) faults.push("not an error result")
+        return faults.map((fault) => `${where}: ${fault}`)
+      })
+      expect(faults.flat()).toEqual([])
+      expect(snapshot()).toEqual(before)
+      expect(server.stderr()).not.toMatch(/\bdefect in\b|^\s+at /m)
+    } finally {
+      await server.close()
+    }
   })
 })
 
