@@ -55,6 +55,19 @@ describe("a glob longer than any path", () => {
   })
 })
 
+describe("a glob with too many wildcards in one segment", () => {
+  it("is refused before it is compiled (its match could backtrack for minutes); up to three are matched", () => {
+    for (const glob of ["*a*a*a*b", "src/*a*a*a*a*a*a*a*a*b/x", "*(a|b)*(a)*(b)*", "+(a)+(b)+(c)+(d)"]) {
+      expect(() => globMatcher([glob])).toThrow(SearchError)
+      expect(() => globMatcher([glob])).toThrow(/wildcards in one path segment; at most 3 are matched/)
+    }
+    // Within the bound, and globstars (a segment of their own) do not count.
+    const within = globMatcher(["**/*foo*bar*", "**/**/**/a/**/b"])!
+    expect(within("src/deep", "xfooybarz")).toBe(true)
+    expect(globMatcher(["*a*a*b"])!("", `${"a".repeat(200)}b`)).toBe(true)
+  })
+})
+
 describe("nameGlob and normalizeGlob", () => {
   it("finds the globs that only look at file names", () => {
     expect(nameGlob("*.c")).toBe("*.c")
