@@ -16,6 +16,7 @@ import { isToolFailure } from "../tool/failure.ts"
 import { internals, offerFor, type Projection, type ToolInternals } from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
 import { completedAnswer, errorAnswer } from "./doom-loop.ts"
+import { inputRefusal } from "./input-refusal.ts"
 import { LoopCheck } from "./loop-check.ts"
 import * as Message from "./messages.ts"
 import { type Failure, fromRecord, PartRecorder, trailsReply } from "./record.ts"
@@ -157,10 +158,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
       if (error instanceof Interrupted || signal.aborted) return recorder.interrupted()
       if (isToolFailure(error))
         return failed({ error: error.message, kind: "failure", metadata: error.metadata })
-      const nul = nulByteOf(error)
-      if (nul) return recorder.fail({ error: Message.nulByte(name, nul.value), kind: "invalid" })
-      const tooLong = tooLongOf(error, name)
-      if (tooLong) return recorder.fail({ error: tooLong, kind: "invalid" })
+      const refused = inputRefusal(error, name)
+      if (refused) return recorder.fail({ error: refused, kind: "invalid" })
       // A dismissed question, or no one to answer it: the turn stops, as after a person's "no".
       if (isQuestionError(error))
         return recorder.fail({ error: error.message, kind: "question", blocked: true })
@@ -369,32 +368,6 @@ function flatten(projection: Projection): { text: string; attachments: FilePart[
     text: texts.join("\n\n"),
     attachments: projection.attachments ? [...projection.attachments] : media,
   }
-}
-
-/**
- * Node's refusal of a path or a spawn argument holding a NUL byte (every fs and child_process call
- * checks this before it touches the system): the input's fault, not the tool's, so it goes back to the
- * model as invalid input rather than being logged as a defect.
- */
-function nulByteOf(error: unknown): { value: string | undefined } | undefined {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  if (code !== "ERR_INVALID_ARG_VALUE" && code !== "ERR_INVALID_ARG_TYPE") return undefined
-  if (typeof message !== "string" || !message.includes("without null bytes")) return undefined
-  const received = /Received '([\s\S]*)'$/.exec(message)?.[1]
-  return { value: received?.replace(/\\x00/g, "\u0000") }
-}
-
-/**
- * The system's refusal of a value too long for it: a path (ENAMETOOLONG, from any fs call) or the
- * arguments of a program (E2BIG, from spawn). The input's fault, like a NUL byte: invalid input, said
- * in words, not a defect that quotes the whole value.
- */
-function tooLongOf(error: unknown, tool: string): string | undefined {
-  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown }
-  if (code === "ENAMETOOLONG")
-    return Message.pathTooLong(tool, typeof path === "string" ? path.length : undefined)
-  if (code === "E2BIG") return Message.argumentsTooLong(tool)
-  return undefined
 }
 
 function errorText(error: unknown): string {
