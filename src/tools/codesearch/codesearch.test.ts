@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
-import { exaStandIn, type McpStandIn } from "../kit/search/fixtures/stand-ins.ts"
+import type { Toolbelt } from "../../compose/toolbelt.ts"
+import { exaStandIn, type McpStandIn, searchToolbelt } from "../kit/search/fixtures/stand-ins.ts"
 import { NO_CODE } from "./codesearch.ts"
 
 let dir: string
@@ -27,15 +27,7 @@ async function toolbeltWith(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<Toolbelt> {
-  const toolbelt = await createToolbelt({
-    directory: dir,
-    dataDir: join(dir, ".data"),
-    config,
-    env: { PATH: process.env.PATH, ...env },
-    store: "memory",
-    sweep: false,
-    mcp: false,
-  })
+  const toolbelt = await searchToolbelt({ directory: dir, config, env })
   open.push(toolbelt)
   return toolbelt
 }

@@ -9,6 +9,7 @@ import {
   exaStandIn,
   exaText,
   parallelStandIn,
+  searchToolbelt,
   searxngStandIn,
   tavilyStandIn,
 } from "../kit/search/fixtures/stand-ins.ts"
@@ -28,15 +29,7 @@ async function toolbeltWith(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<Toolbelt> {
-  const toolbelt = await createToolbelt({
-    directory: dir,
-    dataDir: join(dir, ".data"),
-    config,
-    env: { PATH: process.env.PATH, ...env },
-    store: "memory",
-    sweep: false,
-    mcp: false,
-  })
+  const toolbelt = await searchToolbelt({ directory: dir, config, env })
   open.push(toolbelt)
   return toolbelt
 }
