@@ -20,8 +20,16 @@ interface Stat {
 interface Tracked {
   readonly start: string
   readonly comm: string
-  /** The command line, read when first needed (most processes are never reported). */
+  /** The command line, read when first needed (most processes are never reported); only ever a real one. */
   command?: string
+}
+
+/**
+ * A running member. `named` is false when its command line could not be read: a process caught
+ * between the steps of an exec has none for a moment, and is shown by its short name meanwhile.
+ */
+export interface Member extends ProcessInfo {
+  readonly named: boolean
 }
 
 /** Whether the process table can be read from /proc (Linux). Elsewhere only the process group is used. */
@@ -95,11 +103,11 @@ export class ProcessTree {
    * The members still running (zombies count as gone: they have exited and hold nothing). A reaper
    * root is not listed: it is toolbelt's own, and exits by itself once the rest is gone.
    */
-  alive(): ProcessInfo[] {
+  alive(): Member[] {
     if (!HAS_PROC || this.#rootStart === undefined) {
-      return groupExists(this.root) ? [{ pid: this.root, command: "" }] : []
+      return groupExists(this.root) ? [{ pid: this.root, command: "", named: true }] : []
     }
-    const out: ProcessInfo[] = []
+    const out: Member[] = []
     for (const [pid, tracked] of this.#tracked) {
       const stat = readStat(pid)
       if (!stat || stat.start !== tracked.start || stat.state === "Z" || stat.state === "X") {
@@ -107,10 +115,13 @@ export class ProcessTree {
         continue
       }
       if (this.reaper && pid === this.root) continue
-      // A fork shows its parent's command line until it execs: refresh when the name changed.
+      // A fork shows its parent's command line until it execs: refresh when the name changed. An empty
+      // read (mid-exec, or exiting) is not kept, so the next look can name it; meanwhile the last real
+      // line, or the short name, stands in.
       const current = stat.comm === tracked.comm ? tracked : this.#track(pid, stat)
-      current.command ??= commandLine(pid) || stat.comm
-      out.push({ pid, command: current.command })
+      current.command ??= commandLine(pid) || undefined
+      const command = current.command ?? tracked.command
+      out.push({ pid, command: command ?? stat.comm, named: command !== undefined })
     }
     return out
   }
@@ -179,11 +190,19 @@ export interface KillReport {
 export async function killTree(tree: ProcessTree, options: KillOptions = {}): Promise<KillReport> {
   const { graceMs = 3000, pollMs = 25, forceMs = 5000 } = options
   const killed = new Map<number, string>()
-  const note = (list: ProcessInfo[]) => {
-    for (const info of list) if (!killed.has(info.pid)) killed.set(info.pid, info.command)
+  // The latest look names a process best (what it exec'd last); a short name never replaces a real line.
+  const note = (list: Member[]) => {
+    for (const info of list) if (info.named || !killed.has(info.pid)) killed.set(info.pid, info.command)
   }
   tree.scan()
   let alive = tree.alive()
+  // A process caught mid-exec has no command line for a moment, and SIGTERM may end it before the next
+  // look: wait one poll so the report names what it runs (a daemon is reported as itself, not as "sh").
+  if (alive.some((info) => !info.named)) {
+    await delay(pollMs)
+    tree.scan()
+    alive = tree.alive()
+  }
   note(alive)
   tree.signal("SIGTERM")
   const termed = new Set(alive.map((info) => info.pid))
