@@ -5,9 +5,11 @@ import { createAdaptorServer } from "@hono/node-server"
 import {
   isInitializeRequest,
   isJSONRPCNotification,
+  isJSONRPCRequest,
   isLegacyRequest,
   type JSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
+  type RequestId,
   readRequestBody,
   UnsupportedProtocolVersionError,
   WebStandardStreamableHTTPServerTransport,
@@ -16,6 +18,14 @@ import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
+import {
+  type ReplayLimits,
+  ReplayStore,
+  type Resumption,
+  relateSends,
+  relating,
+  type SessionEvents,
+} from "./event-store.ts"
 import { isLoopback, jsonRpcRefusal, refuse } from "./guard.ts"
 import { errorResponse, type ReadBody, readText } from "./json-rpc-body.ts"
 import { PROTOCOL_VERSIONS, trackProtocolVersion } from "./protocol-versions.ts"
@@ -38,6 +48,8 @@ export interface McpHandlerOptions {
   readonly maxSessions?: number
   /** The largest request body (default: `mcp.max_request_bytes`, else 16 MiB). */
   readonly maxRequestBytes?: number
+  /** How many sent messages are kept for clients that reconnect (default: `DEFAULT_REPLAY_LIMITS`). */
+  readonly replayLimits?: ReplayLimits
   /** Told when a client's session opened: its toolbelt session and the name the client gave. */
   readonly onSessionOpened?: (opened: { readonly sessionID: string; readonly client?: string }) => void
 }
@@ -57,6 +69,8 @@ export interface McpHandler {
   handle(request: Request): Promise<Response>
   /** Open MCP sessions. */
   readonly sessions: number
+  /** What is kept for clients that reconnect, over all sessions. */
+  readonly replayable: Replayable
   /** Ends every session. */
   close(): Promise<void>
 }
@@ -66,15 +80,28 @@ export interface McpHttpServer {
   readonly url: string
   /** Open MCP sessions (one per client connection). */
   readonly sessions: number
+  /** What is kept for clients that reconnect, over all sessions. */
+  readonly replayable: Replayable
   close(): Promise<void>
+}
+
+/** The sent messages kept for replay. */
+export interface Replayable {
+  readonly events: number
+  readonly bytes: number
 }
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly mcp: ToolbeltMcpServer
+  /** What was sent on its streams, for a client that reconnects with `Last-Event-ID`. */
+  readonly events: SessionEvents
   /** The revision negotiated at `initialize`. */
   readonly version: () => string | undefined
-  /** Closes the SDK server: its transport and streams, and (through it) the toolbelt session. */
+  /**
+   * Closes the SDK server: its transport and streams, and (through it) the toolbelt session; then
+   * lets go of its kept events.
+   */
   end(): Promise<void>
 }
 
@@ -131,6 +158,9 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
     get sessions() {
       return endpoint.sessions
     },
+    get replayable() {
+      return endpoint.replayable
+    },
     async close() {
       // 4. Every session, then the listener.
       await endpoint.close()
@@ -157,6 +187,11 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
  * 5. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
  *    span the calls of a client, so its requests are answered with the protocol versions served
  *    here: negotiating clients fall back to `initialize`.
+ * 6. Streams are resumable: every message sent on them is kept for a while (`ReplayStore`, bounded
+ *    per session and in total, dropped with the session), each SSE event carries its id, and a
+ *    client whose stream dropped reconnects with `GET` and `Last-Event-ID` to get what came after,
+ *    then the rest of the call live. An id the session does not keep, or the stream of a cancelled
+ *    request, is refused here with why.
  */
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const settings = mcpSettings(options.toolbelt.config)
@@ -166,17 +201,21 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     maxSessions: options.maxSessions ?? settings.maxSessions,
     onEnd: (id, reason) => log.debug("MCP session ended", { id, reason }),
   })
+  const replay = new ReplayStore(options.replayLimits)
   // 2. A new session.
   const open = async (request: Request, body: unknown): Promise<Response> => {
     let session: Session | undefined
+    const events = replay.forSession()
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: maxRequestBytes,
+      eventStore: events,
       onsessioninitialized: (id) => {
         if (session) sessions.add(id, session)
       },
       onsessionclosed: (id) => sessions.end(id, "deleted"),
     })
+    relateSends(transport)
     const version = trackProtocolVersion(transport)
     const sessionID = ascending("ses")
     const mcp = await createMcpServer(options.toolbelt, {
@@ -186,16 +225,25 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       ...(options.ask ? { ask: options.ask } : {}),
       ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
     })
-    session = { transport, mcp, version, end: () => mcp.server.close() }
+    const end = async () => {
+      try {
+        await mcp.server.close()
+      } finally {
+        events.end()
+      }
+    }
+    session = { transport, mcp, events, version, end }
     transport.onclose = () => {
       if (transport.sessionId) void sessions.end(transport.sessionId, "closed")
     }
     await mcp.server.connect(transport)
-    const response = await transport.handleRequest(request, { parsedBody: body })
+    const response = await relating(requestIds(body), () =>
+      transport.handleRequest(request, { parsedBody: body }),
+    )
     // An initialize that failed opened nothing.
     const id = transport.sessionId
     if (!id || sessions.get(id) !== session) {
-      await mcp.server.close()
+      await end()
       return response
     }
     const client = mcp.server.server.getClientVersion()?.name
@@ -229,10 +277,19 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
 
     // A request of an open session.
     if (id && session) {
+      // 6. A client resuming a stream.
+      const resumed = request.method === "GET" ? request.headers.get("last-event-id") : null
+      const resumption = resumed ? session.events.resumption(resumed) : "replay"
+      if (resumed && resumption !== "replay") return notResumable(resumed, resumption)
       const release = sessions.use(id)
-      const response = await session.transport.handleRequest(request, { parsedBody })
-      // 4. Cancelled requests: their streams end.
-      for (const cancelled of cancelledRequests(messages)) session.transport.closeSSEStream(cancelled)
+      const response = await relating(requestIds(parsedBody), () =>
+        session.transport.handleRequest(request, { parsedBody }),
+      )
+      // 4. Cancelled requests: their streams end, for good.
+      for (const cancelled of cancelledRequests(messages)) {
+        session.events.cancel(cancelled)
+        session.transport.closeSSEStream(cancelled)
+      }
       return whileSent(response, release)
     }
     if (messages.some((message) => isInitializeRequest(message))) return open(request, parsedBody)
@@ -267,6 +324,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     handle,
     get sessions() {
       return sessions.size
+    },
+    get replayable() {
+      return { events: replay.events, bytes: replay.bytes }
     },
     close: () => sessions.endAll(),
   }
@@ -306,6 +366,13 @@ function whileSent(response: Response, release: () => void): Response {
   })
 }
 
+/** The ids of the requests in a POST body (its stream carries their messages). */
+function requestIds(body: unknown): RequestId[] {
+  if (body === undefined) return []
+  const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[]
+  return messages.filter((message) => isJSONRPCRequest(message)).map((message) => message.id)
+}
+
 /** The ids of the requests these messages cancel. */
 function cancelledRequests(messages: readonly JSONRPCMessage[]): (string | number)[] {
   const ids: (string | number)[] = []
@@ -328,6 +395,27 @@ const ENDINGS: Record<EndReason, string> = {
 function sessionNotFound(reason: EndReason | undefined): Response {
   const why = reason ? ENDINGS[reason] : "it ended, or the server restarted"
   return jsonRpcRefusal(404, `Session not found: ${why}. Initialize a new session.`, {}, -32001)
+}
+
+/**
+ * A `Last-Event-ID` with nothing to resume. An id this session does not keep (another session's, one
+ * dropped to stay within the limits, one never sent) is 400. A stream whose requests were all
+ * cancelled is 405, the answer the spec gives a GET that gets no stream: clients built on the MCP SDK
+ * reconnect to a stream that ended without a response, and stop for good on 405 only.
+ */
+function notResumable(eventId: string, why: Exclude<Resumption, "replay">): Response {
+  const named = JSON.stringify(eventId.slice(0, 100))
+  if (why === "cancelled") {
+    return jsonRpcRefusal(
+      405,
+      `Method Not Allowed: the stream of Last-Event-ID ${named} ended when its request was cancelled (notifications/cancelled); nothing more will be sent on it.`,
+      { allow: "GET, POST, DELETE" },
+    )
+  }
+  return jsonRpcRefusal(
+    400,
+    `Bad Request: Last-Event-ID ${named} is not an event this session still keeps (a session keeps its most recent events while it lives, and only its own), so nothing can be replayed. Send the request again.`,
+  )
 }
 
 function tooLarge(limit: number): Response {
