@@ -1,6 +1,6 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/server"
+import { type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { describe, expect, it } from "vitest"
-import { type ReplayLimits, ReplayStore, relating, type SessionEvents } from "./event-store.ts"
+import { type ReplayLimits, ReplayStore, relateSends, relating, type SessionEvents } from "./event-store.ts"
 
 const roomy: ReplayLimits = {
   sessionEvents: 100,
@@ -75,7 +75,17 @@ describe("SessionEvents: replay", () => {
     expect(mine.resumption(id)).toBe("unknown")
     await expect(replay(mine, id)).rejects.toThrow(/No stream of this session/)
     const [token] = id.split(".")
-    for (const forged of [`${token}.7`, `${token}.-1`, `${token}.x`, token!, "", ".0", "0"]) {
+    for (const forged of [
+      `${token}.7`,
+      `${token}.-1`,
+      `${token}.x`,
+      `${token}.`,
+      `${token}.1e0`,
+      token!,
+      "",
+      ".0",
+      "0",
+    ]) {
       expect(theirs.resumption(forged), forged).toBe("unknown")
     }
     expect(theirs.resumption(id)).toBe("replay")
@@ -91,7 +101,7 @@ describe("SessionEvents: replay", () => {
 })
 
 describe("SessionEvents: bounds", () => {
-  it("drops a session's oldest events past its count, and forgets a stream left with none", async () => {
+  it("drops a session's oldest events past its count, and forgets an answered stream left with none", async () => {
     const store = new ReplayStore({ ...roomy, sessionEvents: 3 })
     const events = store.forSession()
     const old = await events.storeEvent("old", PRIMING)
@@ -108,6 +118,22 @@ describe("SessionEvents: bounds", () => {
     // The priming event went too, but its stream has events left: the rest replays from it.
     expect(events.resumption(primed)).toBe("replay")
     expect((await replay(events, primed)).map(([id]) => id)).toEqual(kept)
+  })
+
+  it("still resumes a running request's stream, and the standalone stream, after their events were dropped", async () => {
+    const store = new ReplayStore({ ...roomy, sessionEvents: 2 })
+    const events = store.forSession()
+    const primed = await relating([9], () => events.storeEvent("post-9", PRIMING))
+    const standalone = await relating([], () => events.storeEvent("_GET_stream", progress(1)))
+    for (let id = 10; id < 13; id++) await relating([id], () => events.storeEvent(`post-${id}`, result(id)))
+
+    expect(events.events).toBe(2)
+    expect(events.resumption(standalone)).toBe("replay")
+    expect(await replay(events, standalone)).toEqual([])
+    // The call ends: its result replays from the id the client last saw.
+    expect(events.resumption(primed)).toBe("replay")
+    const done = await relating([9], () => events.storeEvent("post-9", result(9)))
+    expect(await replay(events, primed)).toEqual([[done, result(9)]])
   })
 
   it("drops a session's oldest events past its bytes", async () => {
@@ -210,5 +236,27 @@ describe("SessionEvents: cancelled requests", () => {
     expect(events.resumption(primed)).toBe("replay")
     events.cancel(2)
     expect(events.resumption(primed)).toBe("cancelled")
+  })
+
+  it("does not take a message of the standalone stream, sent while a request is handled, for that request's", async () => {
+    const events = new ReplayStore(roomy).forSession()
+    const transport = new WebStandardStreamableHTTPServerTransport({ eventStore: events })
+    relateSends(transport)
+    await transport.start()
+    const standalone = await transport.handleRequest(
+      new Request("http://127.0.0.1/mcp", { headers: { accept: "text/event-stream" } }),
+    )
+    const reader = standalone.body!.getReader()
+    // A tool call's handler that makes the tools change: `tools/list_changed` goes to the GET stream.
+    await relating([5], () =>
+      transport.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" } as JSONRPCMessage),
+    )
+    const written = new TextDecoder().decode((await reader.read()).value)
+    const id = /^id: (.+)$/m.exec(written)?.[1]
+    expect(id, written).toBeDefined()
+
+    events.cancel(5)
+    expect(events.resumption(id!)).toBe("replay")
+    await transport.close()
   })
 })

@@ -2,15 +2,13 @@
 // with `Last-Event-ID` and get what it missed (the spec's resumability, the SDK's `EventStore`).
 import { AsyncLocalStorage } from "node:async_hooks"
 import { randomBytes } from "node:crypto"
-import {
-  type EventId,
-  type EventStore,
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-  type StreamId,
-  type WebStandardStreamableHTTPServerTransport,
+import type {
+  EventId,
+  EventStore,
+  JSONRPCMessage,
+  RequestId,
+  StreamId,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server"
 
 /** How much is kept: per session and over all sessions, in events and in bytes of JSON. */
@@ -52,7 +50,7 @@ interface Stream {
 export type Resumption =
   /** The messages after it are replayed, then the stream goes on live until its response. */
   | "replay"
-  /** Nothing: another session's id, an event dropped to stay within the limits, or no event at all. */
+  /** Nothing: another session's id, one of a finished stream dropped by the limits, or no event at all. */
   | "unknown"
   /** Nothing more: every request of the stream was cancelled, so no response will ever come. */
   | "cancelled"
@@ -75,11 +73,20 @@ export function relating<T>(requests: readonly RequestId[], run: () => T): T {
 export function relateSends(transport: WebStandardStreamableHTTPServerTransport): void {
   const send = transport.send.bind(transport)
   transport.send = (message, options) => {
-    const answered =
-      isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined
-    const related = options?.relatedRequestId ?? answered
+    const related = options?.relatedRequestId ?? answeredRequest(message)
     return relating(related === undefined ? [] : [related], () => send(message, options))
   }
+}
+
+/**
+ * The request a response answers. Told by its shape, not by the SDK's schemas: every message is
+ * looked at, and a schema would check all of a large result again.
+ */
+function answeredRequest(message: JSONRPCMessage): RequestId | undefined {
+  if (!("id" in message) || "method" in message) return undefined
+  if (!("result" in message) && !("error" in message)) return undefined
+  const id = (message as { id?: unknown }).id
+  return typeof id === "string" || typeof id === "number" ? id : undefined
 }
 
 interface Entry {
@@ -99,7 +106,8 @@ interface Entry {
  *    session only (a random token, then the event's number), so another session's id replays
  *    nothing, and an id cannot be guessed.
  * 2. Each event is kept as JSON. Past a session's bound, its oldest events go; past the total bound,
- *    the oldest of all sessions go. An event bigger than a bound on its own is not kept.
+ *    the oldest of all sessions go. An event bigger than a bound on its own is not kept. A stream
+ *    is forgotten once nothing of it is kept and its requests are done.
  * 3. Ending a session's store drops its events at once.
  */
 export class ReplayStore {
@@ -184,18 +192,15 @@ export class SessionEvents implements EventStore {
     for (const request of relatedRequests.getStore() ?? []) {
       if (!stream.requests.has(request)) stream.requests.set(request, "open")
     }
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined && stream.requests.get(message.id) === "open") {
-        stream.requests.set(message.id, "answered")
-      }
-    }
+    const answered = answeredRequest(message)
+    if (answered !== undefined) stream.requests.set(answered, "answered")
     const number = stream.next++
     const json = Object.keys(message).length === 0 ? undefined : JSON.stringify(message)
     const bytes = (json === undefined ? 0 : Buffer.byteLength(json)) + EVENT_OVERHEAD_BYTES
     const limits = this.#store.limits
     if (bytes > limits.sessionBytes || bytes > limits.totalBytes) {
       // 2. Too big to keep: a client that misses it cannot get it back.
-      if (stream.events.size === 0) this.#close(stream)
+      this.#forgetIfDone(stream)
       return `${stream.token}.${number}`
     }
     const entry: Entry = { key: this.#shared.key(), owner: this, stream, number, json, bytes }
@@ -245,7 +250,9 @@ export class SessionEvents implements EventStore {
   /** The client cancelled the request: no response will come on its stream. */
   cancel(request: RequestId): void {
     for (const stream of this.#streams.values()) {
-      if (stream.requests.get(request) === "open") stream.requests.set(request, "cancelled")
+      if (stream.requests.get(request) !== "open") continue
+      stream.requests.set(request, "cancelled")
+      this.#forgetIfDone(stream)
     }
   }
 
@@ -263,8 +270,20 @@ export class SessionEvents implements EventStore {
     this.#bytes -= entry.bytes
     this.#shared.forget(entry)
     entry.stream.events.delete(entry.number)
-    // A stream with nothing kept is forgotten: its ids replay nothing.
-    if (entry.stream.events.size === 0) this.#close(entry.stream)
+    this.#forgetIfDone(entry.stream)
+  }
+
+  /**
+   * A stream with nothing kept whose requests are all answered or cancelled is forgotten: nothing is
+   * left to replay, nothing more will come, and its ids name nothing. The standalone stream, and a
+   * stream whose request still runs, stay (a record, no events): a client resuming them gets what
+   * comes next.
+   */
+  #forgetIfDone(stream: Stream): void {
+    if (stream.events.size > 0 || stream.requests.size === 0) return
+    for (const state of stream.requests.values()) if (state === "open") return
+    if (this.#streams.get(stream.id) === stream) this.#streams.delete(stream.id)
+    this.#byToken.delete(stream.token)
   }
 
   #open(streamId: StreamId): Stream {
@@ -274,16 +293,12 @@ export class SessionEvents implements EventStore {
     return stream
   }
 
-  #close(stream: Stream): void {
-    if (this.#streams.get(stream.id) === stream) this.#streams.delete(stream.id)
-    this.#byToken.delete(stream.token)
-  }
-
   /** The stream an event id names in this session, and the event's number. */
   #find(eventId: EventId): { stream: Stream; after: number } | undefined {
     const dot = eventId.lastIndexOf(".")
-    const after = Number(eventId.slice(dot + 1))
-    if (dot <= 0 || !Number.isSafeInteger(after) || after < 0) return undefined
+    const digits = eventId.slice(dot + 1)
+    const after = Number(digits)
+    if (dot <= 0 || !/^\d{1,15}$/.test(digits)) return undefined
     const stream = this.#byToken.get(eventId.slice(0, dot))
     if (!stream || after >= stream.next) return undefined
     return { stream, after }
