@@ -43,8 +43,8 @@ describe("globMatcher", () => {
 })
 
 describe("a glob longer than any path", () => {
-  it("is refused with a SearchError that says so, on every path a glob takes (literal, suffix, picomatch)", () => {
-    for (const glob of ["x", "*.x", "src/**/x", "*a*b"]) {
+  it("is refused with a SearchError that says so, on every path a glob takes (literal, suffix, automaton, picomatch)", () => {
+    for (const glob of ["x", "*.x", "src/**/x", "*a*b", "@(a|b)"]) {
       const long = glob.padEnd(MAX_GLOB_LENGTH + 1, "x")
       expect(() => globMatcher([long])).toThrow(SearchError)
       expect(() => globMatcher([long])).toThrow(
@@ -55,16 +55,43 @@ describe("a glob longer than any path", () => {
   })
 })
 
-describe("a glob with too many wildcards in one segment", () => {
-  it("is refused before it is compiled (its match could backtrack for minutes); up to three are matched", () => {
-    for (const glob of ["*a*a*a*b", "src/*a*a*a*a*a*a*a*a*b/x", "*(a|b)*(a)*(b)*", "+(a)+(b)+(c)+(d)"]) {
-      expect(() => globMatcher([glob])).toThrow(SearchError)
-      expect(() => globMatcher([glob])).toThrow(/wildcards in one path segment; at most 3 are matched/)
-    }
-    // Within the bound, and globstars (a segment of their own) do not count.
+describe("wildcards", () => {
+  it("any number in one segment are matched (in bounded time), the glob a user writes among them", () => {
+    const name = `${"x".repeat(200)}test-spec-fixture.json`
+    expect(globMatcher(["*test*spec*fixture*json"])!("src", name)).toBe(true)
+    expect(globMatcher(["*test*spec*fixture*json"])!("src", name.replace("spec", "spek"))).toBe(false)
+    expect(globMatcher(["*a*a*a*b"])!("", `${"a".repeat(200)}b`)).toBe(true)
+    expect(globMatcher(["*a*a*a*b"])!("", `${"a".repeat(200)}c`)).toBe(false)
+    expect(globMatcher(["src/*a*a*a*a*a*a*a*a*b/x"])!(`src/${"a".repeat(250)}b`, "x")).toBe(true)
+    expect(globMatcher(["src/*a*a*a*a*a*a*a*a*b/x"])!(`src/${"a".repeat(250)}`, "x")).toBe(false)
     const within = globMatcher(["**/*foo*bar*", "**/**/**/a/**/b"])!
     expect(within("src/deep", "xfooybarz")).toBe(true)
-    expect(globMatcher(["*a*a*b"])!("", `${"a".repeat(200)}b`)).toBe(true)
+    expect(within("x/a/y/z", "b")).toBe(true)
+  })
+
+  it("are still bounded in a glob with a group or |, which picomatch matches: the refusal says what to write instead", () => {
+    for (const glob of ["*(a|b)*(a)*(b)*", "+(a)+(b)+(c)+(d)", "src/*a*a*a*b|c/x"]) {
+      expect(() => globMatcher([glob])).toThrow(SearchError)
+      expect(() => globMatcher([glob])).toThrow(
+        /wildcards in one path segment and a group in parentheses or a "\|"; .*at most 3 wildcards per segment are matched in them.*Write the alternatives with braces instead \("\{a,b\}" rather than "@\(a\|b\)"\)/,
+      )
+    }
+    expect(globMatcher(["*(a|b)*.ts"])!("src", "ab.ts")).toBe(true)
+    expect(globMatcher(["**/@(x|y)*/*.c"])!("lib/yes", "a.c")).toBe(true)
+  })
+})
+
+describe("brace ranges", () => {
+  it("match the numbers they stand for, and are refused past 10,000 values with a way out", () => {
+    expect(globMatcher(["log-{1..12}.txt"])!("", "log-11.txt")).toBe(true)
+    expect(globMatcher(["log-{1..12}.txt"])!("", "log-13.txt")).toBe(false)
+    expect(globMatcher(["log-{1..10000}.txt"])!("", "log-9999.txt")).toBe(true)
+    for (const glob of ["log-{1..10001}.txt", "{1..5000}-{1..5001}"]) {
+      expect(() => globMatcher([glob])).toThrow(SearchError)
+      expect(() => globMatcher([glob])).toThrow(
+        /brace ranges \(such as \{1\.\.100\}\) stand for 10,00[12] values; at most 10,000 are matched, so nothing was searched\. Use a wildcard or a character class instead/,
+      )
+    }
   })
 })
 

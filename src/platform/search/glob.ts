@@ -1,7 +1,12 @@
-// The globs a caller passes (`pattern` of glob, `include` of grep), matched with picomatch against the path
-// relative to the search root. Both backends filter with this same matcher, so they agree by construction.
-import picomatch from "picomatch"
+// The globs a caller passes (`pattern` of glob, `include` of grep), matched against the path relative to the
+// search root. Both backends filter with this same matcher, so they agree by construction. Matching is our
+// own automaton (glob-match.ts), bounded by path length × glob length whatever the glob, so any number of
+// wildcards is matched; only globs with a parenthesised group or `|` keep picomatch and a wildcard bound.
 import { SearchError } from "./backend.ts"
+import { compileGlob, normalizeGlob, usesGroups } from "./glob-match.ts"
+import { MAX_RANGE_VALUES, parseGlob } from "./glob-parse.ts"
+
+export { compileGlob, normalizeGlob } from "./glob-match.ts"
 
 /**
  * Tests a file by its directory (relative to the search root, `/`-separated, "" for the root) and its
@@ -9,32 +14,41 @@ import { SearchError } from "./backend.ts"
  */
 export type GlobTest = (dir: string, name: string) => boolean
 
-const OPTIONS: picomatch.PicomatchOptions = { dot: true }
-
-/** The longest glob compiled: picomatch's own bound (its `maxLength`), held to on every path. */
+/** The longest glob compiled (picomatch's own bound, its `maxLength`), held to on every path. */
 export const MAX_GLOB_LENGTH = 65_536
 
 /**
- * The most wildcards (`*`, and extglob groups such as `+(…)`) one path segment may hold. The matcher
- * compiles globs to regular expressions that backtrack: each further `*` between literals multiplies
- * the work on a long name (measured on a 200-character name: 3 wildcards 12 ms, 4 0.4 s, 5 15 s, 25
- * never finished), and one such match freezes the whole process (an MCP server with it).
+ * The most wildcards (`*`, and extglob groups such as `+(…)`) one path segment may hold in a glob that
+ * picomatch matches (one with a parenthesised group or `|`, see `usesGroups`). Its regular expressions
+ * backtrack: each further `*` between literals multiplies the work on a long name (measured on a
+ * 200-character name: 3 wildcards 12 ms, 4 0.4 s, 5 15 s, 25 never finished), and one such match freezes
+ * the whole process (an MCP server with it). Other globs have no such bound.
  */
 export const MAX_SEGMENT_WILDCARDS = 3
 
 /**
- * Why `glob` is refused, undefined when it is not: longer than any path it could be matched against, or
- * with more wildcards in one path segment than can be matched in bounded time.
+ * Why `glob` is refused, undefined when it is not: longer than any path it could be matched against, with
+ * brace ranges standing for too many values, or (only with a group or `|`) with more wildcards in one path
+ * segment than picomatch can match in bounded time.
  */
 export function globTooLong(glob: string): string | undefined {
   if (glob.length > MAX_GLOB_LENGTH)
     return `A glob of ${glob.length.toLocaleString("en-US")} characters is longer than the ${MAX_GLOB_LENGTH.toLocaleString("en-US")} a glob may have (a path holds at most 4,096 bytes), so nothing was searched. Use a shorter glob.`
+  if (usesGroups(glob)) return groupsTooWild(glob)
+  const values = parseGlob(normalizeGlob(glob)).rangeValues
+  if (values > MAX_RANGE_VALUES)
+    return `The glob's brace ranges (such as {1..100}) stand for ${values.toLocaleString("en-US")} values; at most ${MAX_RANGE_VALUES.toLocaleString("en-US")} are matched, so nothing was searched. Use a wildcard or a character class instead, e.g. "log-[0-9]*.txt".`
+  return undefined
+}
+
+/** Why a glob that picomatch matches (it has a group or `|`) is refused: too many wildcards in one segment. */
+function groupsTooWild(glob: string): string | undefined {
   for (const segment of glob.split("/")) {
     if (segment === "**") continue
     // `**` inside a segment matches like `*`; an extglob group (`*(`, `+(`, `?(`, `@(`, `!(`) repeats.
     const wildcards = (segment.match(/\*+|[+?@!]\(/g) ?? []).length
     if (wildcards > MAX_SEGMENT_WILDCARDS)
-      return `The glob "${segment.length > 80 ? `${segment.slice(0, 80)}…` : segment}" has ${wildcards} wildcards in one path segment; at most ${MAX_SEGMENT_WILDCARDS} are matched (more can take minutes on one long file name), so nothing was searched. Use fewer, e.g. one "*" with a longer literal part, or search file names with grep.`
+      return `The glob "${segment.length > 80 ? `${segment.slice(0, 80)}…` : segment}" has ${wildcards} wildcards in one path segment and a group in parentheses or a "|"; such globs are matched by regular expressions that backtrack, so at most ${MAX_SEGMENT_WILDCARDS} wildcards per segment are matched in them (more can take minutes on one long file name), and nothing was searched. Write the alternatives with braces instead ("{a,b}" rather than "@(a|b)"), which have no wildcard limit, or use fewer wildcards.`
   }
   return undefined
 }
@@ -58,13 +72,6 @@ export function globMatcher(patterns: readonly string[] | undefined): GlobTest |
   return (dir, name) => tests.some((test) => test(dir, name))
 }
 
-/** The glob as matched: `./` dropped, shell-style `[!` as `[^`. */
-export function normalizeGlob(pattern: string): string {
-  let glob = pattern.trim()
-  while (glob.startsWith("./")) glob = glob.slice(2)
-  return glob.replace(/(^|[^\\])\[!/g, "$1[^")
-}
-
 /** The name glob when `pattern` only looks at file names (`*.ts`, `**` + `/Kconfig`), else undefined. */
 export function nameGlob(pattern: string): string | undefined {
   const glob = normalizeGlob(pattern)
@@ -81,9 +88,9 @@ function compileOne(glob: string): GlobTest {
       const suffix = name.slice(1)
       return (_dir, file) => file.endsWith(suffix)
     }
-    const test = picomatch(name, OPTIONS)
-    return (_dir, file) => test(file)
+    const program = compileGlob(name)
+    return (_dir, file) => program.matches(file)
   }
-  const test = picomatch(glob, OPTIONS)
-  return (dir, file) => test(dir === "" ? file : `${dir}/${file}`)
+  const program = compileGlob(glob)
+  return (dir, file) => program.matchesIn(dir, file)
 }

@@ -2,8 +2,7 @@ import type { Dirent } from "node:fs"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { dirname, join, relative } from "node:path"
 import ignore, { type Ignore } from "ignore"
-import picomatch from "picomatch"
-import { globTooLong } from "../../platform/search/glob.ts"
+import { compileGlob, globTooLong } from "../../platform/search/glob.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { contains } from "../kit/external-directory.ts"
 import { toSlash } from "../kit/paths.ts"
@@ -196,7 +195,7 @@ function globMatcher(globs: readonly string[]): (rel: string, name: string, dire
       const onlyDirectories = glob.endsWith("/")
       const pattern = glob.replace(/^\.\//, "").replace(/\/+$/, "")
       const byPath = pattern.includes("/")
-      const test = picomatch(pattern, { dot: true })
+      const { matches: test } = compileGlob(pattern)
       return { onlyDirectories, byPath, test }
     })
   return (rel, name, directory) =>
