@@ -32,6 +32,11 @@ import { connectStdio } from "./mcp/helpers.ts"
 
 /** A regression that hangs is killed after this and fails its case; it is not a time limit on anything. */
 const HANG_GUARD_MS = 120_000
+/**
+ * How long one whole matrix may run (hundreds of calls; ~15 s on an idle 2-core machine): a hang guard
+ * for a loaded machine, not a time limit on anything.
+ */
+const WHOLE_MATRIX_MS = 300_000
 /** Command lines run at once (the machine has 2 cores). */
 const CLI_PARALLEL = 4
 /** Library calls run at once. */
@@ -218,90 +223,102 @@ describe("through the library, the full matrix for every registered tool", () =>
     expect(names).toEqual(expect.arrayContaining(["task", "plan_exit", "invalid"]))
   })
 
-  it("settles every case as an actionable error and writes nothing in the project", async () => {
-    const cases = tools.flatMap((tool) =>
-      badInputs(tool.inputSchema).map((bad) => ({ tool: tool.name, bad })),
-    )
-    const before = snapshot()
-    const faults = await inBatches(cases, LIBRARY_PARALLEL, async ({ tool, bad }) => {
-      const result = await toolbelt.call({ tool, input: bad.input })
-      const where = `${tool} (${bad.name})`
-      if (result.status !== "error") return [`${where}: completed: ${result.output.slice(0, 300)}`]
-      const faults = faultsOf(result.error, bad)
-      // A defect is a throw the runtime did not understand: bad input must be told apart from a bug.
-      if (result.kind === "defect")
-        faults.push(`a defect, not an error about the input: ${result.error.slice(0, 300)}`)
-      return faults.map((fault) => `${where}: ${fault}`)
-    })
-    expect(faults.flat()).toEqual([])
-    expect(snapshot()).toEqual(before)
-    expect(processesIn(project)).toEqual([])
-  })
-})
-
-describe("through the command line, one case of each kind for every listed tool", () => {
-  it("exits 1 with one {status: error, error} object, and writes nothing in the project", async () => {
-    const cases = cliTools.flatMap((tool) =>
-      representative(badInputs(tool.inputSchema)).map((bad) => ({ tool: tool.name, bad })),
-    )
-    const before = snapshot()
-    const faults = await inBatches(cases, CLI_PARALLEL, async ({ tool, bad }) => {
-      const where = `${tool} (${bad.name})`
-      const result = await runCli(["call", tool, "-", "--json"], JSON.stringify(bad.input))
-      const lines = result.stdout.split("\n").filter(Boolean)
-      if (result.status === null) return [`${where}: did not finish`]
-      if (lines.length !== 1)
-        return [`${where}: printed ${lines.length} lines: ${result.stdout.slice(0, 300)}`]
-      const printed = JSON.parse(lines[0]!)
-      const faults = faultsOf(printed.error, bad)
-      if (result.status !== 1) faults.push(`exit ${result.status}, not 1`)
-      if (printed.status !== "error") faults.push(`status ${printed.status}`)
-      if (/^\s+at /m.test(result.stderr))
-        faults.push(`a stack trace on stderr: ${result.stderr.slice(0, 300)}`)
-      if (/\bdefect in\b/.test(result.stderr)) faults.push(`a defect: ${result.stderr.slice(0, 300)}`)
-      return faults.map((fault) => `${where}: ${fault}`)
-    })
-    expect(faults.flat()).toEqual([])
-    expect(snapshot()).toEqual(before)
-    expect(processesIn(project)).toEqual([])
-  })
-})
-
-describe("over MCP (stdio), one case of each kind for every tool the server lists", () => {
-  it("answers each with an error result, and writes nothing in the project", async () => {
-    const server = await connectStdio(
-      { dir: project, env: cliEnv(home) as Record<string, string>, remove: async () => {} },
-      {},
-    )
-    try {
-      const { tools } = await server.client.listTools()
-      // All the command line lists but question, which needs a client that shows forms.
-      const listed = cliTools.map((tool) => tool.name).filter((name) => name !== "question")
-      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(listed))
-      // A call's arguments are an object by the protocol: null or a list is the client's to refuse.
+  it(
+    "settles every case as an actionable error and writes nothing in the project",
+    async () => {
       const cases = tools.flatMap((tool) =>
-        representative(badInputs(tool.inputSchema as JsonSchema))
-          .filter((bad) => bad.kind !== "null" && bad.kind !== "array")
-          .map((bad) => ({ tool: tool.name, bad })),
+        badInputs(tool.inputSchema).map((bad) => ({ tool: tool.name, bad })),
       )
       const before = snapshot()
       const faults = await inBatches(cases, LIBRARY_PARALLEL, async ({ tool, bad }) => {
+        const result = await toolbelt.call({ tool, input: bad.input })
         const where = `${tool} (${bad.name})`
-        const result = (await server.client.callTool(
-          { name: tool, arguments: bad.input as Record<string, unknown> },
-          { timeout: HANG_GUARD_MS },
-        )) as { isError?: boolean; content: { type: string; text?: string }[] }
-        const faults = faultsOf(result.content[0]?.text, bad)
-        if (result.isError !== true) faults.push("not an error result")
+        if (result.status !== "error") return [`${where}: completed: ${result.output.slice(0, 300)}`]
+        const faults = faultsOf(result.error, bad)
+        // A defect is a throw the runtime did not understand: bad input must be told apart from a bug.
+        if (result.kind === "defect")
+          faults.push(`a defect, not an error about the input: ${result.error.slice(0, 300)}`)
         return faults.map((fault) => `${where}: ${fault}`)
       })
       expect(faults.flat()).toEqual([])
       expect(snapshot()).toEqual(before)
-      expect(server.stderr()).not.toMatch(/\bdefect in\b|^\s+at /m)
-    } finally {
-      await server.close()
-    }
-  })
+      expect(processesIn(project)).toEqual([])
+    },
+    WHOLE_MATRIX_MS,
+  )
+})
+
+describe("through the command line, one case of each kind for every listed tool", () => {
+  it(
+    "exits 1 with one {status: error, error} object, and writes nothing in the project",
+    async () => {
+      const cases = cliTools.flatMap((tool) =>
+        representative(badInputs(tool.inputSchema)).map((bad) => ({ tool: tool.name, bad })),
+      )
+      const before = snapshot()
+      const faults = await inBatches(cases, CLI_PARALLEL, async ({ tool, bad }) => {
+        const where = `${tool} (${bad.name})`
+        const result = await runCli(["call", tool, "-", "--json"], JSON.stringify(bad.input))
+        const lines = result.stdout.split("\n").filter(Boolean)
+        if (result.status === null) return [`${where}: did not finish`]
+        if (lines.length !== 1)
+          return [`${where}: printed ${lines.length} lines: ${result.stdout.slice(0, 300)}`]
+        const printed = JSON.parse(lines[0]!)
+        const faults = faultsOf(printed.error, bad)
+        if (result.status !== 1) faults.push(`exit ${result.status}, not 1`)
+        if (printed.status !== "error") faults.push(`status ${printed.status}`)
+        if (/^\s+at /m.test(result.stderr))
+          faults.push(`a stack trace on stderr: ${result.stderr.slice(0, 300)}`)
+        if (/\bdefect in\b/.test(result.stderr)) faults.push(`a defect: ${result.stderr.slice(0, 300)}`)
+        return faults.map((fault) => `${where}: ${fault}`)
+      })
+      expect(faults.flat()).toEqual([])
+      expect(snapshot()).toEqual(before)
+      expect(processesIn(project)).toEqual([])
+    },
+    WHOLE_MATRIX_MS,
+  )
+})
+
+describe("over MCP (stdio), one case of each kind for every tool the server lists", () => {
+  it(
+    "answers each with an error result, and writes nothing in the project",
+    async () => {
+      const server = await connectStdio(
+        { dir: project, env: cliEnv(home) as Record<string, string>, remove: async () => {} },
+        {},
+      )
+      try {
+        const { tools } = await server.client.listTools()
+        // All the command line lists but question, which needs a client that shows forms.
+        const listed = cliTools.map((tool) => tool.name).filter((name) => name !== "question")
+        expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(listed))
+        // A call's arguments are an object by the protocol: null or a list is the client's to refuse.
+        const cases = tools.flatMap((tool) =>
+          representative(badInputs(tool.inputSchema as JsonSchema))
+            .filter((bad) => bad.kind !== "null" && bad.kind !== "array")
+            .map((bad) => ({ tool: tool.name, bad })),
+        )
+        const before = snapshot()
+        const faults = await inBatches(cases, LIBRARY_PARALLEL, async ({ tool, bad }) => {
+          const where = `${tool} (${bad.name})`
+          const result = (await server.client.callTool(
+            { name: tool, arguments: bad.input as Record<string, unknown> },
+            { timeout: HANG_GUARD_MS },
+          )) as { isError?: boolean; content: { type: string; text?: string }[] }
+          const faults = faultsOf(result.content[0]?.text, bad)
+          if (result.isError !== true) faults.push("not an error result")
+          return faults.map((fault) => `${where}: ${fault}`)
+        })
+        expect(faults.flat()).toEqual([])
+        expect(snapshot()).toEqual(before)
+        expect(server.stderr()).not.toMatch(/\bdefect in\b|^\s+at /m)
+      } finally {
+        await server.close()
+      }
+    },
+    WHOLE_MATRIX_MS,
+  )
 })
 
 /** The first case of each kind: what runs through the command line. */

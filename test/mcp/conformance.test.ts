@@ -38,7 +38,7 @@ const UNSUPPORTED: Record<string, string> = {
   "elicitation-sep1330-enums":
     "a tool-designed form with every enum variant: toolbelt's forms use titled enums (enum + enumNames before 2025-11-25)",
   "server-sse-polling":
-    "warns: no SSE resumability (no event store, so no priming event or retry field, SEP-1699); a dropped stream loses its call's result",
+    "warns: the scenario needs a test_reconnection tool that closes its own stream mid-call (toolbelt's tools cannot), and it sends MCP-Protocol-Version 2025-03-26, for which the SDK sends no priming event; resuming a dropped stream itself works (test/mcp/resume.test.ts)",
 }
 
 /** The scenarios that must pass: what toolbelt offers, checked through its own tools. */
