@@ -1,4 +1,4 @@
-// A glob read into a flat program for the automaton (glob-automaton.ts): single-unit sets, `*`, the
+// A glob read into a flat program for the NFA (glob-nfa.ts): single-unit sets, `*`, the
 // globstar's reach, and groups (braces) as open / or / close. Read the way picomatch read it, with `dot`
 // on, so that a glob keeps matching what it matched (the differential test holds the two to it). The
 // reading is a loop over the characters with an explicit stack of open braces: no recursion, so no
@@ -198,7 +198,7 @@ class Reader {
     }
     this.#rangeValues += range.count
     const values = this.#rangeValues <= MAX_RANGE_VALUES ? range.values(range.count) : []
-    this.#ops.push(...alternatives(values))
+    for (const op of alternatives(values)) this.#ops.push(op)
     this.#previous = "brace-end"
   }
 
