@@ -1,5 +1,5 @@
 // One glob compiled for matching paths relative to a search root. Globs are matched by our own automaton
-// (glob-parse.ts, glob-automaton.ts), in time bounded by path length × glob length whatever the glob,
+// (glob-parse.ts → glob-nfa.ts → glob-automaton.ts), in time bounded by path length × glob length whatever the glob,
 // except those holding a parenthesised group or `|`, which picomatch still matches (see `usesGroups`).
 import picomatch from "picomatch"
 import { GlobAutomaton } from "./glob-automaton.ts"

@@ -48,14 +48,14 @@ function groupsTooWild(glob: string): string | undefined {
     // `**` inside a segment matches like `*`; an extglob group (`*(`, `+(`, `?(`, `@(`, `!(`) repeats.
     const wildcards = (segment.match(/\*+|[+?@!]\(/g) ?? []).length
     if (wildcards > MAX_SEGMENT_WILDCARDS)
-      return `The glob "${segment.length > 80 ? `${segment.slice(0, 80)}…` : segment}" has ${wildcards} wildcards in one path segment and a group in parentheses or a "|"; such globs are matched by regular expressions that backtrack, so at most ${MAX_SEGMENT_WILDCARDS} wildcards per segment are matched in them (more can take minutes on one long file name), and nothing was searched. Write the alternatives with braces instead ("{a,b}" rather than "@(a|b)"), which have no wildcard limit, or use fewer wildcards.`
+      return `The path segment "${segment.length > 80 ? `${segment.slice(0, 80)}…` : segment}" has ${wildcards} wildcards, in a glob with a group in parentheses or a "|"; such globs are matched by regular expressions that backtrack, so at most ${MAX_SEGMENT_WILDCARDS} wildcards per segment are matched in them (more can take minutes on one long file name), and nothing was searched. Write the alternatives with braces instead ("{a,b}" rather than "@(a|b)"), which have no wildcard limit, or use fewer wildcards.`
   }
   return undefined
 }
 
 /**
- * A matcher for any of `patterns`; undefined when there is none (every file matches). A glob longer
- * than `MAX_GLOB_LENGTH` is a `SearchError`.
+ * A matcher for any of `patterns`; undefined when there is none (every file matches). A glob that
+ * `globTooLong` refuses is a `SearchError`.
  * A glob without `/` (or one starting with `**` + `/` and no other `/`) matches the file name at any
  * depth, as ripgrep's `--glob` does; any other glob matches the whole relative path. A leading `./` is
  * dropped; `[!a]` is a negated class, as in a shell.
