@@ -360,6 +360,26 @@ describe.each(backends.map((backend) => [label(backend), backend] as const))("%s
       expect(await paths(["*.{md,bin}"])).toEqual(["nested/y.md"])
     })
 
+    it("reads brackets and numeric ranges in include globs as the glob tool does, not as rg's type syntax", async () => {
+      const tree = makeTree({
+        "app/[id].tsx": "needle route\n",
+        "app/i.tsx": "needle i\n",
+        "app/x.tsx": "needle x\n",
+        "page2.md": "needle two\n",
+        "page7.md": "needle seven\n",
+      })
+      try {
+        const paths = async (include: string[]) =>
+          (await backend.grep(tree, { pattern: "needle", include, mode: "files" })).files
+            .map((file) => file.path.slice(tree.length + 1))
+            .sort()
+        expect(await paths(["[id].tsx"])).toEqual(["app/[id].tsx", "app/i.tsx"])
+        expect(await paths(["page{1..3}.md"])).toEqual(["page2.md"])
+      } finally {
+        rmSync(tree, { recursive: true, force: true })
+      }
+    })
+
     it("searches only the file when the root is a file, even an ignored one; binary is still skipped", async () => {
       const one = await backend.grep(join(root, "debug.log"), { pattern: "needle" })
       expect(one.files.map((file) => file.path)).toEqual([join(root, "debug.log")])

@@ -24,6 +24,8 @@ describe("typeFilter", () => {
     expect(typeFilter(["*.{a,{b,c}}"])).toEqual([])
     expect(typeFilter(["a,b"])).toEqual([])
     expect(typeFilter(["+(a)"])).toEqual([])
+    expect(typeFilter(["[id].tsx"])).toEqual([])
+    expect(typeFilter(["page{1..3}.md"])).toEqual([])
   })
 })
 

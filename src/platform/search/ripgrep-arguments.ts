@@ -45,7 +45,8 @@ export function typeFilter(globs: readonly string[] | undefined): string[] {
   const names: string[] = []
   for (const glob of globs) {
     const name = nameGlob(glob)
-    if (name === undefined || /[:\\()+@!]/.test(name)) return []
+    // `[` and `..` read differently here: the matcher also takes `[id]` literally and counts `{1..3}`.
+    if (name === undefined || /[:\\()+@![]|\.\./.test(name)) return []
     const expanded = expandBraces(name)
     if (!expanded) return []
     names.push(...expanded)
