@@ -1,17 +1,19 @@
 // `toolbelt serve` under load: SESSIONS sessions making CALLS calls each through the HTTP API, all at
 // once, while SUBSCRIBERS clients follow /events.
-// 1. Start `toolbelt serve --port 0` as a subprocess in a temp project (its RSS is the server's alone),
-//    and sample its RSS from /proc while the load runs.
+// 1. Start `toolbelt serve --port 0` as a subprocess in a temp project (its RSS is the server's alone;
+//    NODE_OPTIONS is passed on, to compare V8 flags), and sample its RSS from /proc while the load runs.
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
-//    (each session's calls one after another: `read` of a small file, each with another `limit`, so the
-//    loop guard sees no repeated call).
+//    (each session's calls one after another: `read` of a file of LINES lines, each with another
+//    `limit`, so the loop guard sees no repeated call).
 // 3. Each subscriber checks what it got: ids one after another with none missing or repeated, and for
 //    every call exactly one `completed` update. Event latency: when the subscriber read a call's
 //    `completed` update, minus the call's `time.end` (the end of the tool, before the journal commit
 //    that must precede the event).
 // Reports calls/s, lost and duplicated events (must be 0), latency p50/p99/max, and the server's RSS
-// (peak sampled, and the kernel's high-water mark).
-// Run: node bench/serve-load.bench.ts   (SESSIONS=10 CALLS=10 for a quick look)
+// (peak sampled, and the kernel's high-water mark), split into anonymous memory (the heaps: V8's and
+// malloc's) and file pages (mostly the node binary's code).
+// Run: node bench/serve-load.bench.ts   (SESSIONS=10 CALLS=10 for a quick look; LINES=1000 for 45 KB
+// outputs, which fill the server's event log to its byte budget)
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
@@ -24,6 +26,8 @@ const BIN = join(ROOT, "bin", "toolbelt.js")
 const SESSIONS = Number(process.env.SESSIONS ?? 100)
 const CALLS = Number(process.env.CALLS ?? 100)
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 10)
+/** Lines of the file each call reads (3: a small output; 1000: about 45 KB). */
+const LINES = Number(process.env.LINES ?? 3)
 /** How long the subscribers may take to see the last event after the last call returned. */
 const DRAIN_MS = 120_000
 
@@ -40,8 +44,13 @@ interface Subscriber {
 export async function run(): Promise<Record<string, number>> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-bench-serve-")))
   const home = await mkdtemp(join(tmpdir(), "toolbelt-bench-serve-home-"))
-  await writeFile(join(dir, "notes.txt"), "one\ntwo\nthree\n")
-  const env = { PATH: process.env.PATH ?? "", HOME: home, TOOLBELT_DATA_DIR: join(home, "data") }
+  await writeFile(join(dir, "notes.txt"), notes(LINES))
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    TOOLBELT_DATA_DIR: join(home, "data"),
+    ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+  }
   const server = await startServe(dir, env)
   const rss = sampleRss(server.pid)
   try {
@@ -89,6 +98,8 @@ export async function run(): Promise<Record<string, number>> {
     }
     const latencies = subscribers.flatMap((subscriber) => subscriber.latencies).sort((a, b) => a - b)
     const samples = rss.stop()
+    const none: RssSample = { rss: Number.NaN, anon: Number.NaN, file: Number.NaN }
+    const peak = samples.reduce((top, sample) => (sample.rss > top.rss ? sample : top), samples[0] ?? none)
     return {
       sessions: SESSIONS,
       calls: total,
@@ -102,8 +113,10 @@ export async function run(): Promise<Record<string, number>> {
       latencyP50Ms: percentile(latencies, 0.5),
       latencyP99Ms: percentile(latencies, 0.99),
       latencyMaxMs: latencies.at(-1) ?? Number.NaN,
-      serverRssPeakMiB: Math.max(...samples) / 1024,
-      serverRssEndMiB: (samples.at(-1) ?? Number.NaN) / 1024,
+      serverRssPeakMiB: peak.rss / 1024,
+      serverRssPeakAnonMiB: peak.anon / 1024,
+      serverRssPeakFileMiB: peak.file / 1024,
+      serverRssEndMiB: (samples.at(-1)?.rss ?? Number.NaN) / 1024,
       serverRssHighWaterMiB: highWaterKiB(server.pid) / 1024,
     }
   } finally {
@@ -206,13 +219,23 @@ async function startServe(dir: string, env: Record<string, string>): Promise<Ser
   }
 }
 
-/** Samples a process's RSS (KiB) every 100 ms until stopped. */
-function sampleRss(pid: number): { stop(): number[] } {
-  const samples: number[] = []
+/** One reading of a process's resident memory, in KiB: all of it, anonymous, file pages. */
+interface RssSample {
+  readonly rss: number
+  readonly anon: number
+  readonly file: number
+}
+
+/** Samples a process's RSS every 100 ms until stopped. */
+function sampleRss(pid: number): { stop(): RssSample[] } {
+  const samples: RssSample[] = []
   const take = () => {
     try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-      if (match) samples.push(Number(match[1]))
+      const status = readFileSync(`/proc/${pid}/status`, "utf8")
+      const kib = (field: string) =>
+        Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN)
+      const sample = { rss: kib("VmRSS"), anon: kib("RssAnon"), file: kib("RssFile") }
+      if (!Number.isNaN(sample.rss)) samples.push(sample)
     } catch {
       // Gone, or not Linux.
     }
@@ -233,6 +256,15 @@ function highWaterKiB(pid: number): number {
   } catch {
     return Number.NaN
   }
+}
+
+/** A file of `lines` numbered lines of text (3 short ones: a small output). */
+function notes(lines: number): string {
+  if (lines <= 3) return ["one", "two", "three"].slice(0, lines).join("\n") + "\n"
+  return Array.from(
+    { length: lines },
+    (_, index) => `line ${index} of the notes, some words to read here`,
+  ).join("\n")
 }
 
 function percentile(sorted: readonly number[], p: number): number {

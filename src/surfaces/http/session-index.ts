@@ -8,11 +8,20 @@ import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 /** A session's `time.updated` moves at most this often (a busy session does not write on every call). */
 const TOUCH_EVERY_MS = 1000
 
+/**
+ * Sessions remembered at most, the least recently active forgotten first. Sessions made through the
+ * API never end, so without a bound a long-running server would keep one entry for every session it
+ * ever saw; forgetting one costs only a lookup of its row at its next call.
+ */
+export const DEFAULT_KNOWN_SESSIONS = 10_000
+
 export interface SessionIndexOptions {
   readonly store: Store
   readonly bus: Bus
   /** The project the sessions belong to. */
   readonly projectID: string
+  /** Sessions remembered at most (default `DEFAULT_KNOWN_SESSIONS`). */
+  readonly maxKnown?: number
 }
 
 /**
@@ -21,15 +30,19 @@ export interface SessionIndexOptions {
  * 2. A tool part of a session the table does not have adds it, titled after its first call.
  * 3. A call that finished marks its session updated (at most once a second per session), so the
  *    list shows the busiest first.
+ * 4. It remembers the sessions it has seen (so it looks a row up once, not at every call) up to
+ *    `maxKnown`, the least recently active forgotten first.
  */
 export class SessionIndex {
   readonly #options: SessionIndexOptions
-  /** Sessions known to have a row, and when each was last marked updated. */
+  /** Sessions known to have a row, and when each was last marked updated; the most recent last. */
   readonly #known = new Map<string, number>()
+  readonly #maxKnown: number
   readonly #subscription: Subscription
 
   constructor(options: SessionIndexOptions) {
     this.#options = options
+    this.#maxKnown = options.maxKnown ?? DEFAULT_KNOWN_SESSIONS
     this.#subscription = options.bus.subscribe("message.part.updated", ({ properties: { part } }) => {
       this.#ensure(part.sessionID, () => `${part.tool} call`)
       const status = part.state.status
@@ -44,7 +57,12 @@ export class SessionIndex {
 
   /** Marks a session as having a row (it was just created through the API). */
   add(sessionID: string): void {
-    this.#known.set(sessionID, Date.now())
+    this.#remember(sessionID, Date.now())
+  }
+
+  /** Sessions remembered right now. */
+  get known(): number {
+    return this.#known.size
   }
 
   close(): void {
@@ -61,13 +79,22 @@ export class SessionIndex {
         // Created meanwhile by someone else (an agent turn of the same session): it has its row.
       }
     }
-    this.#known.set(sessionID, Date.now())
+    this.#remember(sessionID, Date.now())
   }
 
   #touch(sessionID: string): void {
     const now = Date.now()
     if (now - (this.#known.get(sessionID) ?? 0) < TOUCH_EVERY_MS) return
-    this.#known.set(sessionID, now)
+    this.#remember(sessionID, now)
     this.#options.store.sessions.touch(sessionID, now)
+  }
+
+  /** 4. Moves the session to the most recent end; past the bound, the least recent is forgotten. */
+  #remember(sessionID: string, time: number): void {
+    this.#known.delete(sessionID)
+    this.#known.set(sessionID, time)
+    if (this.#known.size <= this.#maxKnown) return
+    const oldest = this.#known.keys().next().value
+    if (oldest !== undefined) this.#known.delete(oldest)
   }
 }
