@@ -40,6 +40,12 @@ export class CharSet {
     return this
   }
 
+  /** Adds to `cuts` the units 128 and above where membership may change: each range's start and end + 1. */
+  boundaries(cuts: Set<number>): void {
+    for (let index = 0; index < this.#ranges.length; index += 2)
+      cuts.add(this.#ranges[index]!).add(this.#ranges[index + 1]! + 1)
+  }
+
   has(code: number): boolean {
     if (code < 128)
       return ((this.#ascii[code >> 5]! >>> (code & 31)) & 1) === 1 ? !this.#negated : this.#negated

@@ -1,7 +1,7 @@
-// One glob compiled for matching paths relative to a search root. Globs are matched by our own automaton
-// (glob-parse.ts → glob-nfa.ts → glob-automaton.ts), in time bounded by path length × glob length whatever the glob,
-// except those holding a parenthesised group or `|`, which picomatch still matches (see `usesGroups`).
-import picomatch from "picomatch"
+// One glob compiled for matching paths relative to a search root. Every glob is matched by our own
+// automaton (glob-parse.ts → glob-nfa.ts → glob-automaton.ts), extglobs included, in time bounded by path
+// length × NFA size whatever the glob: no backtracking regular expression ever runs a caller's glob.
+import { SearchError } from "./backend.ts"
 import { GlobAutomaton } from "./glob-automaton.ts"
 import { CharSet } from "./glob-charset.ts"
 import { MAX_RANGE_VALUES, parseGlob } from "./glob-parse.ts"
@@ -14,8 +14,8 @@ export interface GlobProgram {
    * files of one directory, tested one after another, cost only their names.
    */
   matchesIn(dir: string, name: string): boolean
-  /** The automaton, undefined when picomatch matches this glob (for tests: its size and steps). */
-  readonly automaton: GlobAutomaton | undefined
+  /** The automaton (for tests: its size and steps). */
+  readonly automaton: GlobAutomaton
 }
 
 /** The glob as matched: trimmed, `./` dropped, shell-style `[!` as `[^`. */
@@ -26,35 +26,19 @@ export function normalizeGlob(pattern: string): string {
 }
 
 /**
- * Whether `glob` holds a parenthesised group or `|`, which picomatch read as regular-expression syntax:
- * extglobs (`+(a|b)`, `*(a)`, `?(a)`, `@(a)`, `!(a)`) and bare groups (`(a|b)`). Those globs stay with
- * picomatch, so they match exactly as before: its extglobs have rules of their own (`!(…)` is a negative
- * look-ahead, repeated groups it judges risky it rewrites to literal text) that an automaton would match
- * differently, and a look-ahead is no finite automaton at all. Its regular expressions backtrack, so
- * `globTooLong` still bounds the wildcards of these globs.
- */
-export function usesGroups(glob: string): boolean {
-  return /[()|]/.test(glob)
-}
-
-/**
- * Compiles `glob` (normalized here; `globTooLong` must have passed it). It matches as picomatch did with
- * `dot: true`: hidden files are matched by `*`, and the path that is the glob's own text always matches
- * (picomatch compared the two before anything else, which lets `app/[id]/page.tsx` name its own file).
+ * Compiles `glob` (normalized here). It matches as picomatch did with `dot: true`: hidden files are
+ * matched by `*`, and the path that is the glob's own text always matches (picomatch compared the two
+ * before anything else, which lets `app/[id]/page.tsx` name its own file). A glob that cannot be matched
+ * within the bounds (brace ranges of too many values, a `!(…)` too complex) is a `SearchError` saying
+ * what to write instead; `globTooLong` (glob.ts) also refuses one too long to compile.
  */
 export function compileGlob(glob: string): GlobProgram {
   const source = normalizeGlob(glob)
-  if (usesGroups(source)) {
-    const test = picomatch(source, { dot: true })
-    return {
-      matches: (path) => test(path),
-      matchesIn: (dir, name) => test(dir === "" ? name : `${dir}/${name}`),
-      automaton: undefined,
-    }
-  }
   const parsed = parseGlob(source)
   if (parsed.rangeValues > MAX_RANGE_VALUES)
-    throw new RangeError(`The glob's brace ranges stand for more than ${MAX_RANGE_VALUES} values`)
+    throw new SearchError(
+      `The glob's brace ranges (such as {1..100}) stand for ${parsed.rangeValues.toLocaleString("en-US")} values; at most ${MAX_RANGE_VALUES.toLocaleString("en-US")} are matched, so nothing was searched. Use a wildcard or a character class instead, e.g. "log-[0-9]*.txt".`,
+    )
   // picomatch's regular expression for such a glob failed to compile, negated or not: no path matched.
   const automaton = new GlobAutomaton(
     parsed.matchesNothing ? [{ op: "unit", set: new CharSet() }] : parsed.ops,

@@ -3,7 +3,13 @@
 // it never backtracks: each step visits every state at most twice, so a match costs at most
 // (path length + 1) × 2 × size, whatever the glob. glob-automaton.ts remembers the sets it meets.
 import { CharSet } from "./glob-charset.ts"
-import type { GlobOp } from "./glob-parse.ts"
+import {
+  type Fragment,
+  MAX_GLOB_NEGATION_STATES,
+  type NfaBuilder,
+  negationFragment,
+} from "./glob-negation.ts"
+import type { GlobOp, GroupRepeat } from "./glob-parse.ts"
 
 const UNIT = 0
 const SPLIT = 1
@@ -13,12 +19,6 @@ const END = 3
 
 const NOT_SLASH = CharSet.notSlash()
 const ANY = CharSet.any()
-
-/** A fragment under construction: where it starts, and its one state left to link onwards. */
-interface Fragment {
-  readonly start: number
-  readonly tail: number
-}
 
 export class GlobNfa {
   /** How many states the NFA has. */
@@ -91,41 +91,30 @@ export class GlobNfa {
 
   /**
    * For every state: whether the match is reachable from it without reading, and without passing a `*`
-   * that needs more of the path. One depth-first pass with an explicit stack, each state settled once (the
-   * links made without reading form no cycle: every loop reads a unit).
+   * that needs more of the path. One walk backwards from the match over the links made without reading
+   * (which may form cycles: `*(a|)` can go round without reading), each state visited once.
    */
   #matchReachable(): boolean[] {
-    const UNKNOWN = 0
-    const OPEN = 1
-    const NO = 2
-    const YES = 3
-    const memo = new Uint8Array(this.size)
-    memo[this.match] = YES
-    const stack: number[] = []
-    for (let root = 0; root < this.size; root++) {
-      if (this.#kind[root] !== END) continue
-      stack.push(root)
-      while (stack.length > 0) {
-        const id = stack.at(-1)!
-        const next = this.#kind[id] === UNIT || this.#needsMore[id] ? undefined : this.#next[id]
-        if (memo[id]! >= NO || !next) {
-          if (memo[id] === UNKNOWN) memo[id] = NO
-          stack.pop()
-        } else if (memo[id] === UNKNOWN) {
-          memo[id] = OPEN
-          for (const to of next) if (memo[to] === UNKNOWN) stack.push(to)
-        } else {
-          memo[id] = next.some((to) => memo[to] === YES) ? YES : NO
-          stack.pop()
-        }
-      }
+    const into: number[][] = Array.from({ length: this.size }, () => [])
+    for (let id = 0; id < this.size; id++) {
+      if (this.#kind[id] === UNIT || this.#needsMore[id]) continue
+      for (const to of this.#next[id] ?? []) into[to]!.push(id)
     }
-    return Array.from(memo, (value) => value === YES)
+    const reachable = Array.from({ length: this.size }, () => false)
+    reachable[this.match] = true
+    const stack = [this.match]
+    while (stack.length > 0)
+      for (const from of into[stack.pop()!]!)
+        if (!reachable[from]) {
+          reachable[from] = true
+          stack.push(from)
+        }
+    return reachable
   }
 
   /** Thompson's construction over the flat program, open groups kept on an explicit stack. */
   #build(ops: readonly GlobOp[]): Fragment | undefined {
-    const frames: { alternatives: Fragment[]; current: Fragment | undefined }[] = [
+    const frames: { alternatives: Fragment[]; current: Fragment | undefined; repeat?: GroupRepeat }[] = [
       { alternatives: [], current: undefined },
     ]
     for (const op of ops) {
@@ -147,7 +136,7 @@ export class GlobNfa {
           frame.current = this.#concat(frame.current, this.#repeat(ANY))
           break
         case "open":
-          frames.push({ alternatives: [], current: undefined })
+          frames.push({ alternatives: [], current: undefined, repeat: op.repeat })
           break
         case "or":
           frame.alternatives.push(frame.current ?? this.#empty())
@@ -156,17 +145,62 @@ export class GlobNfa {
         case "close": {
           frames.pop()
           frame.alternatives.push(frame.current ?? this.#empty())
-          const split = this.#state(SPLIT)
-          const join = this.#state(SPLIT)
-          this.#next[split] = frame.alternatives.map((alternative) => alternative.start)
-          for (const alternative of frame.alternatives) this.#link(alternative.tail, join)
           const parent = frames.at(-1)!
-          parent.current = this.#concat(parent.current, { start: split, tail: join })
+          parent.current = this.#concat(parent.current, this.#group(frame.alternatives, frame.repeat))
           break
         }
       }
     }
     return frames[0]!.current
+  }
+
+  /**
+   * A group of `alternatives`, matched once, or as its extglob `repeat` says:
+   * - once: a split to each alternative, each leading to one join;
+   * - `?`: the same split may also go straight to the join;
+   * - `+`: from the join, back to the split or on;
+   * - `*`: the split leads to each alternative or on, and each alternative back to the split;
+   * - `!`: the alternatives as one group made into a DFA and turned around (glob-negation.ts).
+   */
+  #group(alternatives: readonly Fragment[], repeat: GroupRepeat | undefined): Fragment {
+    const split = this.#state(SPLIT)
+    const join = this.#state(SPLIT)
+    const starts = alternatives.map((alternative) => alternative.start)
+    if (repeat === "*") {
+      this.#next[split] = [...starts, join]
+      for (const alternative of alternatives) this.#link(alternative.tail, split)
+      return { start: split, tail: join }
+    }
+    this.#next[split] = repeat === "?" ? [...starts, join] : starts
+    for (const alternative of alternatives) this.#link(alternative.tail, join)
+    if (repeat === "+") {
+      const exit = this.#state(SPLIT)
+      this.#next[join] = [split, exit]
+      return { start: split, tail: exit }
+    }
+    if (repeat === "!") return negationFragment(this.#builder, { start: split, tail: join })
+    return { start: split, tail: join }
+  }
+
+  /** What glob-negation.ts reads of the states made so far, and how it adds its own. */
+  readonly #builder: NfaBuilder = {
+    reads: (id) => (this.#kind[id] === UNIT ? this.#sets[id] : undefined),
+    out: (id) => this.#out[id]!,
+    links: (id) => (this.#kind[id] === SPLIT ? (this.#next[id] ?? []) : []),
+    unit: (set, to) => {
+      const id = this.#state(UNIT, set)
+      this.#out[id] = to
+      return id
+    },
+    split: (next) => {
+      const id = this.#state(SPLIT)
+      this.#next[id] = next
+      return id
+    },
+    link: (id, next) => {
+      this.#next[id] = next
+    },
+    budget: MAX_GLOB_NEGATION_STATES,
   }
 
   /** Any run of units of `set`: a split that either reads one and comes back, or goes on. */

@@ -1,8 +1,8 @@
 // A glob read into a flat program for the NFA (glob-nfa.ts): single-unit sets, `*`, the
-// globstar's reach, and groups (braces) as open / or / close. Read the way picomatch read it, with `dot`
-// on, so that a glob keeps matching what it matched (the differential test holds the two to it). The
-// reading is a loop over the characters with an explicit stack of open braces: no recursion, so no
-// nesting depth can overflow the stack.
+// globstar's reach, and groups (braces, extglobs) as open / or / close. Read the way picomatch read it,
+// with `dot` on, so that a glob keeps matching what it matched (the differential test holds the two to it).
+// The reading is a loop over the characters with an explicit stack of open braces and groups: no
+// recursion, so no nesting depth can overflow the stack.
 import { CharSet } from "./glob-charset.ts"
 import { parseBracket } from "./glob-class.ts"
 import { braceRange } from "./glob-range.ts"
@@ -19,10 +19,17 @@ export type GlobOp =
   | { readonly op: "any" }
   /** Only where the path ends: what follows must then match nothing (picomatch's `$` in `/**` + `/`). */
   | { readonly op: "end" }
-  /** A group of alternatives: `open`, the first, `or`, the next, …, `close`. */
-  | { readonly op: "open" }
+  /**
+   * A group of alternatives: `open`, the first, `or`, the next, …, `close`. `repeat` (extglobs) says how
+   * the group matches: `?` zero or one time, `+` one or more, `*` zero or more, `!` any text of its path
+   * segment that no alternative matches; without it, once.
+   */
+  | { readonly op: "open"; readonly repeat?: GroupRepeat }
   | { readonly op: "or" }
   | { readonly op: "close" }
+
+/** How an extglob's pattern list repeats: `?(…)`, `+(…)`, `*(…)`, `!(…)`. */
+export type GroupRepeat = "?" | "+" | "*" | "!"
 
 export interface ParsedGlob {
   /** An odd number of leading `!`: the glob matches what the rest does not. */
@@ -44,7 +51,7 @@ const SLASH = 0x2f
 const NOT_SLASH = CharSet.notSlash()
 
 /** What came just before, which decides whether `**` is a globstar. */
-type Previous = "start" | "slash" | "brace-start" | "brace-end" | "star" | "other"
+type Previous = "start" | "slash" | "brace-start" | "brace-end" | "group-start" | "star" | "other"
 
 /**
  * Reads `glob` (already normalized: trimmed, no leading `./`). The rules, each as picomatch had them:
@@ -57,6 +64,13 @@ type Previous = "start" | "slash" | "brace-start" | "brace-end" | "star" | "othe
  *   anywhere match zero or more directories, `/` + `**` at the end matches the directory itself and all
  *   below it (but after a segment ending in `*` it needs the `/`); just after `{` or `,` it is any text
  *   across segments; elsewhere `**` is a `*`, and so are three or more stars;
+ * - extglobs: `@(a|b)` one of the alternatives, `?(a|b)` at most one, `+(a|b)` one or more, `*(a|b)`
+ *   zero or more, `!(a|b)` any text of the segment that none matches (bash's meaning); a bare `(a|b)` is
+ *   `@(a|b)`, and a bare `(a)` (no `|`) also matches its own text, as brackets do (a Next.js route group
+ *   `app/(shop)/page.tsx`). The alternatives hold any glob syntax; wildcards in them (`*`, `**`, `?`,
+ *   classes) never match `/`. A group never closed is literal text; `|` and `)` outside a group are
+ *   literal, and so are `@`, `+`, `!` not followed by `(`. A `!` that opens a group is not a negation of
+ *   the glob (`!(a)` is the extglob, `!!(a)` its negation);
  * - the glob `*.*` (or `**` + `/*.*`) needs a character after the dot (picomatch's fast path for it).
  */
 export function parseGlob(glob: string): ParsedGlob {
@@ -65,6 +79,7 @@ export function parseGlob(glob: string): ParsedGlob {
 }
 
 interface OpenBrace {
+  readonly kind: "brace"
   /** Where its `open` op is in the program. */
   readonly op: number
   /** Where its `{` is in the glob. */
@@ -72,10 +87,24 @@ interface OpenBrace {
   comma: boolean
 }
 
+interface OpenGroup {
+  readonly kind: "group"
+  /** Where its `open` op is in the program. */
+  readonly op: number
+  /** Where its opening text (`@(`, `(`, …) starts in the glob, and where its `(` is. */
+  readonly at: number
+  readonly paren: number
+  /** Where its `|` ops are in the program (made literal again if no `)` closes the group). */
+  readonly bars: number[]
+}
+
 class Reader {
   readonly #glob: string
   readonly #ops: GlobOp[] = []
-  readonly #braces: OpenBrace[] = []
+  /** The braces and groups open at this point, innermost last. */
+  readonly #open: (OpenBrace | OpenGroup)[] = []
+  /** How many of them are groups. */
+  #groups = 0
   #previous: Previous = "start"
   /** For the last `/`: whether it opened the glob, and whether a star came just before it. */
   #slashFirst = false
@@ -91,11 +120,14 @@ class Reader {
     const glob = this.#glob
     let index = 0
     while (glob[index] === "!") index++
+    // The last `!` before a `(` opens an extglob (`!(a)`), not a negation of the glob.
+    if (index > 0 && glob[index] === "(") index--
     const negated = index % 2 === 1
     // picomatch dropped `./` after an odd number of `!` only (after `!!` it stayed, and matched nothing).
     if (index === 0 || negated) while (glob.startsWith("./", index)) index += 2
     while (index < glob.length) index = this.#next(index)
-    if (this.#braces.length > 0) this.#matchesNothing = true
+    this.#unclosedGroups()
+    if (this.#open.length > 0) this.#matchesNothing = true
     // picomatch compiled the whole globs `*.*` and `**/*.*` on a fast path whose last `*` needs a character.
     if (glob === "*.*" || glob === "**/*.*")
       this.#ops.splice(this.#ops.length - 1, 0, { op: "unit", set: NOT_SLASH })
@@ -112,23 +144,47 @@ class Reader {
       case "[":
         return this.#bracket(index)
       case "{":
-        this.#braces.push({ op: this.#ops.length, at: index, comma: false })
+        this.#open.push({ kind: "brace", op: this.#ops.length, at: index, comma: false })
         this.#push({ op: "open" }, "brace-start")
         return index + 1
       case ",": {
-        const brace = this.#braces.at(-1)
-        if (!brace) return this.#literal(index)
+        const brace = this.#open.at(-1)
+        if (brace?.kind !== "brace") return this.#literal(index)
         brace.comma = true
         this.#push({ op: "or" }, "brace-start")
         return index + 1
       }
       case "}":
-        if (this.#braces.length === 0) return this.#literal(index)
+        if (this.#open.at(-1)?.kind !== "brace") return this.#literal(index)
         this.#closeBrace(index)
         return index + 1
+      case "(":
+        this.#openGroup(index, index, undefined)
+        return index + 1
+      case "|": {
+        const group = this.#open.at(-1)
+        if (group?.kind !== "group") return this.#literal(index)
+        group.bars.push(this.#ops.length)
+        this.#push({ op: "or" }, "group-start")
+        return index + 1
+      }
+      case ")":
+        if (this.#open.at(-1)?.kind !== "group") return this.#literal(index)
+        this.#closeGroup(index)
+        return index + 1
+      case "@":
+      case "+":
+      case "!":
+        if (glob[index + 1] !== "(") return this.#literal(index)
+        this.#openGroup(index, index + 1, char === "@" ? undefined : char)
+        return index + 2
       case "*":
         return this.#stars(index)
       case "?":
+        if (glob[index + 1] === "(") {
+          this.#openGroup(index, index + 1, "?")
+          return index + 2
+        }
         this.#push({ op: "unit", set: NOT_SLASH }, "other")
         return index + 1
       case "/":
@@ -175,12 +231,49 @@ class Reader {
     return bracket.end
   }
 
+  #openGroup(at: number, paren: number, repeat: GroupRepeat | undefined): void {
+    this.#open.push({ kind: "group", op: this.#ops.length, at, paren, bars: [] })
+    this.#groups++
+    this.#push(repeat ? { op: "open", repeat } : { op: "open" }, "group-start")
+  }
+
+  /** The `)` at `index` closes the innermost group; a bare `(a)` also matches its own text. */
+  #closeGroup(index: number): void {
+    const group = this.#open.pop() as OpenGroup
+    this.#groups--
+    if (group.at === group.paren && group.bars.length === 0) {
+      this.#ops.push({ op: "or" })
+      for (let unit = group.at; unit <= index; unit++)
+        this.#ops.push({ op: "unit", set: CharSet.of(this.#glob.charCodeAt(unit)) })
+    }
+    this.#push({ op: "close" }, "other")
+  }
+
+  /**
+   * Groups no `)` closed are literal text: their opening text and their `|` become units again, innermost
+   * first, so that each splice leaves the places of the groups still to mend unchanged.
+   */
+  #unclosedGroups(): void {
+    const ops = this.#ops
+    for (let index = this.#open.length - 1; index >= 0; index--) {
+      const group = this.#open[index]!
+      if (group.kind !== "group") continue
+      this.#open.splice(index, 1)
+      for (const bar of group.bars) ops[bar] = { op: "unit", set: CharSet.of(0x7c) }
+      const opening: GlobOp[] = []
+      for (let unit = group.at; unit <= group.paren; unit++)
+        opening.push({ op: "unit", set: CharSet.of(this.#glob.charCodeAt(unit)) })
+      ops.splice(group.op, 1, ...opening)
+    }
+    this.#groups = 0
+  }
+
   /**
    * The `}` at `index` closes the innermost brace: alternatives when it held a comma, else a range when its
    * text spells one, else literal braces around what they hold.
    */
   #closeBrace(index: number): void {
-    const brace = this.#braces.pop()!
+    const brace = this.#open.pop() as OpenBrace
     if (brace.comma) {
       this.#push({ op: "close" }, "brace-end")
       return
@@ -202,14 +295,26 @@ class Reader {
     this.#previous = "brace-end"
   }
 
-  /** A run of `*` at `index`: a star, or (exactly two, alone in their segment) a globstar. */
+  /**
+   * A run of `*` at `index`: a star, or (exactly two, alone in their segment) a globstar. Inside a group
+   * it is a star whatever its length; a `*` just before `(` opens a group.
+   */
   #stars(index: number): number {
     const glob = this.#glob
     let end = index
     while (glob[end] === "*") end++
+    if (glob[end] === "(") {
+      if (end - 1 > index) this.#push({ op: "star" }, "star")
+      this.#openGroup(end - 1, end, "*")
+      return end + 1
+    }
     const previous = this.#previous
+    if (this.#groups > 0) {
+      this.#push({ op: "star" }, "star")
+      return end
+    }
     const atSegmentStart = previous === "start" || previous === "slash"
-    const inBraces = this.#braces.length > 0 && (previous === "brace-start" || previous === "brace-end")
+    const inBraces = this.#open.length > 0 && (previous === "brace-start" || previous === "brace-end")
     if (end - index !== 2 || !(atSegmentStart || inBraces)) {
       this.#push({ op: "star", ahead: end - index === 1 && atSegmentStart }, "star")
       return end
@@ -260,7 +365,7 @@ class Reader {
       next === undefined ||
       next === "/" ||
       next === "{" ||
-      (this.#braces.length > 0 && (next === "," || next === "}"))
+      (this.#open.length > 0 && (next === "," || next === "}"))
     this.#push({ op: keeps ? "any" : "star" }, "star")
     return end
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { SearchError } from "./backend.ts"
-import { globMatcher, MAX_GLOB_LENGTH, nameGlob, normalizeGlob } from "./glob.ts"
+import { globMatcher, globTooLong, MAX_GLOB_LENGTH, nameGlob, normalizeGlob } from "./glob.ts"
 
 const matches = (pattern: string, path: string) => {
   const slash = path.lastIndexOf("/")
@@ -43,8 +43,8 @@ describe("globMatcher", () => {
 })
 
 describe("a glob longer than any path", () => {
-  it("is refused with a SearchError that says so, on every path a glob takes (literal, suffix, automaton, picomatch)", () => {
-    for (const glob of ["x", "*.x", "src/**/x", "*a*b", "@(a|b)"]) {
+  it("is refused with a SearchError that says so, on every path a glob takes (literal, suffix, automaton, extglob)", () => {
+    for (const glob of ["x", "*.x", "src/**/x", "*a*b", "@(a|b)", "!(a)"]) {
       const long = glob.padEnd(MAX_GLOB_LENGTH + 1, "x")
       expect(() => globMatcher([long])).toThrow(SearchError)
       expect(() => globMatcher([long])).toThrow(
@@ -69,15 +69,37 @@ describe("wildcards", () => {
     expect(within("x/a/y/z", "b")).toBe(true)
   })
 
-  it("are still bounded in a glob with a group or |, which picomatch matches: the refusal says what to write instead", () => {
-    for (const glob of ["*(a|b)*(a)*(b)*", "+(a)+(b)+(c)+(d)", "src/*a*a*a*b|c/x"]) {
-      expect(() => globMatcher([glob])).toThrow(SearchError)
-      expect(() => globMatcher([glob])).toThrow(
-        /The path segment ".*" has \d wildcards, in a glob with a group in parentheses or a "\|"; .*at most 3 wildcards per segment are matched in them.*Write the alternatives with braces instead \("\{a,b\}" rather than "@\(a\|b\)"\)/,
-      )
-    }
+  it("any number in a glob with groups, extglobs or |, matched by the same automaton", () => {
+    const name = `${"ab".repeat(100)}c`
+    expect(globMatcher(["*(a|b)*(a)*(b)*c"])!("", name)).toBe(true)
+    expect(globMatcher(["*(a|b)*(a)*(b)*c"])!("", `${name}d`)).toBe(false)
+    expect(globMatcher(["+(a)+(b)+(c)+(d)"])!("", "aabbcd")).toBe(true)
+    expect(globMatcher(["src/*a*a*a*b|c/x"])!("src/aaab|c", "x")).toBe(true)
     expect(globMatcher(["*(a|b)*.ts"])!("src", "ab.ts")).toBe(true)
     expect(globMatcher(["**/@(x|y)*/*.c"])!("lib/yes", "a.c")).toBe(true)
+    expect(globMatcher(["!(é1)+!,}aé"])!("", "é1".repeat(100))).toBe(false)
+    expect(globMatcher(["**/!(*.test).ts"])!("src", "a.ts")).toBe(true)
+    expect(globMatcher(["**/!(*.test).ts"])!("src", "a.test.ts")).toBe(false)
+  })
+})
+
+describe("a !(…) group too complex to match", () => {
+  it("is refused with a SearchError saying what to write instead, alone or with the glob's other groups", () => {
+    // After `*a`, the DFA must remember where each `a` of the last nine units was: 512 states.
+    for (const glob of ["!(*a????????)", "x/*.!(*a????????)"]) {
+      expect(() => globMatcher([glob])).toThrow(SearchError)
+      expect(() => globMatcher([glob])).toThrow(
+        'The glob\'s "!(…)" group needs more than 256 states to be matched (its alternatives have many wildcards, "?" or classes after a "*"), so nothing was searched. Use fewer wildcards inside "!(…)", or a glob without "!(…)" that matches more, and leave out what you do not want from the results.',
+      )
+      expect(globTooLong(glob)).toMatch(/needs more than 256 states/)
+    }
+    // 128 states each: 33 of them pass the 4,096 of one glob.
+    const many = "!(*a??????)".repeat(33)
+    expect(() => globMatcher([many])).toThrow(
+      'The glob\'s "!(…)" groups need more than 4,096 states together to be matched, so nothing was searched. Use fewer "!(…)" groups, or fewer wildcards inside them.',
+    )
+    expect(globMatcher(["!(*a??????)".repeat(31)])).toBeTypeOf("function")
+    expect(globMatcher(["!(*a???????)"])!("", "xaxxxxxxx")).toBe(false)
   })
 })
 
