@@ -5,6 +5,8 @@
 //    `**/*.test.ts` take glob.ts's fast paths on both sides (the same code): their difference is noise.
 // 2. Pathological globs (`*a*a*a*b`) on a 200-character name that does not match, in ms per match.
 //    picomatch backtracks: it is measured up to 4 wildcards (5 took 15 s; TOOLBELT_GLOB_BENCH_SLOW=1 adds it).
+//    Then globs with groups that picomatch turned into nested quantifiers: it is not run on those (a fuzzer
+//    found `!(é1)+!,}aé`, which never finished on a 200-character name).
 // Run: node bench/glob.bench.ts   (TOOLBELT_GLOB_ROUNDS=<n> rounds, default 9)
 import { pathToFileURL } from "node:url"
 import picomatch from "picomatch"
@@ -26,7 +28,13 @@ const TYPICAL = [
   "packages/*/src/**/*.ts",
   "**/test/*spec*",
   "*test*spec*fixture*json",
+  "*.@(ts|tsx)",
+  "src/**/*.+(c|h|test.ts)",
+  "**/!(*.test).ts",
 ]
+
+/** Globs with groups whose regular expressions picomatch could not match in bounded time. */
+const PATHOLOGICAL_GROUPS = ["!(é1)+!,}aé", "*(a|b)*(a)*(b)*c", "+(*a)b", "!(*a*a*a*a)b"]
 
 export interface GlobBenchResult {
   readonly paths: number
@@ -40,6 +48,8 @@ export interface GlobBenchResult {
     picomatchMs: number | undefined
     oursMs: number
   }[]
+  /** Per glob with groups: ms for one match on a 200-character name, compile included (picomatch not run). */
+  readonly groups: { glob: string; oursMs: number }[]
 }
 
 export async function run(): Promise<GlobBenchResult> {
@@ -73,7 +83,11 @@ export async function run(): Promise<GlobBenchResult> {
     const oursMs = timeOne(() => compileGlob(glob).matches(name))
     return { glob, wildcards, picomatchMs, oursMs }
   })
-  return { paths: paths.length, rounds, typical, pathological }
+  const groups = PATHOLOGICAL_GROUPS.map((glob) => {
+    const name = glob.startsWith("!(é1)") ? "é1".repeat(100) : "a".repeat(200)
+    return { glob, oursMs: timeOne(() => compileGlob(glob).matches(name)) }
+  })
+  return { paths: paths.length, rounds, typical, pathological, groups }
 }
 
 export function report(result: GlobBenchResult): void {
@@ -91,6 +105,9 @@ export function report(result: GlobBenchResult): void {
     console.log(
       `  ${row.glob.padEnd(56)} ${String(row.wildcards).padStart(2)} wildcards   picomatch ${row.picomatchMs === undefined ? "   (not run)" : row.picomatchMs.toFixed(2).padStart(12)}   ours ${row.oursMs.toFixed(2).padStart(8)}`,
     )
+  console.log("globs with groups on a 200-character name (ms per match, compile included; picomatch not run)")
+  for (const row of result.groups)
+    console.log(`  ${row.glob.padEnd(56)} ours ${row.oursMs.toFixed(2).padStart(8)}`)
 }
 
 function timePaths(
