@@ -4,6 +4,13 @@
 // with a dead state, its accepting states flipped, `/` left out; that DFA is then added back as an NFA
 // fragment (a DFA is an NFA), so the group nests inside others and others inside it. The DFA is built
 // here, eagerly, and bounded: an alternative list whose DFA would pass the bound is refused.
+//
+// Where this differs from picomatch, whose `!(list)` was a negative look-ahead followed by `[^/]*?`:
+// - picomatch refused every span that merely starts with a match: `!(a).ts` did not match `ab.ts`,
+//   `!(a|b)x` did not match `abx`, `!(a)*` did not match `a`; here the span is compared whole (bash);
+// - picomatch's look-ahead sometimes took in the glob's text after the group (`!(*.d).ts` looked ahead
+//   for `*.d.ts`), so what it refused depended on that text; here only the group's own span is compared;
+// - the span never holds `/`, even when an alternative would (`!(a/b)` matches any segment text).
 import { SearchError } from "./backend.ts"
 import { CharSet } from "./glob-charset.ts"
 
