@@ -1,7 +1,9 @@
 // A glob's program (glob-parse.ts) as a Thompson NFA: states that read one code unit of a set, and splits
 // that lead to other states without reading. Run as a set of states over the path, one unit at a time,
 // it never backtracks: each step visits every state at most twice, so a match costs at most
-// (path length + 1) × 2 × size, whatever the glob. glob-automaton.ts remembers the sets it meets.
+// (path length + 1) × 2 × size, whatever the glob. glob-automaton.ts remembers the sets it meets. Groups
+// are alternations, extglobs' repeats are loops of splits, and `!(…)` is a small DFA built for the group
+// and added as states like any others (glob-negation.ts).
 import { CharSet } from "./glob-charset.ts"
 import {
   type Fragment,
