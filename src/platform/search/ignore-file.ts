@@ -5,7 +5,10 @@
 // (measured 12 µs a path with the Linux tree's 100-rule .gitignore: a second per 80,000 files), and it
 // also ignores the children of an ignored directory, which differs from ripgrep when a file with
 // higher precedence re-includes that directory. Rules here are sorted into hash lookups (file names,
-// extensions, whole paths) with regular expressions only for the rest, as globset does.
+// extensions, whole paths) with an automaton only for the rest (ignore-program.ts: never a backtracking regular expression, since
+// the file is the repository's text).
+
+import { type IgnoreTest, type IgnoreToken, ignoreTest } from "./ignore-program.ts"
 
 /** What a file says about a path: ignore it, whitelist it (a `!` rule), or nothing. */
 export const NONE = 0
@@ -18,24 +21,14 @@ interface Rule {
   readonly dirOnly: boolean
 }
 
-type Token =
-  | { readonly t: "lit"; readonly ch: string }
-  | { readonly t: "any" }
-  | { readonly t: "star" }
-  | { readonly t: "prefix" }
-  | { readonly t: "suffix" }
-  | { readonly t: "middle" }
-  | { readonly t: "class"; readonly negated: boolean; readonly ranges: readonly [string, string][] }
-  | { readonly t: "alt"; readonly branches: readonly Token[][] }
-
 export class IgnoreFile {
   readonly #rules: Rule[] = []
   readonly #names = new Map<string, number[]>()
   readonly #extensions = new Map<string, number[]>()
   readonly #suffixes: { suffix: string; index: number }[] = []
   readonly #paths = new Map<string, number[]>()
-  readonly #nameRegexes: { re: RegExp; index: number }[] = []
-  readonly #pathRegexes: { re: RegExp; index: number }[] = []
+  readonly #nameTests: { test: IgnoreTest; index: number }[] = []
+  readonly #pathTests: { test: IgnoreTest; index: number }[] = []
 
   /** Parses the text of an ignore file; lines that are not valid globs are skipped, as ripgrep does. */
   constructor(text: string) {
@@ -64,8 +57,8 @@ export class IgnoreFile {
       }
     }
     best = this.#last(this.#paths.get(path), best, isDir)
-    best = this.#lastRegex(this.#nameRegexes, name, best, isDir)
-    best = this.#lastRegex(this.#pathRegexes, path, best, isDir)
+    best = this.#lastTest(this.#nameTests, name, best, isDir)
+    best = this.#lastTest(this.#pathTests, path, best, isDir)
     if (best < 0) return NONE
     return this.#rules[best]!.whitelist ? WHITELIST : IGNORE
   }
@@ -84,11 +77,11 @@ export class IgnoreFile {
     return best
   }
 
-  #lastRegex(list: { re: RegExp; index: number }[], text: string, best: number, isDir: boolean): number {
+  #lastTest(list: { test: IgnoreTest; index: number }[], text: string, best: number, isDir: boolean): number {
     for (let k = list.length - 1; k >= 0; k--) {
-      const { re, index } = list[k]!
+      const { test, index } = list[k]!
       if (index <= best) return best
-      if (this.#fits(index, isDir) && re.test(text)) return index
+      if (this.#fits(index, isDir) && test(text)) return index
     }
     return best
   }
@@ -121,7 +114,7 @@ export class IgnoreFile {
     let glob = line
     if (!absolute && !line.includes("/") && !(glob.startsWith("**/") || glob === "**")) glob = `**/${glob}`
     if (glob.endsWith("/**")) glob = `${glob}/*`
-    let tokens: Token[]
+    let tokens: IgnoreToken[]
     try {
       tokens = parseGlob(glob)
     } catch {
@@ -132,8 +125,8 @@ export class IgnoreFile {
     this.#classify(tokens, index)
   }
 
-  #classify(tokens: Token[], index: number): void {
-    const literal = (list: Token[]) =>
+  #classify(tokens: IgnoreToken[], index: number): void {
+    const literal = (list: IgnoreToken[]) =>
       list.every((token) => token.t === "lit")
         ? list.map((token) => (token as { ch: string }).ch).join("")
         : undefined
@@ -159,7 +152,7 @@ export class IgnoreFile {
         }
       }
       if (!rest.some(crossesDirectories)) {
-        this.#nameRegexes.push({ re: new RegExp(`^${toRegex(rest)}$`, "u"), index })
+        this.#nameTests.push({ test: ignoreTest(rest), index })
         return
       }
     }
@@ -168,13 +161,13 @@ export class IgnoreFile {
       push(this.#paths, path)
       return
     }
-    const source = tokens.length === 1 && first?.t === "prefix" ? ".*" : toRegex(tokens)
-    this.#pathRegexes.push({ re: new RegExp(`^${source}$`, "u"), index })
+    const test = tokens.length === 1 && first?.t === "prefix" ? () => true : ignoreTest(tokens)
+    this.#pathTests.push({ test, index })
   }
 }
 
 /** Whether a token may match a `/` (then the rule cannot be tested on the file name alone). */
-function crossesDirectories(token: Token): boolean {
+function crossesDirectories(token: IgnoreToken): boolean {
   switch (token.t) {
     case "lit":
       return token.ch === "/"
@@ -194,11 +187,11 @@ function crossesDirectories(token: Token): boolean {
  * Parses a glob with globset's rules (`literal_separator`, backslash escapes): `*` and `?` stop at `/`;
  * `**` is recursive only as a whole path component; `{a,b}` alternates (not nested); `[...]` classes.
  */
-export function parseGlob(glob: string): Token[] {
+export function parseGlob(glob: string): IgnoreToken[] {
   const chars = Array.from(glob)
   let pos = 0
-  const stack: Token[][] = [[]]
-  const alternates: Token[][][] = []
+  const stack: IgnoreToken[][] = [[]]
+  const alternates: IgnoreToken[][][] = []
   const top = () => stack[stack.length - 1]!
   while (pos < chars.length) {
     const ch = chars[pos++]!
@@ -308,45 +301,4 @@ export function parseGlob(glob: string): Token[] {
   }
   if (stack.length > 1) throw new Error("unclosed alternates")
   return top()
-}
-
-function toRegex(tokens: readonly Token[]): string {
-  let out = ""
-  for (const token of tokens) {
-    switch (token.t) {
-      case "lit":
-        out += token.ch.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
-        break
-      case "any":
-        out += "[^/]"
-        break
-      case "star":
-        out += "[^/]*"
-        break
-      case "prefix":
-        out += "(?:/?|.*/)"
-        break
-      case "suffix":
-        out += "/.*"
-        break
-      case "middle":
-        out += "(?:/|/.*/)"
-        break
-      case "class": {
-        const body = token.ranges
-          .map(([lo, hi]) => (lo === hi ? escapeClass(lo) : `${escapeClass(lo)}-${escapeClass(hi)}`))
-          .join("")
-        out += `[${token.negated ? "^" : ""}${body}]`
-        break
-      }
-      case "alt":
-        out += `(?:${token.branches.map((branch) => toRegex(branch)).join("|")})`
-        break
-    }
-  }
-  return out
-}
-
-function escapeClass(ch: string): string {
-  return /[\\\]^[-]/.test(ch) ? `\\${ch}` : ch
 }
