@@ -21,14 +21,15 @@ export interface ReplayLimits {
 
 /**
  * Enough for the progress and the results of the calls a session has in flight (results are already
- * bounded by the tool output limits), small enough that 100 sessions (`mcp.max_sessions`) cannot hold
- * more than the total.
+ * bounded by the tool output limits: 50 KB a call), and a total small enough that what is kept (live
+ * JS heap, which V8 sizes its heap at a multiple of) does not set the server's memory: 16 MiB, as
+ * `toolbelt serve`'s event log.
  */
 export const DEFAULT_REPLAY_LIMITS: ReplayLimits = {
   sessionEvents: 1000,
   sessionBytes: 8 * 1024 * 1024,
   totalEvents: 20_000,
-  totalBytes: 64 * 1024 * 1024,
+  totalBytes: 16 * 1024 * 1024,
 }
 
 /** What one kept event costs besides its JSON: its maps' entries and the entry itself. */
