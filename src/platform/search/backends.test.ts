@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 // Both backends on the same fixture trees: the same results, and the results ripgrep's rules give.
 import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -627,3 +628,50 @@ function processesIn(dir: string): string[] {
   }
   return out
 }
+
+describe("a regular expression that backtracks without end", () => {
+  /** A regression would hold the thread for ever: the search runs in a child, killed after this. */
+  const HANG_GUARD_MS = 60_000
+  const fallback = new URL("./fallback.ts", import.meta.url).pathname
+  it.each([
+    ["fallback", "{}"],
+    ["fallback (workers only)", "{ headStartMs: 0 }"],
+  ])("%s: never runs it in the calling thread; the search ends by its time limit", (_name, options) => {
+    const tree = makeTree({ "a.txt": `${"a".repeat(60)}b\n`, "sub/b.txt": `${"a".repeat(50)}b\n` })
+    let scriptDir: string | undefined
+    try {
+      // Ticks of a timer while the search runs: a thread stuck in the pattern shows none.
+      const script = `import { FallbackBackend } from ${JSON.stringify(fallback)}
+let ticks = 0
+const ticker = setInterval(() => ticks++, 20)
+const result = await new FallbackBackend(${options}).grep(${JSON.stringify(tree)}, { pattern: "(a+)+$", timeoutMs: 1500 })
+clearInterval(ticker)
+console.log(JSON.stringify({ files: result.files.length, timedOut: result.timedOut, ticks }))
+process.exit(0)`
+      // A file, not `-e`: workers inherit the flags `-e` needs, and fail to start with them.
+      scriptDir = makeTree({ "search.mts": script })
+      const file = join(scriptDir, "search.mts")
+      const child = spawnSync(process.execPath, [file], {
+        encoding: "utf8",
+        timeout: HANG_GUARD_MS,
+      })
+      expect(child.status, child.stderr).toBe(0)
+      const printed = JSON.parse(child.stdout)
+      expect(printed).toMatchObject({ files: 0, timedOut: true })
+      expect(printed.ticks).toBeGreaterThan(0)
+    } finally {
+      rmSync(tree, { recursive: true, force: true })
+      if (scriptDir) rmSync(scriptDir, { recursive: true, force: true })
+    }
+  })
+
+  it.skipIf(!rg)("ripgrep: answers at once (its regex engine never backtracks)", async () => {
+    const tree = makeTree({ "a.txt": `${"a".repeat(60)}b\n` })
+    try {
+      const result = await new RipgrepBackend(rg!).grep(tree, { pattern: "(a+)+$", timeoutMs: 30_000 })
+      expect(result).toMatchObject({ files: [], timedOut: false })
+    } finally {
+      rmSync(tree, { recursive: true, force: true })
+    }
+  })
+})

@@ -147,7 +147,13 @@ export class FallbackBackend implements SearchBackend {
         // A head start in this thread: a small tree is walked before a worker could even start (a cold
         // worker takes ~90 ms); a large one goes on with the workers from where this stopped.
         const deadline = performance.now() + timeoutMs
-        const head = await walkHere(spec, collected, signal, timeoutMs, this.#headStartMs)
+        // A regular expression the caller wrote can backtrack for minutes on one line, and only a worker
+        // can be stopped then (terminated at the time limit): this thread searches only when a literal
+        // decides every line (a plain word, or words in alternation: no backtracking).
+        const here = spec.kind === "files" || spec.pattern?.literalIsMatch === true
+        const head = here
+          ? await walkHere(spec, collected, signal, timeoutMs, this.#headStartMs)
+          : { timedOut: false, left: [{ rel: "" }] }
         timedOut = head.timedOut
         if (!timedOut && head.left.length > 0) {
           const rest = Math.max(0, deadline - performance.now())

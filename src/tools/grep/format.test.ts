@@ -18,7 +18,7 @@ describe("formatGrep", () => {
       truncated: false,
     })
     expect(formatGrep(result({ timedOut: true }), "count", "30 s").output).toBe(
-      "No matches found before the time limit of 30 s. Use a more specific path or include to search fewer files.",
+      "No matches found before the time limit of 30 s. Use a more specific path or include to search fewer files, or a simpler pattern (nested repeats such as (a+)+ can take exponential time).",
     )
   })
 
@@ -57,7 +57,7 @@ describe("formatGrep", () => {
         "/p/a:",
         "  Line 1: x",
         "",
-        "(The search stopped at its time limit of 1.5 s: the results and totals above cover only what was searched by then. Use a more specific path or include to search fewer files.)",
+        "(The search stopped at its time limit of 1.5 s: the results and totals above cover only what was searched by then. Use a more specific path or include to search fewer files, or a simpler pattern (nested repeats such as (a+)+ can take exponential time).)",
       ].join("\n"),
     )
   })

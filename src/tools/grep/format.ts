@@ -28,7 +28,7 @@ export function formatGrep(result: GrepResult, mode: OutputMode, timeLimit: stri
   if (totalFiles === 0) {
     return {
       output: timedOut
-        ? `No matches found before the time limit of ${timeLimit}. Use a more specific path or include to search fewer files.`
+        ? `No matches found before the time limit of ${timeLimit}. Use a more specific path or include to search fewer files, or a simpler pattern (nested repeats such as (a+)+ can take exponential time).`
         : "No matches found",
       shown: 0,
       truncated: false,
@@ -67,7 +67,7 @@ export function formatGrep(result: GrepResult, mode: OutputMode, timeLimit: stri
   if (timedOut) {
     out.push(
       "",
-      `(The search stopped at its time limit of ${timeLimit}: the results and totals above cover only what was searched by then. Use a more specific path or include to search fewer files.)`,
+      `(The search stopped at its time limit of ${timeLimit}: the results and totals above cover only what was searched by then. Use a more specific path or include to search fewer files, or a simpler pattern (nested repeats such as (a+)+ can take exponential time).)`,
     )
   }
   return { output: out.join("\n"), shown, truncated }
