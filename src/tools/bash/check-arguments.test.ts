@@ -55,7 +55,12 @@ describe("checkReadiness", () => {
   it.each([
     { given: { timeout: 100 }, says: "ready_timeout needs ready_port or ready_pattern" },
     { given: { port: 80, background: false }, says: "only apply to background jobs" },
-    { given: { pattern: "(" }, says: 'ready_pattern "(" is not a valid regular expression' },
+    {
+      given: { pattern: "(" },
+      says: 'ready_pattern "(" cannot be used: it is not a valid regular expression',
+    },
+    { given: { pattern: "(a)\\1" }, says: "back-references" },
+    { given: { pattern: "ready(?=!)" }, says: "look-around" },
     { given: { port: 80, timeout: 5001 }, says: "ready_timeout 5001 ms is more than the maximum of 5000 ms" },
   ])("refuses $given", ({ given, says }) => {
     expect(refusal(() => checkReadiness({ ...none, ...given }))).toContain(says)

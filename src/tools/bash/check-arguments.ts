@@ -1,5 +1,6 @@
 import { statSync } from "node:fs"
 import { chooseShell, ShellChoiceError, type ShellInfo } from "../../platform/shell/run/index.ts"
+import { CallerRegexError, compileCallerRegex } from "../../platform/text/caller-regex.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { DEFAULT_READY_TIMEOUT_MS, type ShellSettings } from "../kit/shell-settings.ts"
 
@@ -63,10 +64,11 @@ export function checkReadiness(options: {
   let pattern: RegExp | undefined
   if (options.pattern !== undefined) {
     try {
-      pattern = new RegExp(options.pattern, "m")
+      pattern = compileCallerRegex(options.pattern, "m")
     } catch (error) {
+      if (!(error instanceof CallerRegexError)) throw error
       throw new Tool.ToolFailure(
-        `ready_pattern ${JSON.stringify(options.pattern)} is not a valid regular expression: ${(error as Error).message}.`,
+        `ready_pattern ${JSON.stringify(options.pattern)} cannot be used: ${error.message}.`,
       )
     }
   }
