@@ -71,11 +71,10 @@ export function sessionCalls({
   const record = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
   const announce = announceRecorded({ bus, ...(parts ? { also: parts } : {}) })
   const sessions = new Set<string>()
-  const seeded = new Set<string>()
-
+  // The guard's memory of a session it does not hold (new to this process, or forgotten to stay within
+  // its bound) comes from the session's recorded calls.
   const seed = (sessionID: string) => {
-    if (seeded.has(sessionID)) return
-    seeded.add(sessionID)
+    if (doomLoop.knows(sessionID)) return
     for (const part of store.parts.list(sessionID)) {
       const answer = answerOf(part.state)
       if (answer !== undefined)
@@ -140,7 +139,6 @@ export function sessionCalls({
     },
     async endSession(sessionID) {
       sessions.delete(sessionID)
-      seeded.delete(sessionID)
       doomLoop.forget(sessionID)
       permission.forgetSession(sessionID)
       await killSessionJobs(sessionID)

@@ -176,6 +176,11 @@ export class DoomLoopGuard {
     return [...(this.#sessions.get(sessionID) ?? [])]
   }
 
+  /** Whether it holds calls of the session (it may have forgotten it to stay within `maxSessions`). */
+  knows(sessionID: string): boolean {
+    return this.#sessions.has(sessionID)
+  }
+
   /** Forgets a session (it ended, or its loop was dealt with). */
   forget(sessionID: string): void {
     this.#sessions.delete(sessionID)
