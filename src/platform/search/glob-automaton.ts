@@ -3,7 +3,7 @@
 // seen, matching costs one array lookup per code unit. Working out a transition is one NFA step (at most
 // 2 × NFA size), so a match costs at most (path length + 1) × 2 × NFA size even when nothing is remembered.
 import { GlobNfa } from "./glob-nfa.ts"
-import type { GlobOp } from "./glob-parse.ts"
+import type { GlobOp } from "./glob-ops.ts"
 
 /** The state whose set is empty: nothing read after it can match. */
 const DEAD = 0

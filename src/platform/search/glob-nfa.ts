@@ -11,7 +11,7 @@ import {
   type NfaBuilder,
   negationFragment,
 } from "./glob-negation.ts"
-import type { GlobOp, GroupRepeat } from "./glob-parse.ts"
+import type { GlobOp, GroupRepeat } from "./glob-ops.ts"
 
 const UNIT = 0
 const SPLIT = 1

@@ -4,7 +4,7 @@
 // repository on one long file name.
 import { GlobAutomaton } from "./glob-automaton.ts"
 import { CharSet } from "./glob-charset.ts"
-import type { GlobOp } from "./glob-parse.ts"
+import type { GlobOp } from "./glob-ops.ts"
 
 /** A piece of an ignore glob, as ignore-file.ts reads it (ripgrep's gitignore rules). */
 export type IgnoreToken =
