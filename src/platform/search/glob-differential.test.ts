@@ -5,6 +5,7 @@
 // picomatch's safe range (at most 3 wildcards in a segment), so that the reference itself finishes.
 import picomatch from "picomatch"
 import { describe, expect, it } from "vitest"
+import { seededRandom } from "../../../test/fixtures/seeded-random.ts"
 import { picomatchTest } from "./fixtures/glob-before.ts"
 import { globMatcher, globTooLong } from "./glob.ts"
 import { compileGlob, normalizeGlob } from "./glob-match.ts"
@@ -88,16 +89,9 @@ const EXTGLOB_KINDS = ["@", "?", "+", "*"]
 const GROUP_BRACES = BRACES.filter((brace) => !/\/|\*\*|\.\./.test(brace))
 const GROUP_CLASSES = CLASSES.filter((brace) => !brace.includes("[:") && brace !== "[]a]")
 
-/** A deterministic generator (mulberry32), so a failure names a glob that fails again. */
+/** Globs and paths generated from `seed`. */
 function generator(seed: number) {
-  let state = seed
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0
-    let t = Math.imul(state ^ (state >>> 15), 1 | state)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!
+  const { next, pick } = seededRandom(seed)
   const segment = (): string => {
     if (next() < 0.15) return "**"
     let out = ""

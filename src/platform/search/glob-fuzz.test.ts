@@ -2,6 +2,7 @@
 // 200-character name): every one compiles or is refused with a SearchError, and every match stays within
 // the automaton's bound, NFA size × (2 × path length + 1) states visited, whatever the glob. No timing.
 import { describe, expect, it } from "vitest"
+import { type SeededRandom, seededRandom } from "../../../test/fixtures/seeded-random.ts"
 import { SearchError } from "./backend.ts"
 import { globMatcher } from "./glob.ts"
 import { compileGlob, type GlobProgram } from "./glob-match.ts"
@@ -39,20 +40,8 @@ const TOKENS = [
   "\n",
 ]
 
-/** xorshift32: a deterministic seed, so a failure names a glob that fails again. */
-function xorshift(seed: number) {
-  let state = seed
-  const next = () => {
-    state ^= state << 13
-    state ^= state >>> 17
-    state ^= state << 5
-    return (state >>> 0) / 4_294_967_296
-  }
-  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! }
-}
-
 /** The names each glob is matched against: short ones, and 255-character ones it nearly matches. */
-function names(glob: string, random: ReturnType<typeof xorshift>): string[] {
+function names(glob: string, random: SeededRandom): string[] {
   const filled = glob.replace(/[*?[\](){}|!+@\\^,/\n]/g, () => random.pick(["a", "é", "1", "-", ".", ""]))
   const long = (seed: string) => (seed === "" ? "a" : seed).repeat(255).slice(0, 255)
   return [
@@ -93,7 +82,7 @@ function compileOrRefuse(glob: string): GlobProgram | undefined {
 
 describe("random glob soups", () => {
   it("compile or are refused with a SearchError, and match 255-character names within the bound", () => {
-    const random = xorshift(0x9e3779b9)
+    const random = seededRandom(0x9e3779b9)
     let compiled = 0
     let refused = 0
     let matched = 0
@@ -150,7 +139,7 @@ describe("random glob soups", () => {
 
 describe("!(list)", () => {
   it("matches exactly the text without / that @(list) does not, on generated lists and texts", () => {
-    const random = xorshift(20_261_125)
+    const random = seededRandom(20_261_125)
     const atoms = ["a", "b", "é", "*", "?", "[ab]", "[^a]", "{a,b}", "{,a}", "@(a|b)", "+(a)", "*(b)", "?(é)"]
     const letters = ["a", "b", "é", "x"]
     let both = 0

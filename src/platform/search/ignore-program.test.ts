@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { seededRandom } from "../../../test/fixtures/seeded-random.ts"
 import { IGNORE, IgnoreFile, NONE, parseGlob } from "./ignore-file.ts"
 import { type IgnoreToken, ignoreTest } from "./ignore-program.ts"
 
@@ -35,14 +36,7 @@ function reference(tokens: readonly IgnoreToken[]): RegExp {
   return new RegExp(`^${source(tokens)}$`, "u")
 }
 
-let seed = 0x9e3779b9
-function next(): number {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) / 2 ** 32
-}
-const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!
+const { next, pick } = seededRandom(0x9e3779b9)
 
 const GLOB_PIECES = [
   ...["a", "b", "é", "😀", "𝔸", ".", "/", "*", "?", "**/", "/**", "/**/", "\\*"],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { seededRandom } from "../../../test/fixtures/seeded-random.ts"
 import { compile, literalPrefix, literalSuffix, lowerAscii, match } from "./wildcard.ts"
 
 const unix = { ignoreCase: false }
@@ -175,13 +176,7 @@ function reference(input: string, pattern: string, paths: boolean, ignoreCase: b
 describe("matching without backtracking", () => {
   it("answers as an anchored dotall regular expression does, case folding included", () => {
     const units = ["a", "A", "b", "*", "?", " ", "\\", "/", "é", "É", "ß", "ı", "I", "\n", "😀"]
-    let seed = 0x2545f491
-    const next = () => {
-      seed ^= seed << 13
-      seed ^= seed >>> 17
-      seed ^= seed << 5
-      return (seed >>> 0) / 2 ** 32
-    }
+    const { next } = seededRandom(0x2545f491)
     const text = (max: number, from: string[]) =>
       Array.from(
         { length: Math.floor(next() * (max + 1)) },

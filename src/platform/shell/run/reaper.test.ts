@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { findByCommandLine } from "./find-processes.ts"
 import { runOptions } from "./fixtures/run-options.ts"
+import { until } from "./fixtures/until.ts"
 import { containment, onReaperStatus, parseStatus, type ReapedExit } from "./reaper.ts"
 import { RunningCommand, type RunOptions, runCommand } from "./run.ts"
 
@@ -27,14 +28,6 @@ function token(): string {
 }
 
 const running = findByCommandLine
-
-async function until(check: () => boolean, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return check()
-}
 
 /** Daemons that leave the session, the group and the environment marker, each its own way. */
 const DAEMONS: readonly [string, (t: string) => string][] = [

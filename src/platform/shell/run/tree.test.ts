@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
+import { until } from "./fixtures/until.ts"
 import { HAS_PROC, killTree, ProcessTree } from "./tree.ts"
 
 const children: ChildProcess[] = []
@@ -15,28 +16,22 @@ function blankThenNamed(name: string, blankMs: number): ChildProcess {
   return child
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  return check()
-}
-
 describe.skipIf(!HAS_PROC)("ProcessTree", () => {
   it("does not keep a short name for a process whose command line could not be read yet", async () => {
     const name = `named-${process.pid}-${Date.now()}`
     const child = blankThenNamed(name, 300)
     const tree = new ProcessTree({ root: child.pid ?? 0, marker: "unused" })
-    expect(await until(() => tree.alive().some((info) => !info.named))).toBe(true)
-    expect(await until(() => tree.alive().some((info) => info.named && info.command === name))).toBe(true)
+    expect(await until(() => tree.alive().some((info) => !info.named), 5000)).toBe(true)
+    expect(await until(() => tree.alive().some((info) => info.named && info.command === name), 5000)).toBe(
+      true,
+    )
   })
 
   it("names in its kill report what a process runs, not what it showed mid-exec", async () => {
     const name = `named-${process.pid}-${Date.now()}`
     const child = blankThenNamed(name, 300)
     const tree = new ProcessTree({ root: child.pid ?? 0, marker: "unused" })
-    expect(await until(() => tree.alive().some((info) => !info.named))).toBe(true)
+    expect(await until(() => tree.alive().some((info) => !info.named), 5000)).toBe(true)
     // One poll is the look it waits for before signalling: long enough here for the name to appear.
     const report = await killTree(tree, { graceMs: 500, pollMs: 1500 })
     expect(report.killed.map((info) => info.command)).toEqual([name])
