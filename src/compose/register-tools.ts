@@ -5,7 +5,8 @@ import { installCustomTools } from "../adapters/plugins/custom-tools.ts"
 import { installPlugins, type PluginLoadError } from "../adapters/plugins/load.ts"
 import type { Store } from "../platform/store/store.ts"
 import type { Logger } from "../platform/util/log.ts"
-import type { Config } from "../runtime/config/config.ts"
+import { type Config, globalConfigDir } from "../runtime/config/config.ts"
+import type { ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { Hooks } from "../runtime/hooks/hooks.ts"
 import type { Registry } from "../runtime/registry/registry.ts"
 import type { Handle } from "../runtime/registry/tool-set.ts"
@@ -19,8 +20,10 @@ export interface Registered {
 }
 
 /**
- * Registers the tools: built-ins, then tool files (`.toolbelt/tools/`, `.opencode/tools/`, the config
- * dirs), then plugins (their tools and hooks); a later registration of a name wins.
+ * Registers the tools: built-ins, then tool files (the config dirs, then `.toolbelt/tools/` and
+ * `.opencode/tools/` of a trusted project), then plugins (their tools and hooks); a later registration
+ * of a name wins. `config` holds only the user's plugins when the project is untrusted, and a plugin
+ * named as a package is then resolved from the user's config dir, not from the project's node_modules.
  */
 export async function registerTools({
   registry,
@@ -29,6 +32,7 @@ export async function registerTools({
   directory,
   worktree,
   env,
+  trust,
   builtins: withBuiltins = true,
   customTools = true,
 }: {
@@ -38,16 +42,28 @@ export async function registerTools({
   directory: string
   worktree: string
   env: NodeJS.ProcessEnv
+  trust: Pick<ProjectTrust, "trusted" | "howToTrust">
   builtins?: boolean | undefined
   customTools?: boolean | undefined
 }): Promise<Registered> {
   const handles: Handle[] = []
   if (withBuiltins) handles.push(registry.register(builtins(), { source: "builtin" }))
   const custom = customTools
-    ? await installCustomTools({ directory, worktree, registry, env })
+    ? await installCustomTools({ directory, worktree, registry, env, project: trust.trusted })
     : { handles: [], errors: [] }
   handles.push(...custom.handles)
-  const plugins = await installPlugins(config.plugin ?? [], { directory, worktree, registry, hooks })
+  const plugins = await installPlugins(config.plugin ?? [], {
+    directory,
+    worktree,
+    registry,
+    hooks,
+    ...(trust.trusted
+      ? {}
+      : {
+          packagesFrom: globalConfigDir(env),
+          packagesNote: `not looked for in the project's node_modules until the project is trusted: ${trust.howToTrust}`,
+        }),
+  })
   handles.push(...plugins.handles)
   return {
     handles,

@@ -8,6 +8,7 @@ import type { Pager } from "../platform/text/hint.ts"
 import type { Limits } from "../platform/text/limits.ts"
 import type { Bus } from "../runtime/bus/bus.ts"
 import type { Config } from "../runtime/config/config.ts"
+import { type ProjectTrust, runsProjectPrograms } from "../runtime/config/trust/project-trust.ts"
 import type { Hooks } from "../runtime/hooks/hooks.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import { disabled } from "../runtime/permission/ruleset.ts"
@@ -45,7 +46,8 @@ export interface ToolServicesFor {
  *    client for search providers that speak MCP (loaded on first use: the SDK is not cheap to import).
  * 6. The project's skills, and the calls a call may make on its behalf (settled through `settleChild`,
  *    naming the tools `tools` advertises).
- * 7. The project's language servers (config `lsp`), started when a tool first needs one.
+ * 7. The project's language servers (config `lsp`), started when a tool first needs one; the project's
+ *    own server programs only when a person trusted it.
  */
 export function toolServices({
   directory,
@@ -67,9 +69,12 @@ export function toolServices({
   tools,
   subagents,
   afterEdits,
+  trust,
 }: {
   directory: string
   worktree: string
+  /** The project's trust: its own programs (node_modules/.bin) run only when a person trusted it. */
+  trust: Pick<ProjectTrust, "trusted" | "reason">
   dataDir: string
   config: Config
   env: NodeJS.ProcessEnv
@@ -95,7 +100,13 @@ export function toolServices({
   const file = config.file as { lock_wait_ms?: unknown; require_read?: boolean } | undefined
   const lockWait = file?.lock_wait_ms
   if (typeof lockWait === "number" && lockWait >= 0) configureFileLocks({ waitMs: lockWait })
-  const languageServers = new LanguageServerPool({ directory, config: config.lsp, env, afterEdits })
+  const languageServers = new LanguageServerPool({
+    directory,
+    config: config.lsp,
+    env,
+    afterEdits,
+    projectPrograms: runsProjectPrograms(trust),
+  })
   const extra: ServiceExtra = {
     languageServers,
     directory,

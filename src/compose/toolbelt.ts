@@ -9,6 +9,8 @@ import { type Limits, resolveLimits } from "../platform/text/limits.ts"
 import { logger } from "../platform/util/log.ts"
 import { Bus } from "../runtime/bus/bus.ts"
 import type { Config } from "../runtime/config/config.ts"
+import type { ProjectTrust } from "../runtime/config/trust/project-trust.ts"
+import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { Hooks } from "../runtime/hooks/hooks.ts"
 import type { OutputStore } from "../runtime/output/store.ts"
 import type { Policy } from "../runtime/permission/agents/policy.ts"
@@ -63,6 +65,19 @@ export interface ToolbeltOptions {
    */
   readonly editDiagnostics?: boolean
   readonly env?: NodeJS.ProcessEnv
+  /**
+   * Trust the project for this instance (`--trust`): its tool files, plugins, MCP servers, language
+   * servers and config keys apply. Without it, the person's trust store decides (`toolbelt trust`), or
+   * `TOOLBELT_TRUST=1`; a project that contributes nothing that runs or loosens needs no trust.
+   */
+  readonly trust?: boolean
+  /** The per-user trust store (default: the one in the user's config dir, as `env` names it). */
+  readonly trustStore?: TrustStore
+  /**
+   * An agent no call may be more permissive than (`serve --agent X`): its rules hold over every call,
+   * whatever agent the call names.
+   */
+  readonly ceiling?: string
 }
 
 export interface Toolbelt {
@@ -70,6 +85,11 @@ export interface Toolbelt {
   readonly worktree: string
   readonly dataDir: string
   readonly config: Config
+  /**
+   * Whether the project is trusted and why; `leftOut` is what it would run, contact or loosen that this
+   * instance did not apply, and `howToTrust` the command that trusts it.
+   */
+  readonly trust: ProjectTrust
   readonly registry: Registry
   readonly permission: PermissionEngine
   /** The permission policy: every agent's rules and the config files (and variable) they came from. */
@@ -113,7 +133,8 @@ export interface Toolbelt {
 
 /**
  * Puts the runtime together for one project.
- * 1. The project: its directory, worktree, config (given or read from files) and data dir; its skills.
+ * 1. The project: its directory, worktree, trust, config (given, or read from files as far as the
+ *    project's trust allows) and data dir; its skills.
  * 2. The bus and the hooks, which everything after publishes to and consults.
  * 3. The records: the store and the output store; start-up recovery closes calls a crashed process
  *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
@@ -150,6 +171,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const {
     policy,
     permission,
+    rulesetsFor,
     stop: stopPermissions,
   } = await startPermissions({
     directory,
@@ -163,6 +185,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     decide: options.decide,
     subagents: subagentSessions,
     skillDirs: skills.skills.map((skill) => skill.dir),
+    trusted: project.trust.trusted,
+    ceiling: options.ceiling,
   })
   const questions = new QuestionService({
     publish: bus.publish,
@@ -196,6 +220,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     bus,
     agents: policy.agents,
     rulesOf: policy.rulesOf,
+    constraintsOf: policy.constraintsOf,
     sessions: subagentSessions,
     host: () => ({
       directory,
@@ -223,9 +248,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const tools = advertise({
     registry,
     hooks,
-    rulesOf: policy.rulesOf,
+    rulesetsFor,
     extraFor: services.extraFor,
-    sessionRules: (sessionID) => subagentSessions.rules(sessionID),
   })
 
   // 8. Calls.
@@ -262,6 +286,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     worktree,
     dataDir,
     config,
+    trust: project.trust,
     registry,
     permission,
     policy,

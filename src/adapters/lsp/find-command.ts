@@ -1,6 +1,6 @@
 // Finds a language server's program where a project or its machine has it: the project's
-// node_modules/.bin (from the workspace root up to the project directory), then PATH. Nothing is
-// downloaded.
+// node_modules/.bin (from the workspace root up to the project directory; a trusted project's only),
+// then PATH. Nothing is downloaded.
 
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs"
 import { delimiter, dirname, isAbsolute, join, relative, sep } from "node:path"
@@ -9,28 +9,35 @@ import { delimiter, dirname, isAbsolute, join, relative, sep } from "node:path"
  * The absolute path of `name`: in `node_modules/.bin` of `root` or a directory above it up to and
  * including `directory` (the project), else in one of `PATH`'s directories. An absolute or relative
  * path (one with a `/`) is taken as it is, relative to `root`. Undefined when nothing executable is there.
+ * With `projectPrograms` false (a project no person trusted), the project is not searched, and neither
+ * a relative path nor a relative `PATH` entry (both name the project's files) is used.
  */
 export function findCommand({
   name,
   root,
   directory,
   env,
+  projectPrograms = true,
 }: {
   name: string
   root: string
   directory: string
   env: Readonly<Record<string, string | undefined>>
+  projectPrograms?: boolean | undefined
 }): string | undefined {
   if (name.includes("/") || (sep === "\\" && name.includes("\\"))) {
     const path = isAbsolute(name) ? name : join(root, name)
+    if (!projectPrograms && !isAbsolute(name)) return undefined
     return executable(path) ? path : undefined
   }
-  for (const dir of projectDirs(root, directory)) {
+  for (const dir of projectPrograms ? projectDirs(root, directory) : []) {
     const candidate = join(dir, "node_modules", ".bin", name)
     if (executable(candidate)) return candidate
   }
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir) continue
+    // A relative PATH entry (`node_modules/.bin`) names the project's programs.
+    if (!projectPrograms && !isAbsolute(dir)) continue
     const candidate = join(dir, name)
     if (executable(candidate)) return candidate
   }

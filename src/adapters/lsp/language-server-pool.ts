@@ -41,6 +41,8 @@ export interface LanguageServerPoolOptions {
   readonly diagnosticsWaitMs?: number
   /** Whether edits wait for diagnostics (default true); see `LanguageServers.afterEdits`. */
   readonly afterEdits?: boolean
+  /** Whether the project's own programs may run (a project a person trusted); default true. */
+  readonly projectPrograms?: boolean
 }
 
 /** One server for one root: its client while it runs, and how often it failed. */
@@ -61,6 +63,7 @@ export class LanguageServerPool implements LanguageServers {
   readonly afterEdits: boolean
   readonly #directory: string
   readonly #env: Readonly<Record<string, string | undefined>>
+  readonly #projectPrograms: boolean
   readonly #timeouts: ServerTimeouts
   readonly #waitMs: number
   readonly #byExtension = new Map<string, ServerDefinition[]>()
@@ -73,6 +76,7 @@ export class LanguageServerPool implements LanguageServers {
   constructor(options: LanguageServerPoolOptions) {
     this.#directory = options.directory
     this.#env = options.env
+    this.#projectPrograms = options.projectPrograms ?? true
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
     this.#waitMs = options.diagnosticsWaitMs ?? DIAGNOSTICS_WAIT_MS
     this.off = options.config === false ? OFF : undefined
@@ -189,7 +193,12 @@ export class LanguageServerPool implements LanguageServers {
         slots.push(known)
         continue
       }
-      const launch = definition.launch({ root, directory: this.#directory, env: this.#env })
+      const launch = definition.launch({
+        root,
+        directory: this.#directory,
+        env: this.#env,
+        projectPrograms: this.#projectPrograms,
+      })
       if (!isLaunch(launch)) {
         missing.push(`the ${definition.id} server handles ${ext} files, but ${launch.missing}`)
         continue

@@ -17,6 +17,11 @@ export interface LaunchPlace {
   readonly root: string
   readonly directory: string
   readonly env: Readonly<Record<string, string | undefined>>
+  /**
+   * Whether the project's own programs (`node_modules/.bin`, its TypeScript) may run: only in a project a
+   * person trusted. False: PATH and the user's own installs only. Default true.
+   */
+  readonly projectPrograms?: boolean
 }
 
 export interface ServerDefinition {

@@ -21,6 +21,11 @@ export interface CustomToolsOptions {
   readonly registry: Registry
   /** For the global config dirs (`HOME`, `XDG_CONFIG_HOME`, `TOOLBELT_CONFIG_DIR`); default `process.env`. */
   readonly env?: NodeJS.ProcessEnv
+  /**
+   * Whether the project's own tool dirs are searched: only for a trusted project (its trust decides,
+   * `compose/open-project.ts`); the user's global dirs always are. Default true.
+   */
+  readonly project?: boolean
 }
 
 /** A custom tool file that did not load (or an export of it that is not a valid tool). */
@@ -43,7 +48,8 @@ export interface CustomToolsResult {
  *
  * 1. Directories, least specific first: the global config dirs (`~/.config/opencode` for
  *    compatibility, `~/.config/toolbelt`, `$XDG_CONFIG_HOME/...`), `$TOOLBELT_CONFIG_DIR`, then the
- *    `.opencode/` and `.toolbelt/` directories from the worktree root down to the project directory.
+ *    `.opencode/` and `.toolbelt/` directories from the worktree root down to the project directory
+ *    (only when `project` is not false: an untrusted project's tool files are never imported).
  * 2. In each, `{tool,tools}/*.{js,ts,mjs,mts}`: one level deep, symlinks followed, dotfiles included.
  * 3. Each file is imported (TypeScript without a build step). A file that fails to load is reported
  *    and skipped; the others still load.
@@ -123,8 +129,10 @@ export function customToolDirectories(options: {
   readonly directory: string
   readonly worktree: string
   readonly env?: NodeJS.ProcessEnv
+  readonly project?: boolean
 }): string[] {
   const dirs = globalDirs(options.env ?? process.env).map(({ dir }) => dir)
+  if (options.project === false) return [...new Set(dirs)]
   for (const level of projectLevels(options.directory, options.worktree).reverse()) {
     for (const folder of PROJECT_FOLDERS) dirs.push(join(level, folder))
   }

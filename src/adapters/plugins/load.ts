@@ -21,6 +21,13 @@ export interface InstallPluginsOptions {
   readonly worktree?: string
   readonly registry: Registry
   readonly hooks?: Hooks
+  /**
+   * Where a plugin named as a package is resolved from (its `node_modules` and those above it); default
+   * `directory`. An untrusted project's `node_modules` must not answer for the user's own plugins.
+   */
+  readonly packagesFrom?: string
+  /** Added to "cannot find the plugin" when `packagesFrom` is not the project (why it was not looked for there). */
+  readonly packagesNote?: string
 }
 
 /**
@@ -49,7 +56,7 @@ export async function installPlugins(
   for (const spec of specs) {
     let module: Record<string, unknown>
     try {
-      const file = resolvePlugin(spec, directory)
+      const file = resolvePlugin(spec, options.packagesFrom ?? directory, options.packagesNote)
       if (seen.has(file)) continue
       seen.add(file)
       module = await importModule(file)
@@ -85,7 +92,7 @@ export async function installPlugins(
 }
 
 /** The file a plugin spec names. */
-function resolvePlugin(spec: string, directory: string): string {
+function resolvePlugin(spec: string, directory: string, note = ""): string {
   if (spec.startsWith("file:")) return fileURLToPath(spec)
   if (isAbsolute(spec)) return spec
   // opencode lists npm plugins with a version (`name@1.2.3`); toolbelt loads the installed one.
@@ -96,7 +103,7 @@ function resolvePlugin(spec: string, directory: string): string {
     const reason = firstLine(error)
     const hint =
       /^Cannot find/.test(reason) && !name.startsWith(".") ? ` (install it: npm install ${name})` : ""
-    throw new LoadError(`cannot find the plugin: ${reason}${hint}`)
+    throw new LoadError(`cannot find the plugin: ${reason}${hint}${note && ` (${note})`}`)
   }
 }
 

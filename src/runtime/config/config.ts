@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
+import { homeDir } from "./search-dirs.ts"
 
 /** toolbelt's configuration, as read from `toolbelt.json(c)` files. Unknown keys are kept. */
 export interface Config {
@@ -24,34 +25,90 @@ export class ConfigError extends Error {
 
 /** The global config directory: `$XDG_CONFIG_HOME/toolbelt`, else `~/.config/toolbelt`. */
 export function globalConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "toolbelt")
+  return join(env.XDG_CONFIG_HOME || join(homeDir(env), ".config"), "toolbelt")
 }
 
 /** Directories searched for `toolbelt.json(c)`, from the lowest precedence to the highest. */
 export function configDirs(directory: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  return [...userConfigDirs(env), ...projectConfigDirs(directory)]
+}
+
+/** The user's config dirs: the global one, then `$TOOLBELT_CONFIG_DIR`. */
+export function userConfigDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   const dirs = [globalConfigDir(env)]
   if (env.TOOLBELT_CONFIG_DIR) dirs.push(resolve(env.TOOLBELT_CONFIG_DIR))
-  dirs.push(directory, join(directory, ".toolbelt"))
   return dirs
 }
 
-/** Reads and merges every config file that exists; a later file wins key by key. */
+/** The project's config dirs: the project directory, then its `.toolbelt/`. */
+export function projectConfigDirs(directory: string): string[] {
+  return [directory, join(directory, ".toolbelt")]
+}
+
+/** One config file read: where, and what it holds (as written). */
+export interface ConfigFile {
+  readonly file: string
+  readonly value: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The two layers of config, apart: the user's (global dir, `$TOOLBELT_CONFIG_DIR`) and the project's
+ * (its directory and `.toolbelt/`), each merged within itself, and every file read with its value.
+ * Which project keys apply depends on whether the project is trusted (`trust/project-trust.ts`).
+ */
+export interface ConfigLayers {
+  readonly user: Config
+  readonly project: Config
+  readonly userFiles: readonly ConfigFile[]
+  readonly projectFiles: readonly ConfigFile[]
+}
+
+/** Reads the user layer and the project layer separately. */
+export async function loadConfigLayers(
+  directory: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConfigLayers> {
+  const userFiles = await readConfigFiles(userConfigDirs(env))
+  const projectFiles = await readConfigFiles(projectConfigDirs(directory))
+  return { user: mergeFiles(userFiles), project: mergeFiles(projectFiles), userFiles, projectFiles }
+}
+
+/** The project layer over the user layer, key by key; plugin lists are joined (each module once). */
+export function combineLayers(user: Config, project: Config): Config {
+  return mergeConfig(user, project, "")
+}
+
+/**
+ * Reads and merges every config file that exists, the project's over the user's: the config of a
+ * trusted project. A caller that may face an untrusted one uses `loadConfigLayers`.
+ */
 export async function loadConfig(
   directory: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ config: Config; files: string[] }> {
-  let merged: Record<string, unknown> = {}
-  const files: string[] = []
-  for (const dir of configDirs(directory, env)) {
+  const layers = await loadConfigLayers(directory, env)
+  return {
+    config: combineLayers(layers.user, layers.project),
+    files: [...layers.userFiles, ...layers.projectFiles].map(({ file }) => file),
+  }
+}
+
+async function readConfigFiles(dirs: readonly string[]): Promise<ConfigFile[]> {
+  const files: ConfigFile[] = []
+  for (const dir of dirs) {
     for (const name of ["toolbelt.json", "toolbelt.jsonc"]) {
       const file = join(dir, name)
-      const parsed = await readConfigFile(file)
-      if (!parsed) continue
-      files.push(file)
-      merged = mergeConfig(merged, parsed, dirname(file))
+      const value = await readConfigFile(file)
+      if (value) files.push({ file, value })
     }
   }
-  return { config: merged as Config, files }
+  return files
+}
+
+function mergeFiles(files: readonly ConfigFile[]): Config {
+  let merged: Record<string, unknown> = {}
+  for (const { file, value } of files) merged = mergeConfig(merged, value, dirname(file))
+  return merged as Config
 }
 
 /** Parses one JSON-with-comments file; undefined when it does not exist. */
