@@ -11,33 +11,31 @@ import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/regis
  * 1. The registered tools available to the agent (`build` unless named), each deciding from the query
  *    and what its calls would get in `ctx.extra` (config, environment).
  * 2. Without those its rules disable, each with the permission it belongs to: bash_output and
- *    bash_kill go when bash is denied.
+ *    bash_kill go when bash is denied. Its ruleset and every constraint it is held to count (a
+ *    tool one of them fully denies would be denied on every call).
  * 3. Each definition as the `tool.definition` hooks rewrite it, when there are any.
  */
 export function advertise({
   registry,
   hooks,
-  rulesOf,
+  rulesetsFor,
   extraFor,
-  sessionRules,
 }: {
   registry: Registry
   hooks: Hooks
-  rulesOf: (agent: string) => Ruleset
+  /** The agent's ruleset and the constraints a call of it (in the session) is held to. */
+  rulesetsFor: (agent: string, sessionID?: string) => readonly Ruleset[]
   extraFor: (agent: string) => Readonly<Record<string, unknown>>
-  /** A session's own rules (a subagent's), after its agent's. */
-  sessionRules?: (sessionID: string) => Ruleset
 }): (query?: ToolsQuery) => Promise<Advertised[]> {
   return async (query = {}) => {
     const agent = query.agent ?? DEFAULT_AGENT
     // The query's `extra` (the turn's model) goes over the services.
     const extra = { ...extraFor(agent), ...query.extra }
     const advertised = await registry.tools({ ...query, extra, agent })
-    const session = query.sessionID === undefined ? [] : (sessionRules?.(query.sessionID) ?? [])
-    const hidden = disabled(
-      advertised.map((tool) => tool.permission),
-      session.length ? [...rulesOf(agent), ...session] : rulesOf(agent),
-    )
+    const permissions = advertised.map((tool) => tool.permission)
+    const hidden = new Set<string>()
+    for (const rules of rulesetsFor(agent, query.sessionID))
+      for (const permission of disabled(permissions, rules)) hidden.add(permission)
     const visible = advertised.filter((tool) => !hidden.has(tool.permission))
     if (!hooks.has("tool.definition")) return visible
     return Promise.all(

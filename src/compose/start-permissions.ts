@@ -8,6 +8,7 @@ import type { Hooks } from "../runtime/hooks/hooks.ts"
 import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
 import { loadPolicy, type Policy } from "../runtime/permission/agents/policy.ts"
 import { PermissionEngine } from "../runtime/permission/engine.ts"
+import type { Ruleset } from "../runtime/permission/rule.ts"
 import type { AskRequest } from "../runtime/permission/service.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
 import type { SubagentSessions } from "./subagent-sessions.ts"
@@ -15,15 +16,21 @@ import type { SubagentSessions } from "./subagent-sessions.ts"
 export interface Permissions {
   readonly policy: Policy
   readonly permission: PermissionEngine
+  /**
+   * The rulesets a call of `agent` (in `sessionID`) is decided by: the agent's ruleset first, then each
+   * constraint (the agent's, then the session's). Tool lists hide what any of them fully denies.
+   */
+  rulesetsFor(agent: string, sessionID?: string): readonly Ruleset[]
   /** Stops answering and journaling asks, and rejects the pending ones. */
   stop(): void
 }
 
 /**
  * Starts permission for one project.
- * 1. The policy: every agent's rules, from the given config or the config files (and variable).
- * 2. The engine: the policy's rules, the approvals saved in the store, the `permission.ask` hooks;
- *    it publishes every ask and reply on the bus.
+ * 1. The policy: every agent's rules, from the given config or the config files (and variable); a
+ *    project's own rules applied only when it is `trusted`; the `ceiling` agent held over every call.
+ * 2. The engine: the policy's rules and constraints, a subagent session's parent's whole policy, the
+ *    approvals saved in the store, the `permission.ask` hooks; it publishes every ask and reply.
  * 3. The journal records every ask and reply, so asks a crashed process left waiting are known.
  * 4. With `decide` (a TTY prompt, `--yes`), asks the rules leave open are answered by it.
  */
@@ -39,6 +46,8 @@ export async function startPermissions({
   decide,
   subagents,
   skillDirs,
+  trusted,
+  ceiling,
 }: {
   directory: string
   /** The repository root: agent files are looked for from it down to the project directory. */
@@ -55,24 +64,35 @@ export async function startPermissions({
   subagents?: SubagentSessions
   /** The skills' folders, pre-approved outside the project. */
   skillDirs?: readonly string[]
+  /** Whether the project is trusted: its own rules are applied; otherwise they only tighten. */
+  trusted: boolean
+  /** An agent no call may be more permissive than, whatever agent it runs as (`serve --agent X`). */
+  ceiling?: string | undefined
 }): Promise<Permissions> {
   const policy = await loadPolicy({
     directory,
     dataDir,
     env,
+    trusted,
     ...(worktree ? { worktree } : {}),
     ...(config ? { config } : {}),
     ...(skillDirs ? { skillDirs } : {}),
+    ...(ceiling !== undefined ? { ceiling } : {}),
   })
+  // What a parent session's calls are decided by: a subagent under it is held to all of it.
+  const heldTo = (agent: string): Ruleset[] => [policy.rulesOf(agent), ...policy.constraintsOf(agent)]
+  const sessionConstraints = (sessionID: string): Ruleset[] =>
+    subagents ? subagents.constraints(sessionID, heldTo) : []
   const permission = new PermissionEngine({
     projectID: directory,
     rules: policy.rulesOf,
+    constraints: policy.constraintsOf,
     approvals: store.approvals,
     publish: bus.publish,
     consult: async (request) => (await hooks.decidePermission(request)).status,
     ...(subagents
       ? {
-          sessionRules: (sessionID: string) => subagents.rules(sessionID),
+          sessionConstraints,
           subagentOf: (sessionID: string) => subagents.subagentOf(sessionID),
         }
       : {}),
@@ -85,6 +105,10 @@ export async function startPermissions({
   return {
     policy,
     permission,
+    rulesetsFor: (agent, sessionID) => [
+      ...heldTo(agent),
+      ...(sessionID === undefined ? [] : sessionConstraints(sessionID)),
+    ],
     stop() {
       answering?.()
       journalAsks()

@@ -8,10 +8,10 @@ import type { SessionInfo } from "../platform/store/sessions.ts"
 import type { Store } from "../platform/store/store.ts"
 import type { Bus } from "../runtime/bus/bus.ts"
 import { type Config, ConfigError } from "../runtime/config/config.ts"
-import { type Agent, standingDenials, subagentRules } from "../runtime/permission/agents/agent.ts"
+import { type Agent, subagentRules } from "../runtime/permission/agents/agent.ts"
+import { decide } from "../runtime/permission/decision.ts"
 import { PermissionRejectedError, PermissionUnansweredError } from "../runtime/permission/errors.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
-import { evaluate } from "../runtime/permission/ruleset.ts"
 import type {
   SubagentInfo,
   SubagentOutcome,
@@ -51,12 +51,12 @@ interface Run {
 
 /**
  * Subagents on child sessions.
- * - `available(agent)`: agents not primary-only nor hidden whose `task` rule for them (in `agent`'s
- *   rules) does not deny, by name.
+ * - `available(agent)`: agents not primary-only nor hidden whose `task` decision for them (by `agent`'s
+ *   rules and constraints) is not deny, by name.
  * - `run`: 1. the child session: the one `taskID` names when it is a child of the calling session (a
  *   child still running reports its state instead), else a new one, titled `<description> (@<agent>
- *   subagent)`, with rules derived as opencode does (the caller's standing denials and its session's
- *   rules carried down; todo tools and, below the depth limit, task denied); 2. the model: the agent's
+ *   subagent)`, with todo tools and, at the depth limit, task denied; either way held to the whole
+ *   policy the caller ran under (the engine's session constraints); 2. the model: the agent's
  *   own, else the caller's; 3. a turn of the agent loop in the child session, as the agent, with its
  *   prompt, reporting the child's calls as they move; 4. its background jobs are killed when the turn
  *   ends; 5. the outcome: its last text, or why it failed; a child refused by a person stops the caller
@@ -69,6 +69,7 @@ export function subagentService({
   bus,
   agents,
   rulesOf,
+  constraintsOf,
   sessions,
   config,
   env,
@@ -79,6 +80,8 @@ export function subagentService({
   bus: Bus
   agents: ReadonlyMap<string, Agent>
   rulesOf: (agent: string) => Ruleset
+  /** The constraints every call of an agent is held to besides its ruleset. */
+  constraintsOf: (agent: string) => readonly Ruleset[]
   sessions: SubagentSessions
   config: Config
   env: NodeJS.ProcessEnv
@@ -115,17 +118,13 @@ export function subagentService({
         if (!store.sessions.get(request.parent.sessionID)) throw error
       }
     }
-    const parentRules = [
-      ...standingDenials(rulesOf(request.parent.agent)),
-      ...sessions.rules(request.parent.sessionID),
-    ]
     const atDepthLimit = sessions.depth(request.parent.sessionID) + 1 >= maxDepth
     return store.sessions.create({
       projectID: directory,
       parentID: request.parent.sessionID,
       agent: agent.name,
       title: `${request.description} (@${agent.name} subagent)`,
-      permission: subagentRules(parentRules, agent.permission, { atDepthLimit }),
+      permission: subagentRules(agent.permission, { atDepthLimit }),
     })
   }
 
@@ -213,9 +212,10 @@ export function subagentService({
     background,
     available(caller) {
       const rules = rulesOf(caller)
+      const constraints = constraintsOf(caller)
       return [...agents.values()]
         .filter((agent) => agent.mode !== "primary" && !agent.hidden)
-        .filter((agent) => evaluate("task", agent.name, rules).action !== "deny")
+        .filter((agent) => decide("task", agent.name, rules, constraints).action !== "deny")
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         .map(info)
     },
@@ -232,6 +232,8 @@ export function subagentService({
       const going = request.taskID ? runs.get(request.taskID) : undefined
       if (going) return { status: "running", sessionID: request.taskID!, summary: stillRunning(going) }
       const session = childSession(request, agent)
+      // The child is held to the policy its caller runs under now (a resumed child included).
+      sessions.adopt(session.id, request.parent.agent)
       // A resumed child goes on as the agent it was started as.
       const runAs = agents.get(session.agent) ?? agent
 

@@ -134,11 +134,16 @@ describe("loadPermissionRules", () => {
 
   const write = (file: string, value: unknown) =>
     writeFile(file, typeof value === "string" ? value : JSON.stringify(value))
+  const load = (over: NodeJS.ProcessEnv = {}, trusted = true) =>
+    loadPermissionRules(project, { ...env, ...over }, { trusted })
+  const bare = (rules: readonly { source?: unknown }[]) => rules.map(({ source: _, ...rule }) => rule)
 
   it("no config: no rules", async () => {
-    expect(await loadPermissionRules(project, env)).toEqual({
-      rules: [],
-      agents: {},
+    expect(await load()).toEqual({
+      user: { rules: [], agents: {} },
+      project: { rules: [], agents: {} },
+      env: [],
+      others: [],
       definitions: {},
       files: [],
       sources: [],
@@ -146,7 +151,7 @@ describe("loadPermissionRules", () => {
     })
   })
 
-  it("with opencode opted in, reads every source in order of precedence; the last matching rule wins", async () => {
+  it("with opencode opted in, reads every source in order of precedence, each into its layer", async () => {
     await write(join(root, "xdg", "toolbelt", "opencode.json"), { permission: { bash: "deny" } })
     await write(join(root, "xdg", "toolbelt", "toolbelt.json"), {
       permission: { webfetch: "deny" },
@@ -162,7 +167,7 @@ describe("loadPermissionRules", () => {
       }`,
     )
     await write(join(project, ".toolbelt", "toolbelt.json"), { permission: { edit: { "src/*": "allow" } } })
-    const loaded = await loadPermissionRules(project, { ...env, TOOLBELT_CONFIG_DIR: join(root, "extra") })
+    const loaded = await load({ TOOLBELT_CONFIG_DIR: join(root, "extra") })
     expect(loaded.files).toEqual([
       join(root, "xdg", "toolbelt", "opencode.json"),
       join(root, "xdg", "toolbelt", "toolbelt.json"),
@@ -172,50 +177,61 @@ describe("loadPermissionRules", () => {
       join(project, ".toolbelt", "toolbelt.json"),
     ])
     expect(loaded.imports).toEqual(["opencode"])
-    expect(loaded.rules.map(({ source: _, ...rule }) => rule)).toEqual([
+    expect(bare(loaded.user.rules)).toEqual([
       { permission: "bash", pattern: "*", action: "deny" },
-      { permission: "bash", pattern: "git *", action: "allow" },
       { permission: "webfetch", pattern: "*", action: "ask" },
+    ])
+    expect(bare(loaded.project.rules)).toEqual([
+      { permission: "bash", pattern: "git *", action: "allow" },
       { permission: "edit", pattern: "*", action: "ask" },
       { permission: "edit", pattern: "src/*", action: "allow" },
     ])
-    // Each rule says where it was written: the last file that set it.
-    expect(loaded.rules.map((rule) => rule.source)).toEqual([
+    // Each rule says where it was written: the last file of its layer that set it.
+    expect(loaded.user.rules.map((rule) => rule.source)).toEqual([
       { origin: join(root, "xdg", "toolbelt", "opencode.json"), key: "permission.bash" },
-      { origin: join(project, "opencode.json"), key: 'permission.bash["git *"]' },
       { origin: join(root, "extra", "toolbelt.json"), key: "permission.webfetch" },
+    ])
+    expect(loaded.project.rules.map((rule) => rule.source)).toEqual([
+      { origin: join(project, "opencode.json"), key: 'permission.bash["git *"]' },
       { origin: join(project, "toolbelt.jsonc"), key: 'permission.edit["*"]' },
       { origin: join(project, ".toolbelt", "toolbelt.json"), key: 'permission.edit["src/*"]' },
     ])
-    expect(evaluate("bash", "git status", loaded.rules).action).toBe("allow")
-    expect(evaluate("bash", "rm x", loaded.rules).action).toBe("deny")
-    expect(evaluate("edit", "src/a.ts", loaded.rules).action).toBe("allow")
+    expect(loaded.sources.map((source) => `${source.layer} ${source.use}`)).toEqual([
+      "user applied",
+      "user applied",
+      "user applied",
+      "project applied",
+      "project applied",
+      "project applied",
+    ])
   })
 
-  it("a shorthand in one file and keys in another both count", async () => {
-    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: "ask" })
-    await write(join(project, "toolbelt.json"), { permission: { bash: "allow" } })
-    const { rules } = await loadPermissionRules(project, env)
-    expect(rules).toMatchObject([
+  it("a shorthand in one file and keys in another of the same layer both count", async () => {
+    await write(join(project, "toolbelt.json"), { permission: "ask" })
+    await write(join(project, ".toolbelt", "toolbelt.json"), { permission: { bash: "allow" } })
+    const { project: layer } = await load()
+    expect(layer.rules).toMatchObject([
       { permission: "*", pattern: "*", action: "ask" },
       { permission: "bash", pattern: "*", action: "allow" },
     ])
   })
 
-  it("a later file overrides a key in place (first-seen order kept)", async () => {
+  it("a later file of a layer overrides a key in place (first-seen order kept); layers never merge", async () => {
     await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: { "*": "allow", bash: "ask" } })
-    await write(join(project, "toolbelt.json"), { permission: { "*": "deny" } })
-    const { rules } = await loadPermissionRules(project, env)
-    expect(rules.map((r) => `${r.permission} ${r.action}`)).toEqual(["* deny", "bash ask"])
+    await write(join(root, "extra", "toolbelt.json"), { permission: { "*": "deny" } })
+    await write(join(project, "toolbelt.json"), { permission: { bash: "allow" } })
+    const loaded = await load({ TOOLBELT_CONFIG_DIR: join(root, "extra") })
+    expect(loaded.user.rules.map((r) => `${r.permission} ${r.action}`)).toEqual(["* deny", "bash ask"])
+    expect(loaded.project.rules.map((r) => `${r.permission} ${r.action}`)).toEqual(["bash allow"])
   })
 
-  it("TOOLBELT_PERMISSION is merged on top", async () => {
-    await write(join(project, "toolbelt.json"), { permission: { bash: { "*": "ask" } } })
-    const { rules } = await loadPermissionRules(project, {
-      ...env,
+  it("TOOLBELT_PERMISSION is a layer of its own, on top", async () => {
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission: { bash: { "*": "ask" } } })
+    const loaded = await load({
       TOOLBELT_PERMISSION: JSON.stringify({ bash: { "*": "allow", "rm *": "deny" }, edit: "deny" }),
     })
-    expect(rules).toMatchObject([
+    expect(loaded.user.rules).toMatchObject([{ permission: "bash", pattern: "*", action: "ask" }])
+    expect(loaded.env).toMatchObject([
       { permission: "bash", pattern: "*", action: "allow" },
       { permission: "bash", pattern: "rm *", action: "deny" },
       { permission: "edit", pattern: "*", action: "deny" },
@@ -223,90 +239,123 @@ describe("loadPermissionRules", () => {
   })
 
   it("TOOLBELT_PERMISSION must be JSON", async () => {
-    await expect(loadPermissionRules(project, { ...env, TOOLBELT_PERMISSION: "{nope" })).rejects.toThrow(
+    await expect(load({ TOOLBELT_PERMISSION: "{nope" })).rejects.toThrow(
       /Invalid TOOLBELT_PERMISSION: not JSON/,
     )
   })
 
-  it("returns agent.<name>.permission merged across files", async () => {
+  it("returns agent.<name>.permission merged across the files of each layer", async () => {
     await write(join(root, "xdg", "toolbelt", "toolbelt.json"), {
       agent: { plan: { permission: { bash: "deny" } }, review: { permission: "ask" } },
     })
     await write(join(project, "opencode.json"), {
       agent: { plan: { permission: { bash: { "git *": "allow" } } } },
     })
-    await write(join(project, "toolbelt.json"), { permission_sources: ["opencode"] })
-    const { agents } = await loadPermissionRules(project, env)
-    expect(agents.plan).toEqual([
+    await write(join(project, "toolbelt.json"), {
+      permission_sources: ["opencode"],
+      agent: { plan: { permission: { edit: "ask" } } },
+    })
+    const { user, project: layer } = await load()
+    expect(user.agents.plan).toEqual([
       {
         permission: "bash",
         pattern: "*",
         action: "deny",
         source: { origin: join(root, "xdg", "toolbelt", "toolbelt.json"), key: "agent.plan.permission.bash" },
       },
-      {
-        permission: "bash",
-        pattern: "git *",
-        action: "allow",
-        source: { origin: join(project, "opencode.json"), key: 'agent.plan.permission.bash["git *"]' },
-      },
     ])
-    expect(agents.review).toMatchObject([{ permission: "*", pattern: "*", action: "ask" }])
+    expect(user.agents.review).toMatchObject([{ permission: "*", pattern: "*", action: "ask" }])
+    expect(bare(layer.agents.plan!)).toEqual([
+      { permission: "bash", pattern: "git *", action: "allow" },
+      { permission: "edit", pattern: "*", action: "ask" },
+    ])
   })
 
-  it("opencode.json is found but not applied unless toolbelt.json opts in", async () => {
+  it("opencode.json not opted in is a constraint of its own, listed as tighten-only", async () => {
     const opencode = join(project, "opencode.json")
-    // Written for opencode's built-ins: applied to toolbelt's tools it would open reads outside the project.
     await write(opencode, {
       permission: { "*": "allow", read: "deny" },
       agent: { build: { permission: "deny" } },
     })
     await write(join(project, "toolbelt.json"), { permission: { bash: "ask" } })
-    const loaded = await loadPermissionRules(project, env)
-    expect(loaded.rules).toMatchObject([{ permission: "bash", pattern: "*", action: "ask" }])
-    expect(loaded.agents).toEqual({})
+    const loaded = await load()
+    expect(loaded.project.rules).toMatchObject([{ permission: "bash", pattern: "*", action: "ask" }])
+    expect(loaded.project.agents).toEqual({})
+    expect(loaded.others).toHaveLength(1)
+    expect(bare(loaded.others[0]!.rules)).toEqual([
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "read", pattern: "*", action: "deny" },
+    ])
+    expect(bare(loaded.others[0]!.agents.build!)).toEqual([{ permission: "*", pattern: "*", action: "deny" }])
     expect(loaded.files).toEqual([join(project, "toolbelt.json")])
     expect(loaded.sources).toEqual([
       {
         file: opencode,
         kind: "opencode",
-        used: false,
+        layer: "project",
+        use: "tighten-only",
         note: expect.stringContaining('"permission_sources": ["opencode"]'),
       },
-      { file: join(project, "toolbelt.json"), kind: "toolbelt", used: true },
+      { file: join(project, "toolbelt.json"), kind: "toolbelt", layer: "project", use: "applied" },
     ])
   })
 
-  it("an opencode.json that is not opted in is not even parsed", async () => {
+  it("an opencode.json that cannot be parsed is listed as not used; toolbelt's own policy stands", async () => {
     await write(join(project, "opencode.json"), "{ not json")
-    const loaded = await loadPermissionRules(project, env)
-    expect(loaded.sources).toMatchObject([{ kind: "opencode", used: false }])
+    const loaded = await load()
+    expect(loaded.sources).toMatchObject([{ kind: "opencode", use: "unused" }])
+    expect(loaded.others).toEqual([])
   })
 
   it("the last toolbelt.json that sets permission_sources decides it", async () => {
     await write(join(project, "opencode.json"), { permission: { bash: "deny" } })
     await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission_sources: ["opencode"] })
     await write(join(project, "toolbelt.json"), { permission_sources: [] })
-    const loaded = await loadPermissionRules(project, env)
-    expect(loaded.rules).toEqual([])
+    const loaded = await load()
+    expect(loaded.project.rules).toEqual([])
     expect(loaded.imports).toEqual([])
+  })
+
+  it("an untrusted project's permission_sources is not honoured, and its files only tighten", async () => {
+    await write(join(project, "opencode.json"), { permission: { bash: "allow" } })
+    const file = join(project, "toolbelt.json")
+    await write(file, { permission_sources: ["opencode"], permission: { edit: "allow" } })
+    const untrusted = await load({}, false)
+    expect(untrusted.imports).toEqual([])
+    expect(untrusted.files).toEqual([])
+    expect(untrusted.sources).toEqual([
+      expect.objectContaining({ kind: "opencode", use: "tighten-only" }),
+      expect.objectContaining({
+        file,
+        use: "tighten-only",
+        note: expect.stringContaining(`toolbelt trust ${project}`),
+      }),
+    ])
+    // The user may name it: the project's opencode.json then joins the project's layer.
+    await write(join(root, "xdg", "toolbelt", "toolbelt.json"), { permission_sources: ["opencode"] })
+    const named = await load({}, false)
+    expect(named.imports).toEqual(["opencode"])
+    expect(named.others).toEqual([])
+    expect(bare(named.project.rules)).toEqual([
+      { permission: "bash", pattern: "*", action: "allow" },
+      { permission: "edit", pattern: "*", action: "allow" },
+    ])
   })
 
   it("permission_sources accepts only the agents it knows, and says which", async () => {
     const file = join(project, "toolbelt.json")
     await write(file, { permission_sources: ["claude"] })
-    await expect(loadPermissionRules(project, env)).rejects.toThrow(
+    await expect(load()).rejects.toThrow(
       `Invalid permission_sources in ${file}: expected a list of "opencode"`,
     )
   })
 
   it("TOOLBELT_PERMISSION is listed as a source and named on its rules", async () => {
-    const loaded = await loadPermissionRules(project, {
-      ...env,
-      TOOLBELT_PERMISSION: '{"bash":{"rm *":"deny"}}',
-    })
-    expect(loaded.sources).toEqual([{ file: "TOOLBELT_PERMISSION", kind: "env", used: true }])
-    expect(loaded.rules[0]!.source).toEqual({
+    const loaded = await load({ TOOLBELT_PERMISSION: '{"bash":{"rm *":"deny"}}' })
+    expect(loaded.sources).toEqual([
+      { file: "TOOLBELT_PERMISSION", kind: "env", layer: "user", use: "applied" },
+    ])
+    expect(loaded.env[0]!.source).toEqual({
       origin: "TOOLBELT_PERMISSION",
       key: 'TOOLBELT_PERMISSION.bash["rm *"]',
     })
@@ -316,14 +365,14 @@ describe("loadPermissionRules", () => {
     await write(join(project, "toolbelt.json"), {
       permission: { external_directory: { "~/work/*": "allow" } },
     })
-    const { rules } = await loadPermissionRules(project, env)
-    expect(rules[0]!.pattern).toBe(join(root, "home", "work", "*"))
+    const loaded = await load()
+    expect(loaded.project.rules[0]!.pattern).toBe(join(root, "home", "work", "*"))
   })
 
   it("an invalid action names the file and the key", async () => {
     const file = join(project, "toolbelt.json")
     await write(file, { permission: { bash: { "rm *": "never" } } })
-    await expect(loadPermissionRules(project, env)).rejects.toThrow(
+    await expect(load()).rejects.toThrow(
       `Invalid permission.bash["rm *"] in ${file}: expected "allow", "ask" or "deny", got "never".`,
     )
   })

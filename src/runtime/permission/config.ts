@@ -1,4 +1,3 @@
-import { access } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join, resolve } from "node:path"
 import { ConfigError, configDirs, readConfigFile } from "../config/config.ts"
@@ -117,55 +116,87 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Other agents' config files whose permission rules toolbelt can be told to apply too (`permission_sources`). */
 export const PERMISSION_SOURCES = ["opencode"] as const
 
+/** Whose rules: the user's (global config dirs, `$TOOLBELT_CONFIG_DIR`, the environment) or the project's. */
+export type Layer = "user" | "project"
+
 /** A config file (or the environment) the policy was read from, or one found and left alone. */
 export interface PolicySource {
   /** The file's absolute path, or `TOOLBELT_PERMISSION` for the environment variable. */
   readonly file: string
-  /** `toolbelt`: toolbelt's own config; `opencode`: opencode's, applied only when opted in; `env`: the variable. */
+  /** `toolbelt`: toolbelt's own config; `opencode`: another agent's; `env`: the variable. */
   readonly kind: "toolbelt" | "opencode" | "env"
-  readonly used: boolean
-  /** Why a file that exists is not used, and how to use it. */
+  readonly layer: Layer
+  /**
+   * How its rules count: `applied` (in every agent's rules, at its layer's place), `tighten-only` (a
+   * constraint only: its denies and asks hold, its allows open nothing), `unused` (not read).
+   */
+  readonly use: "applied" | "tighten-only" | "unused"
+  /** Why a file's rules are not applied as written, and what would apply them. */
   readonly note?: string
 }
 
-/** The permission policy read from config files and the environment. */
-export interface PermissionConfig {
-  /** The merged top-level `permission` rules (user config, applies to every agent), each with its source. */
+/** The rules of one layer's files, merged key by key across them. */
+export interface PermissionLayer {
+  /** The top-level `permission` rules (for every agent), each with its source. */
   readonly rules: Ruleset
-  /** `agent.<name>.tools` and `agent.<name>.permission`, merged across files, by agent name. */
+  /** `agent.<name>.tools` and `agent.<name>.permission`, by agent name. */
   readonly agents: Readonly<Record<string, Ruleset>>
+}
+
+/** The permission policy read from config files and the environment, layer by layer. */
+export interface PermissionConfig {
+  /** The user's files (and another agent's user-level config when opted in). */
+  readonly user: PermissionLayer
+  /**
+   * The project's files (and another agent's project-level config when opted in). Applied only when the
+   * project is trusted; a constraint on every agent either way.
+   */
+  readonly project: PermissionLayer
+  /** `TOOLBELT_PERMISSION`: above every file, for every agent. */
+  readonly env: Ruleset
+  /** Another agent's configs not opted in, one per layer that has one: constraints only. */
+  readonly others: readonly PermissionLayer[]
   /** The other settings of `agent.<name>` (description, mode, model, prompt, ...): a later file's win. */
   readonly definitions: Readonly<Record<string, AgentDefinition>>
-  /** The config files that were read, lowest precedence first. */
+  /** The config files whose rules are applied, lowest precedence first. */
   readonly files: readonly string[]
-  /** Every file looked at that exists (used or not) and the environment variable when set, in order. */
+  /** Every file looked at that exists (applied, tighten-only or unused) and the variable when set, in order. */
   readonly sources: readonly PolicySource[]
-  /** The other agents' configs applied too (`permission_sources` in toolbelt.json). */
+  /** The other agents' configs applied too (`permission_sources`, as the user or a trusted project set it). */
   readonly imports: readonly string[]
 }
 
+/** Which layer a config dir belongs to: the project directory and its `.toolbelt/` are the project's. */
+export function layerOf(dir: string, directory: string): Layer {
+  const project = resolve(directory)
+  return dir === project || dir === join(project, ".toolbelt") ? "project" : "user"
+}
+
 /**
- * Reads the permission policy for a project. toolbelt's own files are the source; another agent's
- * config is applied only when `permission_sources` in a toolbelt.json(c) names it (`["opencode"]`):
- * rules written for opencode's built-ins would otherwise hide or open toolbelt's tools when toolbelt
- * is served to opencode, which applies them to the MCP tools itself anyway.
+ * Reads the permission policy for a project, the user's files apart from the project's. toolbelt's own
+ * files are the source; another agent's config (opencode's) is applied only when `permission_sources`
+ * names it, and otherwise held as a constraint: its denies and asks still hold (they were written to
+ * keep an agent from something), its allows open nothing for toolbelt's tools.
  *
  * 1. Read every `toolbelt.json(c)`: the global config dir, `$TOOLBELT_CONFIG_DIR`, the project, the
- *    project's `.toolbelt/`. The last file that sets `permission_sources` decides it.
+ *    project's `.toolbelt/`. The last file that sets `permission_sources` decides it; a project's
+ *    setting counts only when the project is trusted (it would otherwise let the project loosen).
  * 2. Walk the same places from the lowest precedence to the highest; in each but `.toolbelt/`, an
- *    `opencode.json(c)` comes first: applied when opted in, otherwise listed as found and not used.
- * 3. `$TOOLBELT_PERMISSION`: JSON merged on top.
- * Values merge key by key (the first-seen key order kept, the last file's action and source win), then
- * become rules that say where each was written.
+ *    `opencode.json(c)` comes first: in its layer when opted in, otherwise a constraint of its own.
+ * 3. `$TOOLBELT_PERMISSION`: the top.
+ * Within a layer, values merge key by key (the first-seen key order kept, the last file's action and
+ * source win), then become rules that say where each was written.
  */
 export async function loadPermissionRules(
   directory: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
+  options: { readonly trusted: boolean },
 ): Promise<PermissionConfig> {
   const home = env.HOME || homedir()
   const project = resolve(directory)
   const dotDir = join(project, ".toolbelt")
   const dirs = configDirs(project, env)
+  const untrustedNote = `the project is not trusted: its denies and asks hold, its allows and its permission_sources are left out (${trustCommand(project)})`
 
   // 1. toolbelt's own files, and the opt-in they set.
   const own = new Map<string, Record<string, unknown>>()
@@ -176,19 +207,120 @@ export async function loadPermissionRules(
       const parsed = await readConfigFile(file)
       if (!parsed) continue
       own.set(file, parsed)
-      if (parsed.permission_sources !== undefined)
-        imports = permissionSources(parsed.permission_sources, file)
+      if (parsed.permission_sources === undefined) continue
+      const named = permissionSources(parsed.permission_sources, file)
+      if (options.trusted || layerOf(dir, project) === "user") imports = named
     }
   }
   const withOpencode = imports.includes("opencode")
 
-  // 2. Every file in order of precedence.
-  const permission: SourcedMap = new Map()
-  const agents = new Map<string, SourcedMap>()
+  // 2. Every file in order of precedence, into its layer.
+  const layers = { user: new Merged(), project: new Merged() }
+  const others = new Map<Layer, Merged>()
   const definitions: Record<string, AgentDefinition> = {}
   const sources: PolicySource[] = []
-  const apply = (parsed: Record<string, unknown>, file: string) => {
-    add(permission, written(parsed.permission, "permission", file), file)
+  for (const dir of dirs) {
+    const layer = layerOf(dir, project)
+    for (const name of dir === dotDir ? [] : ["opencode.json", "opencode.jsonc"]) {
+      const file = join(dir, name)
+      if (withOpencode) {
+        const parsed = await readConfigFile(file)
+        if (!parsed) continue
+        const applied = layer === "user" || options.trusted
+        sources.push({
+          file,
+          kind: "opencode",
+          layer,
+          use: applied ? "applied" : "tighten-only",
+          ...(applied ? {} : { note: untrustedNote }),
+        })
+        layers[layer].add(parsed, file, definitions)
+        continue
+      }
+      let parsed: Record<string, unknown> | undefined
+      try {
+        parsed = await readConfigFile(file)
+      } catch (error) {
+        // Another agent's file it cannot read: toolbelt's own policy still stands.
+        sources.push({ file, kind: "opencode", layer, use: "unused", note: (error as Error).message })
+        continue
+      }
+      if (!parsed) continue
+      sources.push({ file, kind: "opencode", layer, use: "tighten-only", note: OPENCODE_TIGHTEN_ONLY })
+      const merged = others.get(layer) ?? new Merged()
+      others.set(layer, merged)
+      merged.add(parsed, file, undefined)
+    }
+    for (const name of ["toolbelt.json", "toolbelt.jsonc"]) {
+      const file = join(dir, name)
+      const parsed = own.get(file)
+      if (!parsed) continue
+      const applied = layer === "user" || options.trusted
+      sources.push({
+        file,
+        kind: "toolbelt",
+        layer,
+        use: applied ? "applied" : "tighten-only",
+        ...(applied ? {} : { note: untrustedNote }),
+      })
+      layers[layer].add(parsed, file, definitions)
+    }
+  }
+
+  // 3. The environment, on top.
+  const envRules = permissionFromEnv(env, home)
+  if (envRules.length)
+    sources.push({ file: "TOOLBELT_PERMISSION", kind: "env", layer: "user", use: "applied" })
+  return {
+    user: layers.user.layer(home),
+    project: layers.project.layer(home),
+    env: envRules,
+    others: [...others.values()].map((merged) => merged.layer(home)),
+    definitions,
+    files: sources
+      .filter((source) => source.use === "applied" && source.kind !== "env")
+      .map((source) => source.file),
+    sources,
+    imports,
+  }
+}
+
+/** `$TOOLBELT_PERMISSION`'s rules; none when unset. */
+export function permissionFromEnv(env: NodeJS.ProcessEnv, home: string = env.HOME || homedir()): Rule[] {
+  const fromEnv = env.TOOLBELT_PERMISSION
+  if (!fromEnv) return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(fromEnv)
+  } catch (error) {
+    throw new ConfigError(`Invalid TOOLBELT_PERMISSION: not JSON (${(error as Error).message}).`)
+  }
+  return fromConfig(parsed, { home, origin: "TOOLBELT_PERMISSION", where: "TOOLBELT_PERMISSION" })
+}
+
+/** What trusts a project, for notes that say how to apply its rules. */
+export function trustCommand(directory: string): string {
+  return `toolbelt trust ${directory}`
+}
+
+const OPENCODE_TIGHTEN_ONLY =
+  'opencode\'s config: its denies and asks hold for toolbelt\'s tools too; its allows apply only when a toolbelt.json of yours sets "permission_sources": ["opencode"]'
+
+/** Rules merged across files: permission → pattern → the last action written and where. */
+type SourcedMap = Map<string, Map<string, { action: Action; source: RuleSource }>>
+
+/** The rules of several files, merged key by key: a key seen before keeps its place, takes the new action. */
+class Merged {
+  readonly #permission: SourcedMap = new Map()
+  readonly #agents = new Map<string, SourcedMap>()
+
+  /** Adds a file's `permission` and `agent` keys; its agent settings go to `definitions` when given. */
+  add(
+    parsed: Record<string, unknown>,
+    file: string,
+    definitions: Record<string, AgentDefinition> | undefined,
+  ) {
+    add(this.#permission, written(parsed.permission, "permission", file), file)
     const agentConfig = parsed.agent
     if (agentConfig === undefined) return
     if (!isObject(agentConfig))
@@ -196,68 +328,26 @@ export async function loadPermissionRules(
     for (const [name, value] of Object.entries(agentConfig)) {
       if (!isObject(value))
         throw new ConfigError(`Invalid agent.${name} in ${file}: expected an object of the agent's settings.`)
-      definitions[name] = mergeDefinitions(
-        definitions[name],
-        readAgentDefinition(value, `agent.${name} in ${file}`),
-      )
-      const map = agents.get(name) ?? new Map()
-      agents.set(name, map)
+      if (definitions)
+        definitions[name] = mergeDefinitions(
+          definitions[name],
+          readAgentDefinition(value, `agent.${name} in ${file}`),
+        )
+      const map = this.#agents.get(name) ?? new Map()
+      this.#agents.set(name, map)
       // The legacy `tools` map first: the agent's `permission` wins over it.
       const tools = toolsPermission(value.tools, `agent.${name} in ${file}`)
       add(map, written(tools, `agent.${name}.tools`, file), file)
       add(map, written(value.permission, `agent.${name}.permission`, file), file)
     }
   }
-  for (const dir of dirs) {
-    for (const name of dir === dotDir ? [] : ["opencode.json", "opencode.jsonc"]) {
-      const file = join(dir, name)
-      if (!withOpencode) {
-        if (await exists(file)) sources.push({ file, kind: "opencode", used: false, note: OPENCODE_NOT_USED })
-        continue
-      }
-      const parsed = await readConfigFile(file)
-      if (!parsed) continue
-      sources.push({ file, kind: "opencode", used: true })
-      apply(parsed, file)
-    }
-    for (const name of ["toolbelt.json", "toolbelt.jsonc"]) {
-      const file = join(dir, name)
-      const parsed = own.get(file)
-      if (!parsed) continue
-      sources.push({ file, kind: "toolbelt", used: true })
-      apply(parsed, file)
-    }
-  }
 
-  // 3. The environment, on top.
-  const fromEnv = env.TOOLBELT_PERMISSION
-  if (fromEnv) {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(fromEnv)
-    } catch (error) {
-      throw new ConfigError(`Invalid TOOLBELT_PERMISSION: not JSON (${(error as Error).message}).`)
-    }
-    add(permission, written(parsed, "TOOLBELT_PERMISSION"), "TOOLBELT_PERMISSION")
-    sources.push({ file: "TOOLBELT_PERMISSION", kind: "env", used: true })
-  }
-  const agentRules: Record<string, Ruleset> = {}
-  for (const [name, map] of agents) agentRules[name] = toRules(map, home)
-  return {
-    rules: toRules(permission, home),
-    agents: agentRules,
-    definitions,
-    files: sources.filter((source) => source.used && source.kind !== "env").map((source) => source.file),
-    sources,
-    imports,
+  layer(home: string): PermissionLayer {
+    const agents: Record<string, Ruleset> = {}
+    for (const [name, map] of this.#agents) agents[name] = toRules(map, home)
+    return { rules: toRules(this.#permission, home), agents }
   }
 }
-
-const OPENCODE_NOT_USED =
-  'opencode\'s config: its permission rules are not applied to toolbelt\'s tools unless a toolbelt.json sets "permission_sources": ["opencode"]'
-
-/** Rules merged across files: permission → pattern → the last action written and where. */
-type SourcedMap = Map<string, Map<string, { action: Action; source: RuleSource }>>
 
 /** Merges written rules into `map`: a key seen before keeps its place and takes the new action and source. */
 function add(map: SourcedMap, entries: readonly Written[], origin: string): void {
@@ -285,13 +375,4 @@ function permissionSources(value: unknown, file: string): string[] {
     )
   }
   return value as string[]
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file)
-    return true
-  } catch {
-    return false
-  }
 }

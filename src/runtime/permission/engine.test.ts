@@ -29,7 +29,8 @@ function setup(
     store?: MemoryApprovalStore
     projectID?: string
     rules?: Ruleset
-    sessionRules?: (sessionID: string) => Ruleset
+    sessionConstraints?: (sessionID: string) => readonly Ruleset[]
+    constraints?: (agent: string) => readonly Ruleset[]
   } = {},
 ) {
   const events: Event[] = []
@@ -41,7 +42,8 @@ function setup(
     publish: <T extends EventType>(type: T, properties: Events[T]) => {
       events.push({ type, properties } as Event)
     },
-    ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
+    ...(options.sessionConstraints ? { sessionConstraints: options.sessionConstraints } : {}),
+    ...(options.constraints ? { constraints: options.constraints } : {}),
   })
   return { engine, store, events }
 }
@@ -489,10 +491,12 @@ describe("evaluate", () => {
   })
 })
 
-describe("session rules", () => {
-  it("apply after the agent's rules, to their session only", async () => {
+describe("session constraints", () => {
+  it("hold in their session only", async () => {
     const child: Rule[] = [{ permission: "edit", pattern: "*", action: "deny" }]
-    const { engine } = setup({ sessionRules: (sessionID) => (sessionID === "ses_child" ? child : []) })
+    const { engine } = setup({
+      sessionConstraints: (sessionID) => (sessionID === "ses_child" ? [child] : []),
+    })
     await expect(engine.ask(request("edit", ["a.ts"], { sessionID: "ses_child" }))).rejects.toBeInstanceOf(
       PermissionDeniedError,
     )
@@ -504,7 +508,7 @@ describe("session rules", () => {
 
   it("a session deny beats a saved approval too", async () => {
     const { engine, store } = setup({
-      sessionRules: () => [{ permission: "webfetch", pattern: "*", action: "deny" }],
+      sessionConstraints: () => [[{ permission: "webfetch", pattern: "*", action: "deny" }]],
     })
     store.add({ projectID: "/project", permission: "webfetch", pattern: "*" })
     await expect(engine.ask(request("webfetch", ["https://x"]))).rejects.toBeInstanceOf(PermissionDeniedError)
@@ -519,5 +523,76 @@ describe("session rules", () => {
     await expect(engine.ask(request("edit", ["a"], { agent: "nobody" }))).rejects.toThrow(
       'Unknown agent "nobody". Available agents: build, plan, general, explore.',
     )
+  })
+})
+
+describe("constraints", () => {
+  const source = { origin: "/repo/toolbelt.json", key: 'permission.bash["rm *"]' }
+  const project: Ruleset = [{ permission: "bash", pattern: "rm *", action: "deny", source }]
+  const allowAll: Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
+
+  it("a constraint's deny beats the agent's allow, and the denial names its rule and source", async () => {
+    const { engine } = setup({ rules: allowAll, constraints: () => [project] })
+    const error = await engine.ask(request("bash", ["rm -rf x"])).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PermissionDeniedError)
+    expect((error as PermissionDeniedError).rule).toEqual(project[0])
+    expect((error as PermissionDeniedError).message).toContain("/repo/toolbelt.json")
+    expect(engine.evaluate({ permission: "bash", pattern: "rm -rf x", agent: "build" })).toBe("deny")
+    // A constraint with no rule for what is asked does not restrict.
+    await expect(engine.ask(request("bash", ["ls"]))).resolves.toBeUndefined()
+  })
+
+  it("a constraint's allow never loosens the agent's ask or deny", async () => {
+    const { engine } = setup({ constraints: () => [allowAll] })
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("ask")
+    await expect(engine.ask(request("bash", ["rm x"]))).rejects.toBeInstanceOf(PermissionDeniedError)
+  })
+
+  it("a constraint that asks makes an allowed call ask; a saved approval answers it, never a deny", async () => {
+    const asks: Ruleset = [{ permission: "bash", pattern: "*", action: "ask" }]
+    const { engine, store } = setup({ rules: allowAll, constraints: () => [asks, project] })
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("ask")
+    store.add({ projectID: "/project", permission: "bash", pattern: "*" })
+    expect(engine.evaluate({ permission: "bash", pattern: "make", agent: "build" })).toBe("allow")
+    expect(engine.evaluate({ permission: "bash", pattern: "rm x", agent: "build" })).toBe("deny")
+  })
+
+  it("each constraint is read on its own: a later allow in one does not lift another's deny", () => {
+    const loosens: Ruleset = [{ permission: "bash", pattern: "*", action: "allow" }]
+    const { engine } = setup({ rules: allowAll, constraints: () => [project, loosens] })
+    expect(engine.evaluate({ permission: "bash", pattern: "rm x", agent: "build" })).toBe("deny")
+  })
+
+  it("an unchecked pattern asks when a constraint restricts the permission, though the agent's catch-all allows", async () => {
+    const constraint: Ruleset = [
+      { permission: "bash", pattern: "*", action: "allow" },
+      { permission: "bash", pattern: "rm *", action: "deny" },
+    ]
+    const { engine } = setup({ rules: allowAll, constraints: () => [constraint] })
+    const unchecked = { unchecked: { patterns: ["$(echo rm) x"], reason: "computed", advice: "" } }
+    const asked = engine.ask(request("bash", ["$(echo rm) x"], { metadata: unchecked }))
+    expect(engine.list()).toHaveLength(1)
+    engine.dispose()
+    await asked.catch(() => {})
+    const { engine: open } = setup({ rules: allowAll })
+    await expect(
+      open.ask(request("bash", ["$(echo rm) x"], { metadata: unchecked })),
+    ).resolves.toBeUndefined()
+  })
+
+  it("a session constraint holds a child to its parent's asks, whatever the child's rules allow", async () => {
+    const parent: Ruleset = [
+      { permission: "*", pattern: "*", action: "allow" },
+      { permission: "bash", pattern: "*", action: "ask" },
+    ]
+    const { engine } = setup({
+      rules: allowAll,
+      sessionConstraints: (sessionID) => (sessionID === "ses_child" ? [parent] : []),
+    })
+    const asked = engine.ask(request("bash", ["touch x"], { sessionID: "ses_child" }))
+    expect(engine.list("ses_child")).toHaveLength(1)
+    engine.dispose()
+    await asked.catch(() => {})
+    await expect(engine.ask(request("bash", ["touch x"]))).resolves.toBeUndefined()
   })
 })

@@ -2,6 +2,7 @@ import type { AskedBySubagent } from "../../platform/store/record-shapes.ts"
 import type { ApprovalStore, SavedApproval } from "../../platform/store/saved-approval.ts"
 import { ascending } from "../../platform/util/id.ts"
 import type { Publish } from "../bus/events.ts"
+import { decide, type Verdict } from "./decision.ts"
 import { callDigest } from "./digest.ts"
 import {
   PermissionCorrectedError,
@@ -12,9 +13,9 @@ import {
   PermissionUnansweredError,
 } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
-import { lastMatch, PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
+import { PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
 import type { AskRequest, EvaluateQuery, PermissionService } from "./service.ts"
-import { uncheckedOf, vouches } from "./unchecked.ts"
+import { uncheckedOf } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
 /**
@@ -57,11 +58,20 @@ export interface PermissionEngineOptions {
    * the same agent: compiled rules are cached by identity.
    */
   readonly rules: (agent: string) => Ruleset
+  /**
+   * Rulesets every call of an agent is held to as well, each evaluated on its own (`decision.ts`): they
+   * can make a decision stricter, never looser (a project's rules, another agent's config, the ceiling
+   * agent of a server). The same arrays each time, like `rules`.
+   */
+  readonly constraints?: (agent: string) => readonly Ruleset[]
   /** Where "always" approvals are saved. */
   readonly approvals: ApprovalStore
   readonly publish?: Publish
-  /** Extra configured rules of a session (a subagent's inherited denies), after the agent's. */
-  readonly sessionRules?: (sessionID: string) => Ruleset
+  /**
+   * A session's constraints, on top of its agent's: a subagent's session is held to its parent
+   * session's whole policy, and to the denials it gets as a subagent.
+   */
+  readonly sessionConstraints?: (sessionID: string) => readonly Ruleset[]
   /** The subagent that runs in a session, if one does: an ask from it says so. */
   readonly subagentOf?: (sessionID: string) => AskedBySubagent | undefined
   /**
@@ -84,12 +94,13 @@ interface Pending {
  * nobody has decided yet, and applies the replies.
  *
  * Precedence for one pattern:
- * 1. the configured rules (agent, then session; the last matching rule wins) deny → denied, always:
- *    a configured deny beats any saved approval;
- * 2. they allow → allowed; except a pattern the ask marks unchecked (`unchecked.ts`), which the
- *    catch-all `*` allows only when no rule for the permission denies or asks;
- * 3. a saved approval of the project, or an approval for this session, matches → allowed;
- * 4. otherwise the person is asked.
+ * 1. the configured rules decide: the agent's ruleset (the last matching rule wins) and each
+ *    constraint of the agent and the session on its own, the strictest of them (`decision.ts`);
+ * 2. deny → denied, always: a configured deny beats any saved approval;
+ * 3. allow → allowed; a pattern the ask marks unchecked (`unchecked.ts`) the catch-all `*` allows only
+ *    when no rule of its ruleset for the permission denies or asks;
+ * 4. a saved approval of the project, or an approval for this session, matches → allowed;
+ * 5. otherwise the person is asked.
  */
 export class PermissionEngine implements PermissionService {
   readonly #options: PermissionEngineOptions
@@ -116,9 +127,15 @@ export class PermissionEngine implements PermissionService {
     let asking: Rule | undefined
     for (const pattern of request.patterns) {
       const blind = unchecked?.includes(pattern) ?? false
-      const action = this.#decide(request.permission, pattern, configured, saved, request.sessionID, blind)
+      const { action, rule } = this.#decide(
+        request.permission,
+        pattern,
+        configured,
+        saved,
+        request.sessionID,
+        blind,
+      )
       if (action === "deny") {
-        const rule = lastMatch(request.permission, pattern, configured)
         throw new PermissionDeniedError(relevantRules(request.permission, ...configured), {
           permission: request.permission,
           pattern,
@@ -127,7 +144,6 @@ export class PermissionEngine implements PermissionService {
       }
       if (action === "ask" && !needsAsk) {
         needsAsk = true
-        const rule = lastMatch(request.permission, pattern, configured)
         if (rule?.action === "ask") asking = rule
       }
     }
@@ -199,7 +215,8 @@ export class PermissionEngine implements PermissionService {
 
   /** The action the rules and saved approvals give (no session: session approvals do not count). */
   evaluate({ permission, pattern, agent }: EvaluateQuery): Action {
-    return this.#decide(permission, pattern, [this.#options.rules(agent)], this.#savedApprovals(), undefined)
+    const configured = [this.#options.rules(agent), ...(this.#options.constraints?.(agent) ?? [])]
+    return this.#decide(permission, pattern, configured, this.#savedApprovals(), undefined).action
   }
 
   /** The pending requests, oldest first; of one session when `sessionID` is given. */
@@ -256,8 +273,8 @@ export class PermissionEngine implements PermissionService {
       const unchecked = uncheckedOf(other.request.metadata)?.patterns
       const allowed = patterns.every(
         (pattern) =>
-          this.#decide(permission, pattern, configured, saved, sessionID, unchecked?.includes(pattern)) ===
-          "allow",
+          this.#decide(permission, pattern, configured, saved, sessionID, unchecked?.includes(pattern))
+            .action === "allow",
       )
       if (allowed) this.#settle(other, "always")
     }
@@ -286,11 +303,13 @@ export class PermissionEngine implements PermissionService {
     }
   }
 
+  /** The agent's ruleset first, then every constraint the call is held to. */
   #configured(agent: string, sessionID: string): Ruleset[] {
-    const rules = [this.#options.rules(agent)]
-    const session = this.#options.sessionRules?.(sessionID)
-    if (session?.length) rules.push(session)
-    return rules
+    return [
+      this.#options.rules(agent),
+      ...(this.#options.constraints?.(agent) ?? []),
+      ...(this.#options.sessionConstraints?.(sessionID) ?? []),
+    ]
   }
 
   /** The project's saved approvals, read once and only when a decision needs them (most are settled by rules). */
@@ -302,6 +321,7 @@ export class PermissionEngine implements PermissionService {
     }
   }
 
+  /** `configured`: the agent's ruleset, then its constraints (see `#configured`). */
   #decide(
     permission: string,
     pattern: string,
@@ -309,18 +329,17 @@ export class PermissionEngine implements PermissionService {
     saved: () => readonly SavedApproval[],
     sessionID: string | undefined,
     unchecked = false,
-  ): Action {
-    const rule = lastMatch(permission, pattern, configured)
-    if (rule?.action === "deny") return "deny"
-    // A pattern the rules cannot check (see unchecked.ts): the catch-all does not vouch for it when
-    // anything for this permission denies or asks.
-    if (rule?.action === "allow" && (!unchecked || vouches(rule, permission, configured))) return "allow"
+  ): Verdict {
+    const [rules = [], ...constraints] = configured
+    const verdict = decide(permission, pattern, rules, constraints, { unchecked })
+    if (verdict.action !== "ask") return verdict
     const options = { paths: PATH_PERMISSIONS.has(permission) }
     const approved = (approval: { permission: string; pattern: string }) =>
       keyMatches(permission, approval.permission) && match(pattern, approval.pattern, options)
-    if (saved().some(approved)) return "allow"
-    if (sessionID !== undefined && this.#sessionApprovals.get(sessionID)?.some(approved)) return "allow"
-    return "ask"
+    if (saved().some(approved)) return { action: "allow", rule: undefined }
+    if (sessionID !== undefined && this.#sessionApprovals.get(sessionID)?.some(approved))
+      return { action: "allow", rule: undefined }
+    return verdict
   }
 
   #remember(request: PermissionRequest, scope: "project" | "session"): void {

@@ -4,6 +4,7 @@ import type { Dirent } from "node:fs"
 import { readdir, readFile } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { globalDirs, homeDir, projectLevels } from "../../config/search-dirs.ts"
+import type { Layer } from "../config.ts"
 import type { AgentFile } from "./agent-file.ts"
 
 /** The agent folders of one project level (or config dir), a later one winning for the same name. */
@@ -30,18 +31,37 @@ export function agentFolders(options: {
   readonly worktree?: string
   readonly env?: NodeJS.ProcessEnv
 }): string[] {
+  return layeredAgentFolders(options).map(({ folder }) => folder)
+}
+
+/** `agentFolders`, each with whose it is: the user's (config dirs) or the project's. */
+export function layeredAgentFolders(options: {
+  readonly directory: string
+  readonly worktree?: string
+  readonly env?: NodeJS.ProcessEnv
+}): { folder: string; layer: Layer }[] {
   const env = options.env ?? process.env
-  const folders: string[] = []
+  const folders: { folder: string; layer: Layer }[] = []
   // 1. The user's.
   const global = globalDirs(env)
   for (const { dir } of global.filter((each) => each.kind === "opencode"))
-    folders.push(join(dir, "agent"), join(dir, "agents"))
-  for (const { dir } of global.filter((each) => each.kind === "toolbelt")) folders.push(join(dir, "agents"))
+    folders.push(
+      { folder: join(dir, "agent"), layer: "user" },
+      { folder: join(dir, "agents"), layer: "user" },
+    )
+  for (const { dir } of global.filter((each) => each.kind === "toolbelt"))
+    folders.push({ folder: join(dir, "agents"), layer: "user" })
   // 2. The project.
   for (const level of projectLevels(options.directory, options.worktree ?? options.directory).reverse())
-    for (const folder of PROJECT_FOLDERS) folders.push(join(level, folder))
+    for (const folder of PROJECT_FOLDERS) folders.push({ folder: join(level, folder), layer: "project" })
+  // A folder that is both (a config dir inside the project) counts as the user's: it was named first.
   const seen = new Set<string>()
-  return folders.filter((dir) => !seen.has(dir) && seen.add(dir))
+  return folders.filter(({ folder }) => !seen.has(folder) && seen.add(folder))
+}
+
+/** An agent file found, and whose it is. */
+export interface FoundAgentFile extends AgentFile {
+  readonly layer: Layer
 }
 
 /**
@@ -53,11 +73,11 @@ export async function loadAgentFiles(options: {
   readonly directory: string
   readonly worktree?: string
   readonly env?: NodeJS.ProcessEnv
-}): Promise<{ files: AgentFile[]; errors: AgentFileError[] }> {
+}): Promise<{ files: FoundAgentFile[]; errors: AgentFileError[] }> {
   const env = options.env ?? process.env
-  const files: AgentFile[] = []
+  const files: FoundAgentFile[] = []
   const errors: AgentFileError[] = []
-  for (const folder of agentFolders(options)) {
+  for (const { folder, layer } of layeredAgentFolders(options)) {
     for (const file of await markdownFiles(folder)) {
       const name = relative(folder, file).slice(0, -".md".length).split(sep).join("/")
       if (!NAME.test(name)) {
@@ -70,7 +90,7 @@ export async function loadAgentFiles(options: {
       try {
         const text = await readFile(file, "utf8")
         const { parseAgentFile } = await import("./agent-file.ts")
-        files.push(parseAgentFile(text, { name, file, home: homeDir(env) }))
+        files.push({ ...parseAgentFile(text, { name, file, home: homeDir(env) }), layer })
       } catch (error) {
         errors.push({ file, error: (error as Error).message })
       }

@@ -3,13 +3,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { fromConfig } from "../config.ts"
-import type { Rule } from "../rule.ts"
 import { disabled, evaluate } from "../ruleset.ts"
 import {
   agentRules,
   baseRules,
   createAgents,
-  standingDenials,
+  SUBAGENT_ORIGIN,
   subagentRules,
   UnknownAgentError,
 } from "./agent.ts"
@@ -140,7 +139,7 @@ describe("user config", () => {
   it("comes after the agent's defaults, then the agent's own config", () => {
     const rules = fromConfig({ bash: { "*": "ask", "git *": "allow" }, read: { "*.env": "allow" } })
     const agents = { plan: fromConfig({ bash: "deny" }) }
-    const get = agentRules({ ...options, rules, agents })
+    const get = agentRules({ ...options, layers: [{ rules, agents }] })
     expect(evaluate("bash", "make", get("build")).action).toBe("ask")
     expect(evaluate("bash", "git log", get("build")).action).toBe("allow")
     expect(evaluate("read", ".env", get("build")).action).toBe("allow")
@@ -150,8 +149,12 @@ describe("user config", () => {
   it("can deny the output store explicitly; otherwise it stays allowed at the end", () => {
     const get = agentRules({
       ...options,
-      rules: fromConfig({ external_directory: "deny" }),
-      agents: { general: fromConfig({ external_directory: { "/data/tool-output/*": "deny" } }) },
+      layers: [
+        {
+          rules: fromConfig({ external_directory: "deny" }),
+          agents: { general: fromConfig({ external_directory: { "/data/tool-output/*": "deny" } }) },
+        },
+      ],
     })
     expect(evaluate("external_directory", "/data/tool-output/*", get("build")).action).toBe("allow")
     expect(evaluate("external_directory", "/tmpdir/*", get("build")).action).toBe("deny")
@@ -164,14 +167,19 @@ describe("user config", () => {
   })
 
   it("defines custom agents: base defaults, user config, then theirs", () => {
-    const get = agentRules({ ...options, agents: { reviewer: fromConfig({ edit: "deny" }) } })
+    const get = agentRules({
+      ...options,
+      layers: [{ rules: [], agents: { reviewer: fromConfig({ edit: "deny" }) } }],
+    })
     expect(evaluate("edit", "a.ts", get("reviewer")).action).toBe("deny")
     expect(evaluate("read", ".env", get("reviewer")).action).toBe("ask")
-    expect(createAgents({ ...options, agents: { reviewer: [] } }).get("reviewer")?.mode).toBe("all")
+    expect(
+      createAgents({ ...options, layers: [{ rules: [], agents: { reviewer: [] } }] }).get("reviewer")?.mode,
+    ).toBe("all")
   })
 
   it("an unknown agent is a clear error listing the agents", () => {
-    const get = agentRules({ ...options, agents: { reviewer: [] } })
+    const get = agentRules({ ...options, layers: [{ rules: [], agents: { reviewer: [] } }] })
     expect(() => get("biuld")).toThrow(UnknownAgentError)
     expect(() => get("biuld")).toThrow(
       'Unknown agent "biuld". Available agents: build, plan, general, explore, reviewer.',
@@ -180,99 +188,33 @@ describe("user config", () => {
 })
 
 describe("subagentRules", () => {
-  const deny = (permission: string, pattern = "*"): Rule => ({ permission, pattern, action: "deny" })
+  const deny = (permission: string) => ({ permission, pattern: "*", action: "deny" })
 
   it("denies todowrite and task unless the subagent mentions them, and primary tools", () => {
     const subagent = fromConfig({ task: "allow" })
-    expect(subagentRules([], subagent, { primaryTools: ["bash", "read"] })).toEqual([
+    expect(subagentRules(subagent, { primaryTools: ["bash", "read"] })).toMatchObject([
       deny("todowrite"),
       deny("bash"),
       deny("read"),
     ])
-    expect(subagentRules([], [])).toEqual([deny("todowrite"), deny("task")])
-    expect(subagentRules([], fromConfig({ todowrite: "allow", task: { explore: "allow" } }))).toEqual([])
-  })
-
-  it("inherits the parent's deny and external_directory rules", () => {
-    const parent: Rule[] = [
-      { permission: "*", pattern: "*", action: "allow" },
-      { permission: "edit", pattern: "*", action: "deny" },
-      { permission: "bash", pattern: "git push *", action: "deny" },
-      { permission: "bash", pattern: "*", action: "ask" },
-      { permission: "external_directory", pattern: "*", action: "ask" },
-      { permission: "external_directory", pattern: "/x/*", action: "allow" },
-    ]
-    expect(subagentRules(parent, [])).toEqual([
-      deny("edit"),
-      deny("bash", "git push *"),
-      { permission: "external_directory", pattern: "*", action: "ask" },
-      { permission: "external_directory", pattern: "/x/*", action: "allow" },
-      deny("todowrite"),
-      deny("task"),
-    ])
+    expect(subagentRules([])).toMatchObject([deny("todowrite"), deny("task")])
+    expect(subagentRules(fromConfig({ todowrite: "allow", task: { explore: "allow" } }))).toEqual([])
   })
 
   it("denies task at the depth limit even to a subagent that may start subagents", () => {
-    expect(subagentRules([], fromConfig({ task: "allow" }), { atDepthLimit: true })).toEqual([
+    expect(subagentRules(fromConfig({ task: "allow" }), { atDepthLimit: true })).toMatchObject([
       deny("todowrite"),
       deny("task"),
     ])
-    expect(subagentRules([], fromConfig({ task: "allow" }), { atDepthLimit: false })).toEqual([
+    expect(subagentRules(fromConfig({ task: "allow" }), { atDepthLimit: false })).toMatchObject([
       deny("todowrite"),
     ])
   })
 
-  it("removes duplicates", () => {
-    expect(subagentRules([deny("task"), deny("task")], [], { primaryTools: ["task"] })).toEqual([
-      deny("task"),
-      deny("todowrite"),
-    ])
-  })
-
-  it("an inherited deny holds against the subagent's own allow (session rules come last)", () => {
-    const parent = [deny("edit")]
-    const child = agentRules(options)("general")
-    expect(evaluate("edit", "a.ts", child, subagentRules(parent, child)).action).toBe("deny")
-  })
-})
-
-describe("standingDenials", () => {
-  const rule = (permission: string, pattern: string, action: "allow" | "deny" | "ask"): Rule => ({
-    permission,
-    pattern,
-    action,
-  })
-
-  it.each([
-    ["a deny nothing replaces", [rule("edit", "*", "deny")], [rule("edit", "*", "deny")]],
-    ["a deny a later allow replaces", [rule("question", "*", "deny"), rule("question", "*", "allow")], []],
-    ["a deny a later catch-all ask replaces", [rule("bash", "rm *", "deny"), rule("*", "*", "ask")], []],
-    [
-      "a deny a narrower allow only dents",
-      [rule("edit", "*", "deny"), rule("edit", "plans/*.md", "allow")],
-      [rule("edit", "*", "deny")],
-    ],
-    [
-      "a deny of everything, then allows of some tools",
-      [rule("*", "*", "deny"), rule("grep", "*", "allow")],
-      [rule("*", "*", "deny")],
-    ],
-    [
-      "a later deny replaces nothing",
-      [rule("bash", "*", "deny"), rule("bash", "*", "deny")],
-      [rule("bash", "*", "deny"), rule("bash", "*", "deny")],
-    ],
-  ])("%s", (_name, rules, expected) => {
-    expect(standingDenials(rules)).toEqual(expected)
-  })
-
-  it("of build: none of the base denials it lifts; of plan: its edit ban and its task rule", () => {
-    expect(standingDenials(agentRules(options)("build")).map((r) => r.permission)).toEqual(["plan_exit"])
-    expect(standingDenials(agentRules(options)("plan")).map((r) => `${r.permission} ${r.pattern}`)).toEqual([
-      "plan_enter *",
-      "task general",
-      "edit *",
-    ])
+  it("removes duplicates, and says where each denial comes from", () => {
+    const rules = subagentRules([], { primaryTools: ["task"] })
+    expect(rules).toMatchObject([deny("todowrite"), deny("task")])
+    expect(rules[1]!.source).toEqual({ origin: SUBAGENT_ORIGIN, key: "permission.task" })
   })
 })
 
@@ -326,12 +268,17 @@ describe("rule sources", () => {
   it("every rule of an agent says where it was written", () => {
     const rules = agentRules({
       ...options,
-      rules: [
+      layers: [
         {
-          permission: "bash",
-          pattern: "rm *",
-          action: "deny",
-          source: { origin: "/p/toolbelt.json", key: "k" },
+          rules: [
+            {
+              permission: "bash",
+              pattern: "rm *",
+              action: "deny",
+              source: { origin: "/p/toolbelt.json", key: "k" },
+            },
+          ],
+          agents: {},
         },
       ],
     })("plan")

@@ -1,8 +1,7 @@
 import { realpathSync } from "node:fs"
 import { join, relative, sep } from "node:path"
-import { fromConfig } from "../config.ts"
+import { fromConfig, type PermissionLayer } from "../config.ts"
 import type { Rule, Ruleset } from "../rule.ts"
-import { match } from "../wildcard.ts"
 import type { AgentDefinition, AgentMode } from "./agent-definition.ts"
 
 /** Who runs: the permission policy of a session, by agent name, and how it runs. */
@@ -13,7 +12,10 @@ export interface Agent {
   readonly description: string
   /** Whether the description was written (by toolbelt or the user) rather than made up from the name. */
   readonly described: boolean
-  /** Defaults, then the agent's overrides, then user config, then `agent.<name>.permission`. */
+  /**
+   * Defaults, then the agent's overrides, then each configured layer (a trusted project's, the user's,
+   * `TOOLBELT_PERMISSION`): its rules for every agent, then its rules for this one.
+   */
   readonly permission: Ruleset
   /** Its system prompt, when it has its own. */
   readonly prompt?: string
@@ -43,13 +45,12 @@ export interface AgentOptions {
   readonly directory?: string
   /** Used to expand `~` in the built-in patterns (default: the user's home). */
   readonly home?: string
-  /** The user's `permission` config (applies to every agent). */
-  readonly rules?: Ruleset
   /**
-   * Each agent's own rules (`agent.<name>.tools` and `.permission` from config, then its agent files'),
-   * after the user's; names that are not built in define custom agents.
+   * The configured layers, lowest precedence first: each one's `permission` for every agent, then its
+   * rules for an agent by name (`agent.<name>.tools` and `.permission`, then its agent files'). Names
+   * that are not built in define custom agents.
    */
-  readonly agents?: Readonly<Record<string, Ruleset>>
+  readonly layers?: readonly PermissionLayer[]
   /** Each agent's settings (description, mode, model, prompt, ...) from config and agent files. */
   readonly definitions?: Readonly<Record<string, AgentDefinition>>
 }
@@ -166,9 +167,9 @@ const DESCRIPTIONS: Readonly<Record<string, { mode: AgentMode; description: stri
 
 /**
  * Every agent, built-in and custom, with its full ruleset:
- * 1. base defaults; 2. the agent's overrides; 3. the user's `permission`; 4. the agent's own rules
- *    (`agent.<name>.permission`, its agent files');
- * 5. `external_directory <data>/tool-output/* allow` appended, unless that exact rule is denied.
+ * 1. base defaults; 2. the agent's overrides; 3. each layer in order: its rules for every agent, then
+ *    its rules for this one (`agent.<name>.permission`, agent files');
+ * 4. `external_directory <data>/tool-output/* allow` appended, unless that exact rule is denied.
  * Its settings (description, mode, prompt, model) are the definition's over the built-in ones; a custom
  * agent is `all` unless it says otherwise. A definition with `disable: true` removes the agent (except
  * `build`, every surface's default).
@@ -176,7 +177,11 @@ const DESCRIPTIONS: Readonly<Record<string, { mode: AgentMode; description: stri
 export function createAgents(options: AgentOptions): Map<string, Agent> {
   const agents = new Map<string, Agent>()
   const base = baseRules(options)
-  const custom = [...Object.keys(options.agents ?? {}), ...Object.keys(options.definitions ?? {})]
+  const layers = options.layers ?? []
+  const custom = [
+    ...layers.flatMap((layer) => Object.keys(layer.agents)),
+    ...Object.keys(options.definitions ?? {}),
+  ]
   const names = [...new Set([...BUILTIN_AGENTS, ...custom.filter((name) => !isBuiltin(name))])]
   for (const name of names) {
     const definition = options.definitions?.[name] ?? {}
@@ -185,8 +190,7 @@ export function createAgents(options: AgentOptions): Map<string, Agent> {
     const permission = [
       ...base,
       ...(own ? fromConfig(own, { ...homeOption(options), origin: `the ${name} agent's defaults` }) : []),
-      ...(options.rules ?? []),
-      ...(options.agents?.[name] ?? []),
+      ...layers.flatMap((layer) => [...layer.rules, ...(layer.agents[name] ?? [])]),
     ]
     for (const pattern of outputPatterns(options)) {
       const denied = permission.some(
@@ -235,56 +239,32 @@ export function agentRules(options: AgentOptions): (agent: string) => Ruleset {
 }
 
 /**
- * The configured rules of a subagent's session:
- * 1. every `deny` rule and every `external_directory` rule of the parent session's ruleset;
- * 2. `todowrite * deny` unless the subagent's own ruleset mentions `todowrite`;
- * 3. `task * deny` unless it mentions `task`, and always when the subagent is as deep as subagents may
+ * The denials a subagent's session gets on top of its parent's whole policy (which holds anyway):
+ * 1. `todowrite * deny` unless the subagent's own ruleset mentions `todowrite`;
+ * 2. `task * deny` unless it mentions `task`, and always when the subagent is as deep as subagents may
  *    go (`atDepthLimit`);
- * 4. `<tool> * deny` for each of `primaryTools` (tools only primary agents may use).
- * Duplicates are removed (the first one is kept).
+ * 3. `<tool> * deny` for each of `primaryTools` (tools only primary agents may use).
+ * Duplicates are removed.
  */
 export function subagentRules(
-  parent: Ruleset,
   subagent: Ruleset,
   options: { primaryTools?: readonly string[]; atDepthLimit?: boolean } = {},
 ): Rule[] {
-  const rules: Rule[] = parent.filter(
-    (rule) => rule.action === "deny" || rule.permission === "external_directory",
-  )
+  const denied: string[] = []
   const mentions = (permission: string) => subagent.some((rule) => rule.permission === permission)
-  if (!mentions("todowrite")) rules.push({ permission: "todowrite", pattern: "*", action: "deny" })
-  if (!mentions("task") || options.atDepthLimit)
-    rules.push({ permission: "task", pattern: "*", action: "deny" })
-  for (const tool of options.primaryTools ?? [])
-    rules.push({ permission: tool, pattern: "*", action: "deny" })
-  const seen = new Set<string>()
-  return rules.filter((rule) => {
-    const key = `${rule.permission}\0${rule.pattern}\0${rule.action}`
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
+  if (!mentions("todowrite")) denied.push("todowrite")
+  if (!mentions("task") || options.atDepthLimit) denied.push("task")
+  denied.push(...(options.primaryTools ?? []))
+  return [...new Set(denied)].map((permission) => ({
+    permission,
+    pattern: "*",
+    action: "deny",
+    source: { origin: SUBAGENT_ORIGIN, key: `permission.${permission}` },
+  }))
 }
 
-/**
- * The denials of a ruleset that still stand: each `deny` rule that no later rule for all of its
- * permission and pattern replaces (the base defaults deny `question`, build allows it again). What a
- * parent agent may not do, its subagents may not do either.
- */
-export function standingDenials(rules: Ruleset): Rule[] {
-  return rules.filter(
-    (rule, index) =>
-      rule.action === "deny" &&
-      !rules
-        .slice(index + 1)
-        .some(
-          (later) =>
-            later.action !== "deny" &&
-            match(rule.permission, later.permission) &&
-            match(rule.pattern, later.pattern),
-        ),
-  )
-}
+/** The source of the denials every subagent gets. */
+export const SUBAGENT_ORIGIN = "toolbelt's rules for subagents"
 
 function isBuiltin(name: string): boolean {
   return (BUILTIN_AGENTS as readonly string[]).includes(name)

@@ -1,5 +1,5 @@
 import { configDirs } from "../../../runtime/config/config.ts"
-import { type Policy, preApproved } from "../../../runtime/permission/agents/policy.ts"
+import { type Policy, preApproved, type SetAside } from "../../../runtime/permission/agents/policy.ts"
 import type { PolicySource } from "../../../runtime/permission/config.ts"
 import { describeSource, type Rule, type Ruleset } from "../../../runtime/permission/rule.ts"
 import { match } from "../../../runtime/permission/wildcard.ts"
@@ -19,17 +19,27 @@ export interface PolicyReport {
   readonly searched: readonly string[]
   readonly sources: readonly PolicySource[]
   readonly imports: readonly string[]
+  /** Whether the project's own rules are applied (trusted) or only tighten. */
+  readonly trusted: boolean
   readonly permissions: readonly PermissionRules[]
+  /**
+   * What else holds over every call of the agent, each read on its own: the rules in it that can make a
+   * decision stricter (its denies and asks that stand).
+   */
+  readonly constraints: readonly { readonly by: string; readonly rules: readonly Rule[] }[]
+  /** Configured rules for this agent (or every agent) not applied as written, and why. */
+  readonly setAside: readonly SetAside[]
   readonly preApproved: ReturnType<typeof preApproved>
   readonly approvals: number
 }
 
 /**
  * Gathers the report.
- * 1. Sources: the policy's files (used, or found and not used) and the directories searched.
+ * 1. Sources: the policy's files (applied, tighten-only or unused, by layer) and the directories searched.
  * 2. For each permission key the agent's rules name (and `*` for the rest): the rules that apply to it,
  *    in order, without those a later rule makes unreachable (same pattern, or a later `*` pattern).
- * 3. The directories outside the project allowed without an ask.
+ * 3. The constraints the agent is held to, with their reachable denies and asks; the rules set aside.
+ * 4. The directories outside the project allowed without an ask.
  */
 export function policyReport(input: {
   directory: string
@@ -46,7 +56,15 @@ export function policyReport(input: {
     searched: configDirs(input.directory, input.env),
     sources: input.policy.sources,
     imports: input.policy.imports,
+    trusted: input.policy.trusted,
     permissions: keys.map((permission) => ({ permission, rules: reachable(permission, rules) })),
+    constraints: input.policy.heldTo(input.agent).map(({ by, rules: held }) => ({
+      by,
+      rules: tightening(held),
+    })),
+    setAside: input.policy.setAside.filter(
+      (entry) => entry.agent === undefined || entry.agent === input.agent,
+    ),
     preApproved: preApproved(rules),
     approvals: input.approvals,
   }
@@ -63,6 +81,14 @@ function reachable(permission: string, rules: Ruleset): Rule[] {
   )
 }
 
+/** The denies and asks of a constraint that can still be its last match: what it can tighten. */
+function tightening(rules: Ruleset): Rule[] {
+  const keys = [...new Set(rules.map((rule) => rule.permission))]
+  return keys.flatMap((key) =>
+    reachable(key, rules).filter((rule) => rule.permission === key && rule.action !== "allow"),
+  )
+}
+
 /** The report as text for a terminal. */
 export function formatPolicyReport(report: PolicyReport): string {
   const lines = [
@@ -73,7 +99,7 @@ export function formatPolicyReport(report: PolicyReport): string {
   if (report.sources.length === 0) lines.push("  no config file: toolbelt's defaults only")
   for (const source of report.sources)
     lines.push(
-      `  ${source.used ? "used    " : "not used"}  ${source.file}${source.note ? `: ${source.note}` : ""}`,
+      `  ${USE[source.use].padEnd(12)}  ${source.layer === "user" ? "user   " : "project"}  ${source.file}${source.note ? `: ${source.note}` : ""}`,
     )
   lines.push(`  config files looked for in: ${report.searched.join(", ")}`)
   if (report.imports.length)
@@ -89,6 +115,22 @@ export function formatPolicyReport(report: PolicyReport): string {
     for (const rule of rules)
       lines.push(`    ${rule.pattern.padEnd(width)}  ${rule.action.padEnd(5)}  ${from(rule)}`)
   }
+  if (report.constraints.length) {
+    lines.push("", "Also held to (each on its own: it can make a decision stricter, never looser):")
+    for (const { by, rules } of report.constraints) {
+      lines.push(`  ${by}`)
+      if (!rules.length) lines.push("    (nothing it denies or asks)")
+      for (const rule of rules)
+        lines.push(`    ${rule.permission} ${rule.pattern}  ${rule.action.padEnd(5)}  ${from(rule)}`)
+    }
+  }
+  if (report.setAside.length) {
+    lines.push("", "Not applied as written:")
+    for (const { rule, how, why } of report.setAside)
+      lines.push(
+        `  ${how === "left-out" ? "left out    " : "tighten only"}  ${rule.permission} ${rule.pattern} ${rule.action}  ${from(rule)}: ${why}`,
+      )
+  }
   lines.push("", "Pre-approved outside the project (external_directory):")
   const { everywhere, directories } = report.preApproved
   if (everywhere) lines.push(`  every path outside the project: ${from(everywhere)}`)
@@ -99,6 +141,12 @@ export function formatPolicyReport(report: PolicyReport): string {
       `  "permission": {"external_directory": {"/path/to/dir/*": "allow"}} to toolbelt.json.`,
     )
   return `${lines.join("\n")}\n`
+}
+
+const USE: Readonly<Record<PolicySource["use"], string>> = {
+  applied: "applied",
+  "tighten-only": "tighten only",
+  unused: "not used",
 }
 
 function from(rule: Rule): string {
