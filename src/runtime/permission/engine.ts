@@ -2,6 +2,7 @@ import type { AskedBySubagent } from "../../platform/store/record-shapes.ts"
 import type { ApprovalStore, SavedApproval } from "../../platform/store/saved-approval.ts"
 import { ascending } from "../../platform/util/id.ts"
 import type { Publish } from "../bus/events.ts"
+import { alwaysScope } from "./always-scope.ts"
 import { decide, type Verdict } from "./decision.ts"
 import { callDigest } from "./digest.ts"
 import {
@@ -168,7 +169,21 @@ export class PermissionEngine implements PermissionService {
       agent: request.agent,
       permission: request.permission,
       patterns: [...request.patterns],
-      always: [...request.always],
+      // What "always" saves is what the person is shown: no more than they saw (always-scope.ts).
+      always: alwaysScope({
+        permission: request.permission,
+        patterns: request.patterns,
+        always: request.always,
+        ruleFor: (permission, pattern) =>
+          this.#decide(
+            permission,
+            pattern,
+            configured,
+            saved,
+            request.sessionID,
+            unchecked?.includes(pattern),
+          ).rule,
+      }),
       metadata: request.metadata,
       ...(request.tool
         ? {

@@ -1,4 +1,5 @@
 import { homedir } from "node:os"
+import { exactPattern } from "../../platform/shell/parse/always.ts"
 import {
   directoryPattern,
   type Scan,
@@ -15,6 +16,8 @@ import { clip } from "./clip.ts"
  * workdir was asked for already when `askedForWorkdir`), then one `bash` ask for every command found.
  * When the scan failed or could not see through part of the command, the whole command text is a
  * pattern too, so only a rule that covers the whole command (or an answer from a person) lets it run.
+ * The ask's `always` is the scan's (`always.ts`: a command whose arguments carry the risk is saved
+ * exactly as written), which is what the person is shown will be saved.
  */
 export async function askPermission(options: {
   ctx: Tool.Context
@@ -51,7 +54,9 @@ export async function askPermission(options: {
   const always = scan ? [...scan.always] : []
   if (!sure && !patterns.includes(command)) {
     patterns.unshift(command)
-    always.unshift(command)
+    // Saved only as itself: a `*` or `?` in it would be a wildcard and match other commands.
+    const exact = exactPattern(command)
+    if (exact !== undefined) always.unshift(exact)
   }
   if (patterns.length === 0) return
   const unchecked = scan?.unchecked?.length ? uncheckedAsk(scan.unchecked) : undefined

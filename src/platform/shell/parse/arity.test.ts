@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { prefix, prefixLength, toolName } from "./arity.ts"
+import { commandKey, prefix, prefixLength, toolName } from "./arity.ts"
 
 const split = (command: string) => command.split(" ")
 
@@ -117,5 +117,20 @@ describe("toolName", () => {
     ["docker-compose", "docker-compose"],
   ])("%s → %s", (command, expected) => {
     expect(toolName(command)).toBe(expected)
+  })
+})
+
+describe("commandKey", () => {
+  it.each<[string, string[]]>([
+    ["rm -rf build", ["rm"]],
+    ["/bin/rm x", ["rm"]],
+    ["git -C sub push --force origin", ["git", "push"]],
+    ["git stash drop 1", ["git", "stash", "drop"]],
+    ["git stash", ["git", "stash"]],
+    ["docker --context prod system prune -a", ["docker", "system", "prune"]],
+    ["python -m pytest -x", ["python", "-m pytest"]],
+    ["", []],
+  ])("%s → %j", (command, key) => {
+    expect(commandKey(command === "" ? [] : split(command))).toEqual(key)
   })
 })

@@ -1,5 +1,6 @@
 /**
  * Command arity: how many words name "the command" for an "always" approval.
+ * (A command whose arguments carry the risk, `risky-arguments.ts`, saves its whole text instead.)
  *
  * `ARITY` (in `arity-table.ts`, with the other tables) maps a command (its name, or its name and
  * subcommands) to the number of words that name it: `ls` 1 (`ls -la` → `ls *`), `git` 2
@@ -51,7 +52,19 @@ export function toolName(command: string): string {
  * is unknown is given as its source text) form the "always" prefix. Always at least 1 for a non-empty list.
  */
 export function prefixLength(words: readonly string[]): number {
-  if (words.length === 0) return 0
+  return lookup(words).length
+}
+
+/**
+ * The table key a command was named by: its tool name and the subcommand words the prefix counted, without
+ * flags (`git -C x push --force` → `["git", "push"]`, `/bin/rm -rf x` → `["rm"]`). Empty for no words.
+ */
+export function commandKey(words: readonly string[]): string[] {
+  return lookup(words).key
+}
+
+function lookup(words: readonly string[]): { length: number; key: string[] } {
+  if (words.length === 0) return { length: 0, key: [] }
   const tool = toolName(words[0]!)
   const valueFlags = FLAGS[tool] ?? []
   const wordFlags = WORD_FLAGS[tool] ?? []
@@ -91,8 +104,8 @@ export function prefixLength(words: readonly string[]): number {
     const arity = ARITY[key.join(" ")]
     if (arity !== undefined) best = arity
   }
-  if (key.length < best) return words.length
-  return endAt[best]!
+  if (key.length < best) return { length: words.length, key }
+  return { length: endAt[best]!, key: key.slice(0, best) }
 }
 
 /** The prefix words themselves: `prefix(["git", "log", "-5"])` is `["git", "log"]`. */

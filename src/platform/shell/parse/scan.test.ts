@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { match } from "../../../runtime/permission/wildcard.ts"
 import { directoryPattern, type Scan, type ScanOptions, scanCommand } from "./scan.ts"
 
 let root: string
@@ -73,16 +74,16 @@ describe("patterns and always: every command, however nested", () => {
     ["ls\necho hi", ["ls", "echo hi"], ["ls *", "echo *"]],
     ["! grep -q x f", ["grep -q x f"], ["grep *"]],
     // Compound commands.
-    ["(cd src && rm a.ts)", ["rm a.ts"], ["rm *"]],
+    ["(cd src && rm a.ts)", ["rm a.ts"], ["rm a.ts"]],
     ["{ echo a; echo b; }", ["echo a", "echo b"], ["echo *"]],
-    ["if [ -f x ]; then rm x; else touch x; fi", ["rm x", "touch x"], ["rm *", "touch *"]],
+    ["if [ -f x ]; then rm x; else touch x; fi", ["rm x", "touch x"], ["rm x", "touch *"]],
     ["for i in 1 2; do echo $i; done", ["echo $i"], ["echo *"]],
     ["for ((i=0; i<3; i++)); do echo $i; done", ["echo $i"], ["echo *"]],
     ["while true; do sleep 1; done", ["true", "sleep 1"], ["true *", "sleep *"]],
     ["until false; do :; done", ["false", ":"], ["false *", ": *"]],
-    ["case $x in a) rm a;; *) ls;; esac", ["rm a", "ls"], ["rm *", "ls *"]],
-    ["f() { rm -rf build; }; f", ["rm -rf build", "f"], ["rm *", "f *"]],
-    ["function g { git push; }", ["git push"], ["git push *"]],
+    ["case $x in a) rm a;; *) ls;; esac", ["rm a", "ls"], ["rm a", "ls *"]],
+    ["f() { rm -rf build; }; f", ["rm -rf build", "f"], ["rm -rf build", "f *"]],
+    ["function g { git push; }", ["git push"], ["git push"]],
     [
       "[[ -n $(git status --porcelain) ]] && echo dirty",
       ["git status --porcelain", "echo dirty"],
@@ -92,7 +93,7 @@ describe("patterns and always: every command, however nested", () => {
     [
       "bash -c 'git status && rm x'",
       ["bash -c 'git status && rm x'", "git status", "rm x"],
-      ["bash -c 'git status && rm x' *", "git status *", "rm *"],
+      ["bash -c 'git status && rm x' *", "git status *", "rm x"],
     ],
     ['sh -c "ls -la"', ['sh -c "ls -la"', "ls -la"], ['sh -c "ls -la" *', "ls *"]],
     ["zsh -c 'echo hi'", ["zsh -c 'echo hi'", "echo hi"], ["zsh -c 'echo hi' *", "echo *"]],
@@ -105,13 +106,13 @@ describe("patterns and always: every command, however nested", () => {
     [
       'eval "git push origin main"',
       ['eval "git push origin main"', "git push origin main"],
-      ["eval *", "git push *"],
+      ["eval *", "git push origin main"],
     ],
     ["eval ls -la", ["eval ls -la", "ls -la"], ["eval *", "ls *"]],
     [
       `bash -c "eval 'rm -rf /'"`,
       [`bash -c "eval 'rm -rf /'"`, "eval 'rm -rf /'", "rm -rf /"],
-      [`bash -c "eval 'rm -rf /'" *`, "eval *", "rm *"],
+      [`bash -c "eval 'rm -rf /'" *`, "eval *", "rm -rf /"],
     ],
     [
       "sh -c 'echo $(id)'",
@@ -121,41 +122,43 @@ describe("patterns and always: every command, however nested", () => {
     [
       "bash <<'EOF'\nrm -rf build\nEOF",
       ["bash <<'EOF'\nrm -rf build\nEOF", "rm -rf build"],
-      ["bash *", "rm *"],
+      ["bash *", "rm -rf build"],
     ],
     ["bash <<< 'ls'", ["bash <<< 'ls'", "ls"], ["bash *", "ls *"]],
     ["watch -n 1 'ls -la'", ["watch -n 1 'ls -la'", "ls -la"], ["watch *", "ls *"]],
-    ["trap 'rm -f x.lock' EXIT", ["trap 'rm -f x.lock' EXIT", "rm -f x.lock"], ["trap *", "rm *"]],
+    ["trap 'rm -f x.lock' EXIT", ["trap 'rm -f x.lock' EXIT", "rm -f x.lock"], ["trap *", "rm -f x.lock"]],
     ["su -c 'make install' root", ["su -c 'make install' root", "make install"], ["su *", "make install *"]],
     // Wrappers: the wrapped command is a pattern too.
     [
       "find . -name '*.o' | xargs rm -f",
       ["find . -name '*.o'", "xargs rm -f", "rm -f"],
-      ["find *", "xargs rm *", "rm *"],
+      // find's glob would be a wildcard; xargs hands rm its targets at run time: nothing can be saved.
+      [],
     ],
     ["env FOO=1 make test", ["env FOO=1 make test", "make test"], ["env FOO=1 make test *", "make test *"]],
     ["nohup npm start &", ["nohup npm start", "npm start"], ["nohup npm start *", "npm start *"]],
     ["time make", ["time make", "make"], ["time make *", "make *"]],
     ["timeout 5 curl http://x", ["timeout 5 curl http://x", "curl http://x"], ["timeout 5 curl *", "curl *"]],
-    ["sudo rm -rf /var/x", ["sudo rm -rf /var/x", "rm -rf /var/x"], ["sudo rm *", "rm *"]],
+    ["sudo rm -rf /var/x", ["sudo rm -rf /var/x", "rm -rf /var/x"], ["sudo rm -rf /var/x", "rm -rf /var/x"]],
     ["sudo -u bob git pull", ["sudo -u bob git pull", "git pull"], ["sudo -u bob git pull *", "git pull *"]],
     [
       "sudo env PATH=/x nice -n 5 rm f",
       ["sudo env PATH=/x nice -n 5 rm f", "env PATH=/x nice -n 5 rm f", "nice -n 5 rm f", "rm f"],
-      ["sudo env PATH=/x nice -n 5 rm *", "env PATH=/x nice -n 5 rm *", "nice -n 5 rm *", "rm *"],
+      ["sudo env PATH=/x nice -n 5 rm f", "env PATH=/x nice -n 5 rm f", "nice -n 5 rm f", "rm f"],
     ],
     [
       "find . -type f -exec chmod 644 {} +",
       ["find . -type f -exec chmod 644 {} +", "chmod 644 {}"],
-      ["find *", "chmod *"],
+      // chmod's targets are what find finds: only the find command is saved, exactly.
+      ["find . -type f -exec chmod 644 {} +"],
     ],
-    ["find . -exec rm {} \\;", ["find . -exec rm {} \\;", "rm {}"], ["find *", "rm *"]],
+    ["find . -exec rm {} \\;", ["find . -exec rm {} \\;", "rm {}"], ["find . -exec rm {} \\;"]],
     ["uv run pytest -x", ["uv run pytest -x", "pytest -x"], ["uv run pytest *", "pytest *"]],
     ["command -v git", ["command -v git"], ["command *"]],
     [
       "xargs -I{} sh -c 'rm {}'",
       ["xargs -I{} sh -c 'rm {}'", "sh -c 'rm {}'", "rm {}"],
-      ["xargs -I{} sh -c 'rm {}' *", "sh -c 'rm {}' *", "rm *"],
+      ["xargs -I{} sh -c 'rm {}' *", "sh -c 'rm {}' *"],
     ],
     // cd-family: no pattern.
     ["cd src", [], []],
@@ -201,7 +204,7 @@ describe("redirections", () => {
   it.each<[string, string[], string[]]>([
     ["echo test > output.txt", ["echo test > output.txt"], ["echo *"]],
     ["echo a>b", ["echo a>b"], ["echo *"]],
-    ["npm test 2>&1 | tee log.txt", ["npm test 2>&1", "tee log.txt"], ["npm test *", "tee *"]],
+    ["npm test 2>&1 | tee log.txt", ["npm test 2>&1", "tee log.txt"], ["npm test *", "tee log.txt"]],
     ["cat < in.txt > out.txt", ["cat < in.txt > out.txt"], ["cat *"]],
     ["ls &> all.log", ["ls &> all.log"], ["ls *"]],
     ["echo x >> log", ["echo x >> log"], ["echo *"]],
@@ -223,11 +226,15 @@ describe("redirections", () => {
       ["bash -c 'echo hi' > out", "echo hi > out"],
       ["bash -c 'echo hi' *", "echo *"],
     ],
-    ["sudo tee /x > /dev/null", ["sudo tee /x > /dev/null", "tee /x > /dev/null"], ["sudo tee *", "tee *"]],
+    [
+      "sudo tee /x > /dev/null",
+      ["sudo tee /x > /dev/null", "tee /x > /dev/null"],
+      ["sudo tee /x > /dev/null", "tee /x > /dev/null"],
+    ],
     // Heredocs: the body is part of the pattern; commands in an unquoted body are found.
     ["cat <<EOF > f\nhi\nEOF", ["cat <<EOF > f\nhi\nEOF"], ["cat *"]],
     ["cat > f <<'EOF'\nhi $x\nEOF", ["cat > f <<'EOF'\nhi $x\nEOF"], ["cat *"]],
-    ["cat <<EOF\n$(rm x)\nEOF", ["rm x", "cat <<EOF\n$(rm x)\nEOF"], ["rm *", "cat *"]],
+    ["cat <<EOF\n$(rm x)\nEOF", ["rm x", "cat <<EOF\n$(rm x)\nEOF"], ["rm x", "cat *"]],
     ["cat <<'EOF'\n$(rm x)\nEOF", ["cat <<'EOF'\n$(rm x)\nEOF"], ["cat *"]],
     ["cat <<-EOF\n\tindented\n\tEOF", ["cat <<-EOF\n\tindented\n\tEOF"], ["cat *"]],
     ["cat <<EOF | sh\nrm x\nEOF", ["cat <<EOF\nrm x\nEOF", "sh"], ["cat *", "sh *"]],
@@ -267,7 +274,7 @@ describe("whitespace and quoting", () => {
   it("joins a line continuation inside a word, as bash does", async () => {
     const result = await scan("r\\\nm -rf /etc")
     expect(result.patterns).toEqual(["rm -rf /etc"])
-    expect(result.always).toEqual(["rm *"])
+    expect(result.always).toEqual(["rm -rf /etc"])
     expect(result.externalDirectories).toEqual([real("/etc")])
     const split = await scan("rm -rf /\\\netc")
     expect(split.patterns).toEqual(["rm -rf /etc"])
@@ -287,14 +294,18 @@ describe("whitespace and quoting", () => {
 
 describe("plain spelling: rules apply however a command is written", () => {
   it.each<[string, string[], string[]]>([
-    ["/bin/rm -rf /x", ["/bin/rm -rf /x", "rm -rf /x"], ["/bin/rm *", "rm *"]],
-    ["\\rm x", ["\\rm x", "rm x"], ["\\rm *", "rm *"]],
-    ['"git" push --force', ['"git" push --force', "git push --force"], ['"git" push *', "git push *"]],
-    ["g'i't pu\\sh", ["g'i't pu\\sh", "git push"], ["g'i't pu\\sh *", "git push *"]],
+    ["/bin/rm -rf /x", ["/bin/rm -rf /x", "rm -rf /x"], ["/bin/rm -rf /x", "rm -rf /x"]],
+    ["\\rm x", ["\\rm x", "rm x"], ["\\rm x", "rm x"]],
+    [
+      '"git" push --force',
+      ['"git" push --force', "git push --force"],
+      ['"git" push --force', "git push --force"],
+    ],
+    ["g'i't pu\\sh", ["g'i't pu\\sh", "git push"], ["g'i't pu\\sh", "git push"]],
     [
       "/usr/bin/sudo rm x",
       ["/usr/bin/sudo rm x", "sudo rm x", "rm x"],
-      ["/usr/bin/sudo rm *", "sudo rm *", "rm *"],
+      ["/usr/bin/sudo rm x", "sudo rm x", "rm x"],
     ],
     [
       "FOO=1 /usr/bin/make test",
@@ -302,13 +313,13 @@ describe("plain spelling: rules apply however a command is written", () => {
       ["FOO=1 /usr/bin/make test *", "make test *"],
     ],
     // Already plain, or not safely plain: nothing added.
-    ["rm x", ["rm x"], ["rm *"]],
+    ["rm x", ["rm x"], ["rm x"]],
     ['"my tool" x', ['"my tool" x'], ['"my tool" *']],
     ["$CMD x", ["$CMD x"], ["$CMD *"]],
     [
       "/bin/bash -c 'rm -rf x'",
       ["/bin/bash -c 'rm -rf x'", "bash -c 'rm -rf x'", "rm -rf x"],
-      ["/bin/bash -c 'rm -rf x' *", "bash -c 'rm -rf x' *", "rm *"],
+      ["/bin/bash -c 'rm -rf x' *", "bash -c 'rm -rf x' *", "rm -rf x"],
     ],
   ])("%j", async (command, patterns, always) => {
     const result = await scan(command)
@@ -318,7 +329,7 @@ describe("plain spelling: rules apply however a command is written", () => {
 
   it("records the plain spelling on the command", async () => {
     const [command] = (await scan("/bin/rm x")).commands
-    expect(command!.plain).toEqual({ text: "rm x", always: "rm *" })
+    expect(command!.plain).toEqual({ text: "rm x", always: "rm x" })
   })
 })
 
@@ -421,16 +432,95 @@ describe("arity prefixes (always)", () => {
     ['"git" status', '"git" status *'],
     ["node -e 'console.log(1)'", "node -e 'console.log(1)' *"],
     // Wildcard characters would widen the rule: the prefix stops before them.
-    ["python -c 'print(2*3)'", "python -c *"],
     ["ls *.ts", "ls *"],
-    ["GLOB=*.ts make", "GLOB=*.ts make"],
-    ["./*.sh", "./*.sh"],
     // An unknown word counts as the subcommand; an unknown name is kept as written.
     ["git $SUB x", "git $SUB *"],
     ["$EDITOR file", "$EDITOR *"],
   ])("%s → %s", async (command, always) => {
     const result = await scan(command)
     expect(result.always[0]).toBe(always)
+  })
+})
+
+describe("always saves no more than the person saw", () => {
+  it.each<[string, string[]]>([
+    // Commands whose arguments carry the risk (risky-arguments.ts): exactly as written.
+    ["rm -rf build/", ["rm -rf build/"]],
+    ["rm build.log", ["rm build.log"]],
+    ["mv a.txt b.txt", ["mv a.txt b.txt"]],
+    ["cp config.example config", ["cp config.example config"]],
+    ["chmod 600 key.pem", ["chmod 600 key.pem"]],
+    ["chown -R me:me dist", ["chown -R me:me dist"]],
+    ["kill -9 1234", ["kill -9 1234"]],
+    ["pkill -f server", ["pkill -f server"]],
+    ["dd if=/dev/zero of=disk.img bs=1M count=1", ["dd if=/dev/zero of=disk.img bs=1M count=1"]],
+    ["truncate -s 0 app.log", ["truncate -s 0 app.log"]],
+    ["shred -u secret.txt", ["shred -u secret.txt"]],
+    ["sed -i s/a/b/ f.txt", ["sed -i s/a/b/ f.txt"]],
+    ["find build -delete", ["find build -delete"]],
+    ["git push --force origin main", ["git push --force origin main"]],
+    ["git push origin main", ["git push origin main"]],
+    ["git -C sub push -f", ["git -C sub push -f"]],
+    ["git reset --hard HEAD~1", ["git reset --hard HEAD~1"]],
+    ["git clean -fdx", ["git clean -fdx"]],
+    ["git checkout -- .", ["git checkout -- ."]],
+    ["git stash drop", ["git stash drop"]],
+    ["git branch -D old", ["git branch -D old"]],
+    ["kubectl delete pod web-1", ["kubectl delete pod web-1"]],
+    ["terraform destroy -target=aws_instance.x", ["terraform destroy -target=aws_instance.x"]],
+    ["FOO=1 rm x", ["FOO=1 rm x", "rm x"]],
+    ["timeout 5 rm -rf build", ["timeout 5 rm -rf build", "rm -rf build"]],
+    ["rm -rf build 2>/dev/null", ["rm -rf build 2>/dev/null"]],
+    // Commands whose arguments choose what to look at: the arity prefix, as before.
+    ["ls -la src", ["ls *"]],
+    ["cat README.md", ["cat *"]],
+    ["npm test -- --watch", ["npm test *"]],
+    ["git status --short", ["git status *"]],
+    ["git log -5", ["git log *"]],
+    ["git stash list", ["git stash list *"]],
+    ["kubectl get pods", ["kubectl get *"]],
+    // Nothing can be written that matches only this command: nothing is saved.
+    ["rm *.o", []],
+    ["rm -rf build-?", []],
+    ["rm -rf $DIR", []],
+    ['rm -rf "$HOME/x"', []],
+    ["rm -rf `pwd`/x", ["pwd *"]],
+    ["D=build; rm -rf $D", []],
+    ["ls | xargs rm", ["ls *"]],
+    ["fd -e o -x rm", ["fd *"]],
+    ["python -c 'print(2*3)'", []],
+    ["GLOB=*.ts make", []],
+    ["./*.sh", []],
+  ])("%j saves %j", async (command, always) => {
+    expect((await scan(command)).always).toEqual(always)
+  })
+
+  // The saved pattern, matched as the engine matches bash patterns, allows the same command and refuses
+  // it with more or other targets.
+  it.each<[string, string[], string[]]>([
+    [
+      "rm -rf build/",
+      ["rm -rf build/"],
+      ["rm -rf /", "rm -rf build/ /", "rm -rf build/../..", "rm -rf ~", "rm -rf build", "rm -rf build/ src"],
+    ],
+    [
+      "git push origin main",
+      ["git push origin main"],
+      ["git push --force origin main", "git push origin :main"],
+    ],
+    ["git reset --soft HEAD~1", ["git reset --soft HEAD~1"], ["git reset --hard HEAD~1", "git reset --hard"]],
+    ["git clean -n", ["git clean -n"], ["git clean -fdx", "git clean -n -f"]],
+    ["chmod +x run.sh", ["chmod +x run.sh"], ["chmod -R 777 /", "chmod +x run.sh /etc/passwd"]],
+    ["find . -name x", ["find . -name x"], ["find / -delete", "find . -name x -delete"]],
+    ["kill 1234", ["kill 1234"], ["kill 1", "kill 1234 1"]],
+  ])("after always on %j", async (command, allowed, refused) => {
+    const saved = (await scan(command)).always
+    const allows = async (text: string) => {
+      const { patterns } = await scan(text)
+      return patterns.every((pattern) => saved.some((entry) => match(pattern, entry)))
+    }
+    for (const text of allowed) expect(await allows(text), text).toBe(true)
+    for (const text of refused) expect(await allows(text), text).toBe(false)
   })
 })
 
@@ -568,7 +658,7 @@ describe("external directories", () => {
     const result = await scan("cd /tmp && rm x")
     expect(result.commands).toEqual([
       { text: "cd /tmp", name: "cd", argv: ["cd", "/tmp"], always: undefined, asks: false, cwd: project },
-      { text: "rm x", name: "rm", argv: ["rm", "x"], always: "rm *", asks: true, cwd: "/tmp" },
+      { text: "rm x", name: "rm", argv: ["rm", "x"], always: "rm x", asks: true, cwd: "/tmp" },
     ])
   })
 
@@ -725,7 +815,7 @@ describe("the reference's shell permission cases", () => {
   it("nested $() commands are patterns and are checked", async () => {
     const result = await scan("echo $(rm -rf <outside>/sub)")
     expect(result.patterns).toEqual([fill("rm -rf <outside>/sub"), fill("echo $(rm -rf <outside>/sub)")])
-    expect(result.always).toEqual(["rm *", "echo *"])
+    expect(result.always).toEqual([fill("rm -rf <outside>/sub"), "echo *"])
     expect(result.externalDirectories).toEqual([join(outside, "sub")])
   })
 

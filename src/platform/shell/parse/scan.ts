@@ -33,7 +33,8 @@
  *   space; quoted text, heredoc bodies and the tokens themselves are exactly as written. A heredoc's body
  *   is part of its command's pattern.
  * - A command whose name is a path or quoted (`/bin/rm`, `\rm`, `"git" push`) also gives its plain
- *   spelling as a pattern (`rm -rf x`, always `rm *`), so a rule about `rm` applies however it is written.
+ *   spelling as a pattern (`rm -rf x`, always `rm -rf x`), so a rule about `rm` applies however it is
+ *   written.
  * - `cd`, `chdir`, `pushd` and `popd` give no pattern (they are still checked for external directories).
  * - A redirection with no command (`> file`) is a pattern of its own. A standalone assignment to a
  *   variable that changes what later commands run (`PATH=…`, `LD_PRELOAD=…`, `IFS=…`) is a pattern, and
@@ -41,15 +42,23 @@
  * - `[ … ]`/`[[ … ]]` tests and other assignments run nothing and give no pattern (commands inside them do).
  *
  * ## "Always" patterns
- * - Each pattern's "always" pattern is its prefix from the arity table (`arity.ts`) plus ` *`:
+ * - Each pattern's "always" pattern is, unless its arguments carry the risk (below), its prefix from the
+ *   arity table (`arity.ts`) plus ` *`:
  *   `git log *`, `npm run dev *`, `docker compose up *`, `ls *`. Flags before and between subcommands do not
  *   count but stay in the prefix, so the always pattern matches the command it came from:
  *   `git -C x log -5` gives `git -C x log *` (see `arity.ts` for the rule and why).
  * - Prefix assignments stay too: `FOO=1 npm test` gives `FOO=1 npm test *`.
  * - A wrapper's prefix is the wrapper with its options followed by the wrapped command's prefix:
- *   `sudo -u bob rm -rf x` gives `sudo -u bob rm *` (and `rm *` for the wrapped pattern).
- * - The prefix stops before a token containing `*` or `?`, which would be wildcards in a rule; when
- *   nothing is left, or the prefix is not a prefix of the pattern, "always" is the exact pattern.
+ *   `sudo -u bob make test` gives `sudo -u bob make test *` (and `make test *` for the wrapped pattern).
+ * - A command whose arguments carry the risk (`risky-arguments.ts`: `rm`, `mv`, `chmod`, `kill`, `dd`,
+ *   `find`, `git push`, `git reset`, `git clean`…) saves exactly its text, never a prefix: a bash
+ *   pattern's `*` crosses spaces, so `rm -rf build/*` would also match `rm -rf build/ /`. `rm -rf build/`
+ *   gives `rm -rf build/`, `sudo rm x` gives `sudo rm x` (and `rm x` for the wrapped pattern).
+ * - Nothing is saved for a command when no pattern can match only it: a risky command whose text holds
+ *   `*`, `?`, `$` or a backtick, or whose targets a wrapper hands over at run time (`xargs rm`, the `rm {}`
+ *   of `find -exec`), and a prefix a wildcard character would cut short (`python -c 'print(2*3)'`). An
+ *   exact pattern holding `*` or `?` is not saved either (`./*.sh`).
+ * - When no prefix is left, or the prefix is not a prefix of the pattern, "always" is the exact pattern.
  *
  * ## External directories
  * - The working directory (`cwd`), when outside the project, is an external directory itself.
@@ -76,7 +85,8 @@
  * - `parsed: false` when the command (or a nested script) has a syntax error, nests too deeply, or the
  *   parser cannot load. The caller must then ask for the whole command, never allow it silently. The
  *   patterns are then the whole command text first, followed by the commands the scan could still make
- *   out (so that deny rules still apply); "always" is the exact text of each, never a prefix.
+ *   out (so that deny rules still apply); "always" is the exact text of each (none holding `*` or `?`),
+ *   never a prefix.
  * - `reasons` lists what the scan could not see through, even when it parsed: a command name that is an
  *   expansion (`$CMD args`), shell code built from expansions (`eval "$x"`, `bash -c "$cmd"`), a shell
  *   reading commands from standard input (`curl … | sh`), paths it could not place, a working directory
@@ -109,6 +119,7 @@
  */
 import { homedir } from "node:os"
 import { resolve } from "node:path"
+import { exactPattern } from "./always.ts"
 import type { State } from "./frame.ts"
 import { externalDirectory, realRoot } from "./locate.ts"
 import { loadBashParser } from "./parser.ts"
@@ -179,7 +190,7 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
       parsed: false,
       commands: [],
       patterns: whole === "" ? [] : [whole],
-      always: whole === "" ? [] : [whole],
+      always: whole === "" || exactPattern(whole) === undefined ? [] : [whole],
       externalDirectories,
       reasons: [reason],
       ...(whole === "" ? {} : { unchecked: [{ pattern: whole, reason }] }),
@@ -202,11 +213,13 @@ export async function scanCommand(command: string, options: ScanOptions): Promis
   let always: string[]
   if (scanner.findings.failed) {
     patterns = unique([whole, ...asking.flatMap(texts)].filter((text) => text !== ""))
-    always = patterns
+    always = patterns.filter((pattern) => exactPattern(pattern) !== undefined)
   } else {
     patterns = unique(asking.flatMap(texts))
     always = unique(
-      asking.flatMap((entry) => [entry.always ?? entry.text, ...(entry.plain ? [entry.plain.always] : [])]),
+      asking
+        .flatMap((entry) => [entry.always, entry.plain?.always])
+        .filter((pattern): pattern is string => pattern !== undefined),
     )
   }
   const reasons = unique(scanner.findings.reasons)

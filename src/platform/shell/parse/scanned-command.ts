@@ -8,7 +8,10 @@ export interface ScannedCommand {
   readonly name: string
   /** The words (name first): known values, or source text for those the scan cannot know. */
   readonly argv: readonly string[]
-  /** The "always" pattern; undefined when the command asks nothing (`cd`). */
+  /**
+   * The "always" pattern; undefined when the command asks nothing (`cd`), or when no pattern would save no
+   * more than it (`always.ts`: `rm *.o`, `xargs rm`).
+   */
   readonly always: string | undefined
   /** Whether it is a `bash` pattern (false for `cd`, `pushd`, `popd`, `chdir`). */
   readonly asks: boolean
@@ -18,10 +21,10 @@ export interface ScannedCommand {
   readonly cwd?: string
   /**
    * The same command with its name and subcommands spelled plainly, when written otherwise
-   * (`/bin/rm -rf x`, `\rm x`, `"git" push`): `rm -rf x` with always `rm *`. It is a pattern too, so a
+   * (`/bin/rm -rf x`, `\rm x`, `"git" push`): `rm -rf x` with always `rm -rf x`. It is a pattern too, so a
    * rule about `rm` applies however `rm` is spelled.
    */
-  readonly plain?: { readonly text: string; readonly always: string }
+  readonly plain?: { readonly text: string; readonly always?: string }
   /**
    * Why the rules cannot check what this command runs, when they cannot: its command word is computed at
    * run time (`$(echo rm) x`, `"$@"`), it runs shell code built at run time (`eval "$x"`), or commands read

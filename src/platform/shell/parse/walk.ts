@@ -9,7 +9,7 @@
  * assignments as it goes. See `scan.ts` for the rules.
  */
 import { ALIAS_COMMANDS, ANY_ALIAS, assignAliasTable, defineAliases } from "./aliases.ts"
-import { alwaysOf, plainSpelling } from "./always.ts"
+import { alwaysOf, exactPattern, plainSpelling } from "./always.ts"
 import { commandWord, commandWordVariants, withPlaceholder } from "./command-word.ts"
 import { removeContinuations } from "./continuations.ts"
 import { PathChecks } from "./external-paths.ts"
@@ -241,7 +241,7 @@ export class Scanner {
         text,
         name: "",
         argv: [],
-        always: text,
+        always: exactPattern(text),
         asks: true,
         via: frame.via,
         cwd: frame.state.cwd,
@@ -346,7 +346,7 @@ export class Scanner {
     const cwd = frame.state.cwd
     const entry = { text: command.text, name: words[0] ?? "", argv: words, via: command.via, cwd }
     if (tokens.length === 0) {
-      this.record({ ...entry, always: command.text, asks: true })
+      this.record({ ...entry, always: exactPattern(command.text), asks: true })
       return
     }
     const variants = commandWordVariants(tokens[0]!, frame.state)
@@ -467,10 +467,10 @@ export class Scanner {
     const text = frame.state.aliases.get(name)
     const entry = { text: command.text, name, argv: [name], via: command.via, cwd: frame.state.cwd }
     if (text === undefined) {
-      this.record({ ...entry, always: command.text, asks: true, unchecked: unknownAlias(name) })
+      this.record({ ...entry, always: exactPattern(command.text), asks: true, unchecked: unknownAlias(name) })
       return
     }
-    this.record({ ...entry, always: command.text, asks: true })
+    this.record({ ...entry, always: exactPattern(command.text), asks: true })
     const rest = command.tokens.slice(1).map((token) => token.source)
     const source = [...command.assignments, text, ...rest, ...command.redirects].join(" ")
     const aliasing = new Set([...(frame.aliasing ?? []), name])
@@ -487,7 +487,8 @@ export class Scanner {
     }
     for (const extra of outer?.extra ?? []) this.nested(extra, frame)
     const text = withRedirections(node, outer, frame, this.findings)
-    const always = text === keyword ? keyword : text.startsWith(`${keyword} `) ? `${keyword} *` : text
+    const always =
+      text === keyword ? keyword : text.startsWith(`${keyword} `) ? `${keyword} *` : exactPattern(text)
     const declared = node.namedChildren.map((child) => child.childForFieldName("name")?.text ?? child.text)
     const unchecked = declared.map(startupFileReason).find((reason) => reason !== undefined)
     this.record({
@@ -531,7 +532,7 @@ export class Scanner {
         text,
         name,
         argv: [],
-        always: text,
+        always: exactPattern(text),
         asks: true,
         via: frame.via,
         cwd: frame.state.cwd,
