@@ -55,6 +55,9 @@ async function closedPort(): Promise<number> {
   return port
 }
 
+/** The project's config runs things (a language server, search providers): trusted for the probe. */
+const TRUSTED = { TOOLBELT_TRUST: "1" }
+
 beforeAll(async () => {
   project = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-bad-input-")))
   home = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-bad-input-home-")))
@@ -121,7 +124,7 @@ function runCli(
   args: string[],
   input: string,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return runCliAsync(args, { cwd: project, home, input, timeout: HANG_GUARD_MS })
+  return runCliAsync(args, { cwd: project, home, input, timeout: HANG_GUARD_MS, env: TRUSTED })
 }
 
 /** Runs `work` over `items`, at most `parallel` at a time, keeping the order of the results. */
@@ -163,7 +166,7 @@ describe("through the library, the full matrix for every registered tool", () =>
     toolbelt = await createToolbelt({
       directory: project,
       dataDir: join(home, "library-data"),
-      env: cliEnv(home),
+      env: cliEnv(home, TRUSTED),
       // Whatever a case gets as far as asking is refused, as a command line without --yes would.
       decide: async () => "reject",
       answer: async () => "dismiss",
@@ -285,7 +288,7 @@ describe("over MCP (stdio), one case of each kind for every tool the server list
     "answers each with an error result, and writes nothing in the project",
     async () => {
       const server = await connectStdio(
-        { dir: project, env: cliEnv(home) as Record<string, string>, remove: async () => {} },
+        { dir: project, env: cliEnv(home, TRUSTED) as Record<string, string>, remove: async () => {} },
         {},
       )
       try {

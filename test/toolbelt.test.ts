@@ -276,7 +276,12 @@ describe("journal and events", () => {
     const child = spawn(
       process.execPath,
       [join(root, "bin", "toolbelt.js"), "call", "slow", "{}", "--session", "ses_crash", "--json"],
-      { cwd: project, env: { ...env(), TOOLBELT_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] },
+      // The project's plugin runs only in a trusted project.
+      {
+        cwd: project,
+        env: { ...env(), TOOLBELT_DATA_DIR: dataDir, TOOLBELT_TRUST: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
     )
     await new Promise<void>((resolve, reject) => {
       child.stderr.on("data", (chunk: Buffer) => {
@@ -339,7 +344,8 @@ export default tool({
 })
 `,
     )
-    const toolbelt = await open({ config: {} })
+    // The project's tool files load only in a trusted project.
+    const toolbelt = await open({ config: {}, trust: true })
     expect(toolbelt.pluginErrors).toEqual([])
     expect(toolbelt.registry.resolve("shout")?.source).toBe("custom:.toolbelt/tools/shout.ts")
     expect(await toolbelt.call({ tool: "shout", input: { text: "hey" } })).toMatchObject({ output: "HEY" })

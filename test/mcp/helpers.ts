@@ -39,6 +39,8 @@ export async function makeProject(extra: Record<string, unknown> = {}): Promise<
       HOME: home,
       XDG_CONFIG_HOME: join(home, ".config"),
       TOOLBELT_DATA_DIR: join(home, "data"),
+      // The project's plugins are its own code: they load only in a trusted project.
+      TOOLBELT_TRUST: "1",
     },
     async remove() {
       await rm(dir, { recursive: true, force: true })

@@ -1,10 +1,17 @@
 // The language servers toolbelt knows without config. Each one applies when its program is installed:
 // on PATH, or in the project's node_modules/.bin. None is ever downloaded.
 
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readFileSync, realpathSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { findCommand, programArgv, projectDirs } from "./find-command.ts"
-import type { Launch, LaunchPlace, NotInstalled, ServerDefinition } from "./server-definition.ts"
+import {
+  isLaunch,
+  type Launch,
+  type LaunchPlace,
+  type NotInstalled,
+  type ServerDefinition,
+} from "./server-definition.ts"
 
 interface Entry {
   readonly id: string
@@ -60,9 +67,34 @@ const typescript: ServerDefinition = {
   // import instead of the declaration. An agent wants the real answer, a moment later.
   initialization: { tsserver: { useSyntaxServer: "never" } },
   launch(place) {
-    const native = nativeTypescript(place)
-    return native ? { argv: programArgv(native, ["--lsp", "--stdio"]) } : launchProgram(TYPESCRIPT, place)
+    const native = place.projectPrograms === false ? undefined : nativeTypescript(place)
+    if (native) return { argv: programArgv(native, ["--lsp", "--stdio"]) }
+    const launch = launchProgram(TYPESCRIPT, place)
+    if (!isLaunch(launch) || place.projectPrograms !== false) return launch
+    return ownTypescript(launch, place)
   },
+}
+
+/**
+ * typescript-language-server prefers the workspace's TypeScript to any other: in a project no person
+ * trusted it is told to use its own (or the one config names), and with neither it does not start.
+ */
+function ownTypescript(launch: Launch, place: LaunchPlace): Launch | NotInstalled {
+  const configured = (place.initialization?.tsserver as { path?: unknown } | undefined)?.path
+  if (typeof configured === "string" && configured) return launch
+  const program = launch.argv.find((arg) => arg.includes("typescript-language-server")) ?? launch.argv[0]!
+  let tsserver: string | undefined
+  try {
+    const lib = dirname(createRequire(realpathSync(program)).resolve("typescript"))
+    if (existsSync(join(lib, "tsserver.js"))) tsserver = join(lib, "tsserver.js")
+  } catch {
+    tsserver = undefined
+  }
+  if (tsserver) return { ...launch, initialization: { tsserver: { path: tsserver } } }
+  return {
+    missing:
+      "typescript-language-server would run the project's own TypeScript (node_modules/typescript), which runs only in a project you trusted (toolbelt trust DIR); or name a TypeScript of your own in your config: lsp.typescript.initialization.tsserver.path",
+  }
 }
 
 /** The `tsc` of the project's TypeScript when it is version 7 or later. */

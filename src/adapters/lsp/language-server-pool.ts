@@ -198,6 +198,7 @@ export class LanguageServerPool implements LanguageServers {
         directory: this.#directory,
         env: this.#env,
         projectPrograms: this.#projectPrograms,
+        ...(definition.initialization ? { initialization: definition.initialization } : {}),
       })
       if (!isLaunch(launch)) {
         missing.push(`the ${definition.id} server handles ${ext} files, but ${launch.missing}`)
@@ -294,7 +295,10 @@ export class LanguageServerPool implements LanguageServers {
         argv: slot.launch.argv,
         root: slot.root,
         env: { ...this.#env, ...slot.definition.env },
-        initialization: slot.definition.initialization,
+        // What the launch chose (the TypeScript to use) under what config says.
+        initialization: slot.launch.initialization
+          ? mergedSettings(slot.launch.initialization, slot.definition.initialization)
+          : slot.definition.initialization,
         timeouts: this.#timeouts,
         signal: this.#closing.signal,
       })
@@ -318,4 +322,21 @@ async function settledClient(pending: Promise<ServerClient> | undefined): Promis
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+/** `over` laid on `base`, objects merged key by key. */
+function mergedSettings(
+  base: Readonly<Record<string, unknown>>,
+  over: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over ?? {})) {
+    const under = out[key]
+    out[key] = isObject(under) && isObject(value) ? mergedSettings(under, value) : value
+  }
+  return out
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

@@ -5,6 +5,8 @@
 export interface Launch {
   /** The program (an absolute path once found) and its arguments. */
   readonly argv: readonly string[]
+  /** Settings the launch needs, under the configured `initialization` (which wins key by key). */
+  readonly initialization?: Readonly<Record<string, unknown>>
 }
 
 /** A server whose program was not found: what to tell the model instead. */
@@ -22,6 +24,8 @@ export interface LaunchPlace {
    * person trusted. False: PATH and the user's own installs only. Default true.
    */
   readonly projectPrograms?: boolean
+  /** The server's configured `initialization`. */
+  readonly initialization?: Readonly<Record<string, unknown>>
 }
 
 export interface ServerDefinition {

@@ -4,6 +4,7 @@ import type { serveMcpHttp } from "../../mcp-server/http.ts"
 import { serveMcpStdio } from "../../mcp-server/stdio.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
+import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
@@ -19,9 +20,13 @@ Options:
   --agent NAME    the agent whose permissions apply (default: build)
   --http PORT     serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port);
                   each client gets its own session
-  --host HOST     the address to bind with --http (default: 127.0.0.1); any address beyond loopback
-                  needs a token
-  --token TOKEN   with --http: require "Authorization: Bearer TOKEN" (default: $TOOLBELT_MCP_TOKEN)
+  --host HOST     the address to bind with --http (default: 127.0.0.1)
+  --token TOKEN   with --http: require "Authorization: Bearer TOKEN" (default: $TOOLBELT_MCP_TOKEN, else
+                  one is made up and printed: every account on this machine reaches a loopback port)
+  --socket PATH   serve streamable HTTP on a Unix socket instead of a port (http://localhost/mcp over
+                  it), created with mode 0600: only this account can connect, so no token is needed
+  --no-token      with --http: no token on a loopback port; any local account can then run tools as you
+                  (warned at every start; --socket is the safe way to go without one)
   --session-idle-ms MS
                   with --http: end a session unused for this long, killing its commands (default:
                   "mcp.session_idle_ms" of toolbelt.json, else 1800000 = 30 min); its id then gets 404
@@ -55,6 +60,8 @@ const MCP_LINE = {
     http: { type: "string" },
     host: { type: "string" },
     token: { type: "string" },
+    socket: { type: "string" },
+    "no-token": { type: "boolean" },
     "session-idle-ms": { type: "string" },
     "max-sessions": { type: "string" },
     "max-request-bytes": { type: "string" },
@@ -77,18 +84,21 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     maxSessions: countFlag(values["max-sessions"], "--max-sessions"),
     maxRequestBytes: countFlag(values["max-request-bytes"], "--max-request-bytes"),
   }
-  const httpOnly = [values.host, values.token, ...Object.values(limits)].some((value) => value !== undefined)
-  if (port === undefined && httpOnly) {
+  const httpOnly = [values.host, values.token, values["no-token"], ...Object.values(limits)].some(
+    (value) => value !== undefined,
+  )
+  if (port === undefined && values.socket === undefined && httpOnly) {
     throw new UsageError(
-      "--host, --token, --session-idle-ms, --max-sessions and --max-request-bytes only apply with --http PORT.",
+      "--host, --token, --no-token, --session-idle-ms, --max-sessions and --max-request-bytes only apply with --http PORT or --socket PATH.",
     )
   }
-  const token = values.token ?? (io.env.TOOLBELT_MCP_TOKEN || undefined)
+  const bind = listenFlags({ ...values, port: values.http }, io.env.TOOLBELT_MCP_TOKEN, "mcp")
+  const http = port !== undefined || bind.socket !== undefined
 
   const directory = projectDirectory(values.cwd, io.cwd)
 
   // Over stdio, stdout is the protocol: a plugin's console.log must not corrupt it.
-  const restoreConsole = port === undefined ? consoleToStderr() : () => {}
+  const restoreConsole = http ? () => {} : consoleToStderr()
   const toolbelt = await createToolbelt({ directory, env: io.env })
   const agent = values.agent ?? "build"
   try {
@@ -108,7 +118,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     }
 
     await serveUntilStopped(async () => {
-      if (port === undefined)
+      if (!http)
         return serveMcpStdio({
           toolbelt,
           agent,
@@ -117,23 +127,36 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           stdout: io.stdout as never,
         })
       // Loaded for --http only: a stdio server starts without Hono and the HTTP transport.
-      const http = await import("../../mcp-server/http.ts")
+      const served = await import("../../mcp-server/http.ts")
       let server: Awaited<ReturnType<typeof serveMcpHttp>>
       try {
-        server = await http.serveMcpHttp({
+        server = await served.serveMcpHttp({
           toolbelt,
           agent,
           ...(ask ? { ask } : {}),
-          port,
-          ...(values.host ? { host: values.host } : {}),
-          ...(token ? { token } : {}),
+          ...(bind.socket === undefined
+            ? { port, ...(values.host ? { host: values.host } : {}) }
+            : { socket: bind.socket }),
+          ...(bind.token === undefined ? {} : { token: bind.token }),
           ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
         })
       } catch (error) {
-        if (error instanceof http.HttpServeError) throw new UsageError(error.message)
+        if (error instanceof served.HttpServeError) throw new UsageError(error.message)
         throw error
       }
-      io.stderr.write(`toolbelt mcp: serving ${toolbelt.directory} at ${server.url}\n`)
+      io.stderr.write(
+        [
+          `toolbelt mcp: serving ${toolbelt.directory} at ${server.url}`,
+          ...(server.socket ? [`  socket  ${server.socket} (${SOCKET_NOTE})`] : []),
+          ...(server.token && bind.token === undefined
+            ? [
+                `  token   ${server.token} (made up for this run: clients send "Authorization: Bearer <token>"; pass --token to choose one)`,
+              ]
+            : []),
+          "",
+        ].join("\n"),
+      )
+      if (bind.token === false && bind.socket === undefined) io.stderr.write(noTokenWarning("mcp"))
       return server
     })
     return EXIT.ok

@@ -5,6 +5,7 @@ import type { ServeOptions } from "../../http/server.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { checkAgent, warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
 
@@ -22,18 +23,22 @@ Options:
   --cwd DIR          the project directory (default: the current directory)
   --agent NAME       the agent whose permissions apply (default: build)
   --port N           the port (default: ${DEFAULT_PORT}; 0 picks a free one)
-  --host HOST        the address to bind (default: 127.0.0.1). Any other address needs a token: one is
-                     made up and printed when none is given
+  --host HOST        the address to bind (default: 127.0.0.1)
   --token TOKEN      requests must carry "Authorization: Bearer TOKEN", or the page's cookie, which the
-                     one-time login link printed at start sets (default: $TOOLBELT_SERVE_TOKEN; none on
-                     loopback)
+                     one-time login link printed at start sets (default: $TOOLBELT_SERVE_TOKEN, else one
+                     is made up and printed: every account on this machine reaches a loopback port)
+  --socket PATH      listen on a Unix socket instead of a port, created with mode 0600: only this account
+                     can connect, so no token is needed (e.g. curl --unix-socket PATH http://localhost/api/info)
+  --no-token         no token on a loopback port: any local account can then run tools as you (warned at
+                     every start; --socket is the safe way to go without one)
   --model PROVIDER/ID  the model agent turns use (POST /api/sessions/ID/turns; default: $TOOLBELT_MODEL)
   --base-url URL     the server for --model openai-compatible/... (default: $TOOLBELT_BASE_URL)
   --open             open the page in the browser
   -h, --help         show this help
 
-Security: loopback only unless --host says otherwise; Host and Origin are checked on every request
-(DNS rebinding, other sites' pages); request bodies are bounded ("mcp.max_request_bytes").
+Security: loopback only unless --host says otherwise; a token on every port; Host, Origin and
+Sec-Fetch-Site are checked on every request, /mcp included (DNS rebinding, other sites' pages, other
+local web apps); request bodies are bounded ("mcp.max_request_bytes").
 `
 
 /** The command line `serve` takes. */
@@ -45,6 +50,8 @@ const SERVE_LINE = {
     port: { type: "string" },
     host: { type: "string" },
     token: { type: "string" },
+    socket: { type: "string" },
+    "no-token": { type: "boolean" },
     model: { type: "string", short: "m" },
     "base-url": { type: "string" },
     open: { type: "boolean" },
@@ -55,10 +62,11 @@ export const command: Command = { run: serveCommand, help: SERVE_HELP }
 
 /**
  * `toolbelt serve`.
- * 1. Check the flags: the port, and the model (resolved only when one is named).
+ * 1. Check the flags: the port or the socket, the token, and the model (resolved only when one is
+ *    named).
  * 2. Open the project's toolbelt (asks wait for a reply: the page gives it).
  * 3. Start the server and print where it is: the page (with its one-time login link when a token
- *    is needed), the API, MCP.
+ *    is needed), the API, MCP, the token it made up; warn about `--no-token` at every start.
  * 4. Serve until SIGINT or SIGTERM, then close the server and the toolbelt.
  */
 export async function serveCommand(argv: string[], io: IO): Promise<number> {
@@ -71,11 +79,17 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port needs a port number from 0 to 65535, not "${values.port}".`)
   }
-  const token = values.token ?? (io.env.TOOLBELT_SERVE_TOKEN || undefined)
+  const bind = listenFlags(values, io.env.TOOLBELT_SERVE_TOKEN, "serve")
+  if (bind.socket !== undefined && values.open) {
+    throw new UsageError("--open needs a port: a browser cannot open a page on a Unix socket.")
+  }
   const model = await loadModel(values.model ?? (io.env.TOOLBELT_MODEL || undefined), values["base-url"], io)
 
   // 2. The toolbelt.
-  const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), env: io.env })
+  const toolbelt = await createToolbelt({
+    directory: projectDirectory(values.cwd, io.cwd),
+    env: io.env,
+  })
   const agent = values.agent ?? "build"
   try {
     checkAgent(toolbelt, agent)
@@ -90,10 +104,11 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
     const http = await import("../../http/server.ts")
     const options: ServeOptions = {
       toolbelt,
-      port,
+      ...(bind.socket === undefined
+        ? { port, ...(values.host ? { host: values.host } : {}) }
+        : { socket: bind.socket }),
       agent,
-      ...(values.host ? { host: values.host } : {}),
-      ...(token ? { token } : {}),
+      ...(bind.token === undefined ? {} : { token: bind.token }),
       ...(model ? { model } : {}),
     }
     let server: Awaited<ReturnType<typeof http.serveHttp>>
@@ -108,16 +123,18 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
       io.stderr.write(
         [
           `toolbelt serve: ${toolbelt.directory}`,
+          ...(server.socket ? [`  socket  ${server.socket} (${SOCKET_NOTE})`] : []),
           `  page    ${server.pageURL}`,
           `  API     ${server.url}/api (described at ${server.url}/openapi.json), events at ${server.url}/events`,
           `  MCP     ${server.url}/mcp`,
-          ...(server.token && !token
+          ...(server.token && bind.token === undefined
             ? [`  token   ${server.token} (made up for this run: pass --token to choose one)`]
             : []),
           ...(model ? [`  model   ${model.spec}`] : []),
           "",
         ].join("\n"),
       )
+      if (bind.token === false && bind.socket === undefined) io.stderr.write(noTokenWarning("serve"))
       if (values.open) openBrowser(server.pageURL, io)
       return server
     })
