@@ -71,3 +71,22 @@ describe("SubagentSessions", () => {
     expect(known.subagentOf("ses_child")).toBeUndefined()
   })
 })
+
+describe("SubagentSessions.constraints", () => {
+  const held = (agent: string) => [[{ permission: "held-by", pattern: agent, action: "deny" as const }]]
+
+  it("none for a top session; a subagent's own denials, then each ancestor's whole policy up to the top", () => {
+    const { known, deny } = sessions()
+    expect(known.constraints("ses_top", held)).toEqual([])
+    expect(known.constraints("ses_child", held)).toEqual([[deny], ...held("build")])
+    // The grandchild: its parent ran as general (the parent's row), and general's parent as build.
+    expect(known.constraints("ses_grand", held)).toEqual([...held("general"), [deny], ...held("build")])
+  })
+
+  it("uses the agent the parent ran as when it started the subagent, over the parent's row", () => {
+    const { known } = sessions()
+    known.adopt("ses_child", "plan")
+    expect(known.constraints("ses_child", held)).toContainEqual(held("plan")[0])
+    expect(known.constraints("ses_child", held)).not.toContainEqual(held("build")[0])
+  })
+})
