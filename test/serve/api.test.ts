@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { Session, Settlement } from "../../src/surfaces/http/schemas.ts"
-import { api, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
+import { api, authFor, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
 
 let running: Running
 let url: string
@@ -28,10 +28,10 @@ async function callThatAsks(session: string, input: unknown, tool = "read") {
 }
 
 describe("server and tools", () => {
-  it("GET /api/info names the project, the version and the event epoch; no model, no auth", async () => {
+  it("GET /api/info names the project, the version and the event epoch; no model; a token needed", async () => {
     const info = await api(url, "GET", "/api/info")
     expect(info.status).toBe(200)
-    expect(info.body).toMatchObject({ directory: running.project.dir, model: null, auth: false })
+    expect(info.body).toMatchObject({ directory: running.project.dir, model: null, auth: true })
     expect(info.body.version).toMatch(/^\d+\.\d+\.\d+/)
     expect(info.body.epoch).toBe(running.server.events.epoch)
   })
@@ -113,7 +113,7 @@ describe("sessions", () => {
     // A form post (what a page on another site could send without asking) is not JSON.
     const form = await fetch(`${url}/api/sessions`, {
       method: "POST",
-      headers: { "content-type": "text/plain" },
+      headers: { "content-type": "text/plain", ...authFor(url) },
       body: '{"title":"x"}',
     })
     expect(form.status).toBe(415)
@@ -192,7 +192,7 @@ describe("calls", () => {
     const events = await EventClient.open(url, { query: `?session=${session}` })
     const call = fetch(`${url}/api/sessions/${session}/calls`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...authFor(url) },
       body: JSON.stringify({ tool: "bash", input: { command: "sleep 30", description: "Wait" } }),
       signal: abort.signal,
     }).catch(() => undefined)

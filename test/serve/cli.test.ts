@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { api, bin, makeProject, type Project, startServe, until } from "./helpers.ts"
+import { anonymous, api, bin, makeProject, type Project, startServe, until } from "./helpers.ts"
 
 let project: Project | undefined
 afterEach(async () => {
@@ -22,12 +22,13 @@ describe("toolbelt serve", () => {
     const serve = await startServe(project)
     try {
       expect(serve.stderr()).toContain(`toolbelt serve: ${project.dir}`)
-      expect(serve.pageURL).toBe(`${serve.url}/`)
+      expect(serve.pageURL).toMatch(new RegExp(`^${serve.url}/\\?login=`))
       expect(serve.stderr()).toContain(`${serve.url}/openapi.json`)
       expect(serve.stderr()).toContain(`MCP     ${serve.url}/mcp`)
+      expect(serve.stderr()).toMatch(/\n {2}token {3}\S+ \(made up for this run/)
       const info = await api(serve.url, "GET", "/api/info")
-      expect(info.body).toMatchObject({ directory: project.dir, auth: false, model: null })
-      expect((await fetch(serve.pageURL)).status).toBe(200)
+      expect(info.body).toMatchObject({ directory: project.dir, auth: true, model: null })
+      expect((await fetch(serve.pageURL, { redirect: "manual" })).status).toBe(303)
     } finally {
       expect(await serve.stop()).toBe(0)
     }
@@ -40,9 +41,10 @@ describe("toolbelt serve", () => {
       const token = /token\s+(\S+) \(made up/.exec(serve.stderr())?.[1]
       expect(token).toBeTruthy()
       expect(serve.pageURL).toMatch(/\/\?login=/)
-      expect((await api(serve.url, "GET", "/api/info")).status).toBe(401)
+      expect((await anonymous(serve.url, "GET", "/api/info")).status).toBe(401)
       expect(
-        (await api(serve.url, "GET", "/api/info", undefined, { authorization: `Bearer ${token}` })).status,
+        (await anonymous(serve.url, "GET", "/api/info", undefined, { authorization: `Bearer ${token}` }))
+          .status,
       ).toBe(200)
       const login = await fetch(serve.pageURL, { redirect: "manual" })
       expect(login.headers.get("set-cookie")).toContain("HttpOnly")
@@ -56,9 +58,11 @@ describe("toolbelt serve", () => {
     const serve = await startServe({ ...project, env: { ...project.env, TOOLBELT_SERVE_TOKEN: "from-env" } })
     try {
       expect(serve.stderr()).not.toContain("from-env")
-      expect((await api(serve.url, "GET", "/api/info")).status).toBe(401)
+      expect(serve.stderr()).not.toMatch(/\n {2}token/)
+      expect((await anonymous(serve.url, "GET", "/api/info")).status).toBe(401)
       expect(
-        (await api(serve.url, "GET", "/api/info", undefined, { authorization: "Bearer from-env" })).status,
+        (await anonymous(serve.url, "GET", "/api/info", undefined, { authorization: "Bearer from-env" }))
+          .status,
       ).toBe(200)
     } finally {
       await serve.stop()

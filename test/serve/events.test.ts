@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest"
 import {
   api,
+  authFor,
   EventClient,
   newSession,
   parseFrame,
@@ -162,7 +163,7 @@ describe("GET /events", () => {
       tool: "write",
       input: { filePath: "big.txt", content: `${"x".repeat(99)}\n`.repeat(2000) },
     })
-    const stuck = await fetch(`${url}/events`, { headers: { accept: "text/event-stream" } })
+    const stuck = await fetch(`${url}/events`, { headers: { accept: "text/event-stream", ...authFor(url) } })
     const watcher = await EventClient.open(url)
     const calls = 200
     for (let index = 0; index < calls; index++) {

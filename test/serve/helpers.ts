@@ -1,5 +1,7 @@
 // A real `toolbelt serve` server on loopback for the tests: in this process (serveHttp over a toolbelt
-// of a temp project) or as the command, and what reads its API and its event stream.
+// of a temp project) or as the command, and what reads its API and its event stream. The servers
+// need a token, as they do by default: `api`, `newSession` and `EventClient.open` send the token of
+// the server they talk to, as a configured client would; `anonymous` sends none.
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -40,6 +42,28 @@ export async function makeProject(config?: Config): Promise<Project> {
   }
 }
 
+/** The tokens of the servers the helpers started, by port. */
+const tokens = new Map<string, string>()
+
+/** Remembers a server's token, so the helpers send it. */
+export function rememberToken(url: string, token: string | undefined): void {
+  const { port } = new URL(url)
+  if (token === undefined) tokens.delete(port)
+  else tokens.set(port, token)
+}
+
+/** The `Authorization` header for a server the helpers started (none when it has no token). */
+export function authFor(url: string): Record<string, string> {
+  const token = tokens.get(new URL(url).port)
+  return token === undefined ? {} : { authorization: `Bearer ${token}` }
+}
+
+/** Adds the server's token unless the headers already say who is asking (a bearer or a cookie). */
+function withAuth(url: string, headers: Record<string, string>): Record<string, string> {
+  const named = Object.keys(headers).some((name) => /^(authorization|cookie)$/i.test(name))
+  return named ? headers : { ...authFor(url), ...headers }
+}
+
 export interface Running {
   readonly project: Project
   readonly toolbelt: Toolbelt
@@ -60,7 +84,8 @@ export async function startServer(
     env: project.env,
     mcp: false,
   })
-  const server = await serveHttp({ toolbelt, port: 0, ...serve })
+  const server = await serveHttp({ ...(serve.socket === undefined ? { port: 0 } : {}), ...serve, toolbelt })
+  rememberToken(server.url, server.token)
   return {
     project,
     toolbelt,
@@ -80,8 +105,19 @@ export interface Reply<T = any> {
   readonly headers: Headers
 }
 
-/** One request to the API: a JSON body in (when given), the parsed body out. */
-export async function api<T = any>(
+/** One request to the API with the server's token: a JSON body in (when given), the parsed body out. */
+export function api<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply<T>> {
+  return anonymous(url, method, path, body, withAuth(url, headers))
+}
+
+/** One request to the API without the token (unless `headers` carry it). */
+export async function anonymous<T = any>(
   url: string,
   method: string,
   path: string,
@@ -153,11 +189,11 @@ export class EventClient {
   ): Promise<EventClient> {
     const abort = new AbortController()
     const response = await fetch(`${url}/events${options.query ?? ""}`, {
-      headers: {
+      headers: withAuth(url, {
         accept: "text/event-stream",
         ...(options.lastEventID ? { "last-event-id": options.lastEventID } : {}),
         ...options.headers,
-      },
+      }),
       signal: abort.signal,
     })
     if (response.status !== 200)
@@ -261,7 +297,7 @@ export async function startServe(project: Project, args: string[] = []): Promise
     )
     const onData = () => {
       const match = /page\s+(http:\/\/\S+)/.exec(stderr)
-      if (!match || !/\n {2}MCP/.test(stderr)) return
+      if (!match || !/\n {2}MCP .*\n/.test(stderr)) return
       clearTimeout(timer)
       child.stderr!.off("data", onData)
       resolve(match[1]!)
@@ -272,8 +308,12 @@ export async function startServe(project: Project, args: string[] = []): Promise
       reject(new Error(`toolbelt serve exited (${code}) before listening; stderr:\n${stderr}`))
     })
   })
+  const url = new URL(page).origin
+  const given = args.includes("--token") ? args[args.indexOf("--token") + 1] : undefined
+  const made = /\n {2}token\s+(\S+)/.exec(stderr)?.[1]
+  rememberToken(url, made ?? given ?? (project.env.TOOLBELT_SERVE_TOKEN || undefined))
   return {
-    url: new URL(page).origin,
+    url,
     pageURL: page,
     child,
     stderr: () => stderr,

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { scripted, step, text, call as toolCall } from "../../src/adapters/ai/fixtures/mock-model.ts"
 import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { connectHttp } from "../mcp/helpers.ts"
-import { api, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
+import { api, authFor, EventClient, newSession, type Running, startServer, until } from "./helpers.ts"
 
 let running: Running | undefined
 afterEach(async () => {
@@ -22,7 +22,7 @@ describe("MCP at /mcp", () => {
     running = await startServer()
     const { url } = running
     const events = await EventClient.open(url)
-    const mcp = await connectHttp(`${url}/mcp`)
+    const mcp = await connectHttp(`${url}/mcp`, { headers: authFor(url) })
     try {
       const tools = await mcp.client.listTools()
       expect(tools.tools.map((tool) => tool.name)).toEqual(
@@ -91,7 +91,7 @@ describe("MCP at /mcp", () => {
 
   it('a configured "mcp.ask" wins over the page: "reject" answers at once', async () => {
     running = await startServer({ config: { mcp: { ask: "reject" } } })
-    const mcp = await connectHttp(`${running.url}/mcp`)
+    const mcp = await connectHttp(`${running.url}/mcp`, { headers: authFor(running.url) })
     try {
       const result = await mcp.client.callTool({ name: "read", arguments: { filePath: "/etc/hostname" } })
       expect(result.isError).toBe(true)
@@ -117,7 +117,7 @@ describe("agent turns", () => {
     const session = await newSession(url, "A turn")
     const response = await fetch(`${url}/api/sessions/${session}/turns`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...authFor(url) },
       body: JSON.stringify({ prompt: "What does hello.txt say?" }),
     })
     expect(response.headers.get("content-type")).toBe("application/x-ndjson")

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { afterEach, describe, expect, it } from "vitest"
-import { api, type Running, startServer } from "./helpers.ts"
+import { anonymous, api, authFor, type Running, startServer } from "./helpers.ts"
 
 let running: Running | undefined
 afterEach(async () => {
@@ -38,6 +38,14 @@ function raw(
   })
 }
 
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+}
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
 describe("Host and Origin", () => {
   it("refuses a Host that is not this server's (DNS rebinding), on the API, the page and /mcp", async () => {
     running = await startServer()
@@ -54,7 +62,8 @@ describe("Host and Origin", () => {
     expect(mcp.status).toBe(403)
     expect(JSON.parse(mcp.body).error.message).toContain("Host")
     const { port } = new URL(running.url)
-    expect((await raw(running.url, "/api/info", { headers: { host: `localhost:${port}` } })).status).toBe(200)
+    const named = { host: `localhost:${port}`, ...authFor(running.url) }
+    expect((await raw(running.url, "/api/info", { headers: named })).status).toBe(200)
   })
 
   it("refuses requests from other pages (Origin, Sec-Fetch-Site), even another port of this machine", async () => {
@@ -64,7 +73,12 @@ describe("Host and Origin", () => {
     const post = (headers: Record<string, string>) =>
       raw(url, "/api/sessions", {
         method: "POST",
-        headers: { host: `127.0.0.1:${port}`, "content-type": "application/json", ...headers },
+        headers: {
+          host: `127.0.0.1:${port}`,
+          "content-type": "application/json",
+          ...authFor(url),
+          ...headers,
+        },
         body: "{}",
       })
     const evil = await post({ origin: "http://evil.example" })
@@ -82,27 +96,88 @@ describe("Host and Origin", () => {
     expect((await post({})).status).toBe(201)
     expect((await api(url, "GET", "/api/sessions")).body).toHaveLength(2)
   })
+
+  it("/mcp applies the API's rules: another port of localhost and Sec-Fetch-Site cross-site are refused", async () => {
+    running = await startServer()
+    const { url } = running
+    const { port } = new URL(url)
+    const other = Number(port) === 65535 ? 65534 : Number(port) + 1
+    const post = (headers: Record<string, string>) =>
+      raw(url, "/mcp", {
+        method: "POST",
+        headers: { host: `localhost:${port}`, ...MCP_HEADERS, ...authFor(url), ...headers },
+        body: JSON.stringify(initialize),
+      })
+    const refusedHeaders: Record<string, string>[] = [
+      { origin: `http://localhost:${other}` },
+      { origin: `http://127.0.0.1:${other}` },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+    ]
+    for (const headers of refusedHeaders) {
+      const refused = await post(headers)
+      expect(refused.status, JSON.stringify(headers)).toBe(403)
+      expect(JSON.parse(refused.body).error.message).toContain("Forbidden")
+    }
+    // Its own page's origin, and a client that is no page at all.
+    expect((await post({ origin: `http://localhost:${port}`, "sec-fetch-site": "same-origin" })).status).toBe(
+      200,
+    )
+    expect((await post({})).status).toBe(200)
+  })
 })
 
 describe("the token", () => {
-  it("without a token on loopback, no auth: the page link has no login code and login is refused", async () => {
+  it("on loopback, a token is made up by default: without it the API, /events and /mcp answer 401", async () => {
     running = await startServer()
+    const { url, server } = running
+    expect(server.token).toMatch(/^[\w-]{32,}$/)
+    expect(server.pageURL).toMatch(/\/\?login=[\w-]{20,}$/)
+    for (const path of ["/api/info", "/api/sessions", "/events"]) {
+      expect((await anonymous(url, "GET", path)).status, path).toBe(401)
+    }
+    expect((await anonymous(url, "POST", "/api/sessions", { title: "x" })).status).toBe(401)
+    const mcp = await anonymous(url, "POST", "/mcp", initialize, MCP_HEADERS)
+    expect(mcp.status).toBe(401)
+    expect(mcp.body.error.message).toContain("Authorization: Bearer")
+    const bearer = { authorization: `Bearer ${server.token}` }
+    expect((await anonymous(url, "GET", "/api/info", undefined, bearer)).body.auth).toBe(true)
+    const admitted = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, ...bearer },
+      body: JSON.stringify(initialize),
+    })
+    expect(admitted.status).toBe(200)
+    await admitted.body?.cancel()
+  })
+
+  it("with token false (--no-token), no auth: the page link has no login code and login is refused", async () => {
+    running = await startServer({ token: false })
     expect(running.server.token).toBeUndefined()
     expect(running.server.pageURL).toBe(`${running.url}/`)
-    const login = await api(running.url, "POST", "/api/login", { token: "x" })
+    expect((await anonymous(running.url, "GET", "/api/info")).body.auth).toBe(false)
+    const login = await anonymous(running.url, "POST", "/api/login", { token: "x" })
     expect(login.status).toBe(400)
+  })
+
+  it("refuses token false beyond loopback: other machines could run tools", async () => {
+    await expect(startServer({ host: "0.0.0.0", token: false })).rejects.toThrow(
+      /Binding to 0\.0\.0\.0 without a token would let other machines run tools/,
+    )
   })
 
   it("with a token: bearer or cookie on everything but the page's files; the login link works once", async () => {
     running = await startServer({ token: "s3cret-token" })
     const { url } = running
     for (const path of ["/api/info", "/api/sessions", "/events", "/api/approvals"]) {
-      const refused = await api(url, "GET", path)
+      const refused = await anonymous(url, "GET", path)
       expect(refused.status).toBe(401)
       expect(refused.headers.get("www-authenticate")).toContain("Bearer")
       expect(refused.body.error).toContain("Authorization: Bearer")
     }
-    expect((await api(url, "GET", "/api/info", undefined, { authorization: "Bearer nope" })).status).toBe(401)
+    expect(
+      (await anonymous(url, "GET", "/api/info", undefined, { authorization: "Bearer nope" })).status,
+    ).toBe(401)
     expect(
       (await api(url, "GET", "/api/info", undefined, { authorization: "Bearer s3cret-token" })).status,
     ).toBe(200)
@@ -136,8 +211,8 @@ describe("the token", () => {
     expect(withToken.headers.get("set-cookie")).toContain(`toolbelt_${port}=`)
 
     // POST /api/login: the token for a cookie.
-    expect((await api(url, "POST", "/api/login", { token: "wrong" })).status).toBe(401)
-    const posted = await api(url, "POST", "/api/login", { token: "s3cret-token" })
+    expect((await anonymous(url, "POST", "/api/login", { token: "wrong" })).status).toBe(401)
+    const posted = await anonymous(url, "POST", "/api/login", { token: "s3cret-token" })
     expect(posted.status).toBe(204)
     const postedCookie = posted.headers.get("set-cookie")!.split(";")[0]!
     expect((await api(url, "GET", "/api/sessions", undefined, { cookie: postedCookie })).status).toBe(200)
@@ -145,18 +220,11 @@ describe("the token", () => {
 
   it("with a token, /mcp needs the bearer too", async () => {
     running = await startServer({ token: "s3cret-token" })
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    }
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-    const refused = await api(running.url, "POST", "/mcp", initialize, headers)
+    const refused = await anonymous(running.url, "POST", "/mcp", initialize, MCP_HEADERS)
     expect(refused.status).toBe(401)
     const admitted = await fetch(`${running.url}/mcp`, {
       method: "POST",
-      headers: { ...headers, authorization: "Bearer s3cret-token" },
+      headers: { ...MCP_HEADERS, authorization: "Bearer s3cret-token" },
       body: JSON.stringify(initialize),
     })
     expect(admitted.status).toBe(200)
@@ -168,8 +236,8 @@ describe("the token", () => {
     running = await startServer({ host: "0.0.0.0" })
     expect(running.server.token).toMatch(/^[\w-]{24,}$/)
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect((await api(running.url, "GET", "/api/info")).status).toBe(401)
-    const admitted = await api(running.url, "GET", "/api/info", undefined, {
+    expect((await anonymous(running.url, "GET", "/api/info")).status).toBe(401)
+    const admitted = await anonymous(running.url, "GET", "/api/info", undefined, {
       authorization: `Bearer ${running.server.token}`,
     })
     expect(admitted.status).toBe(200)
@@ -191,6 +259,7 @@ describe("bounded bodies", () => {
         host: `127.0.0.1:${port}`,
         "content-type": "application/json",
         "transfer-encoding": "chunked",
+        ...authFor(running.url),
       },
       body: big,
     })

@@ -1,14 +1,14 @@
 // Who may use the server: requests must name it (Host), come from its own page or from no page at all
-// (Origin, Sec-Fetch-Site), and, when it has a token, carry it or the page's cookie.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import { validateHostHeader } from "@modelcontextprotocol/server"
-import { allowedHostnames } from "../mcp-server/guard.ts"
+// (Origin, Sec-Fetch-Site: the rules `/mcp` applies too, in ../mcp-server/guard.ts), and, when it has a
+// token (on every port unless --no-token), carry it or the page's cookie.
+import { createHmac, randomBytes } from "node:crypto"
+import { allowedHostnames, bearerMatches, refusedOrigin, sameSecret } from "../mcp-server/guard.ts"
 import { errorResponse } from "./api-error.ts"
 
 export interface AccessOptions {
   /** The address the server is bound to. */
   readonly host: string
-  /** Requests must carry it (`Authorization: Bearer`) or the cookie a login set; none: no auth. */
+  /** Requests must carry it (`Authorization: Bearer`) or the cookie a login set; none: no auth (a socket, `--no-token`). */
   readonly token?: string
 }
 
@@ -17,13 +17,8 @@ const COOKIE_MAX_AGE_S = 7 * 24 * 3600
 
 /**
  * The server's access rules.
- * 1. Host must be a loopback name or the bound address (DNS rebinding: a page of another site whose
- *    name resolves to this machine still sends its own name); a wildcard bind takes any Host, the
- *    token guarding it.
- * 2. A browser request must come from this server's own page: an Origin other than
- *    `http(s)://<Host>` is refused, and so is a `Sec-Fetch-Site` of `cross-site` or `same-site` (a
- *    page on another port of localhost is "same-site"). Requests without these headers (curl, MCP
- *    clients, scripts) are not from a page at all.
+ * 1, 2. `refusedOrigin` (shared with `/mcp`): Host must be a loopback name or the bound address (DNS
+ *    rebinding); a browser request must come from this server's own page (Origin, Sec-Fetch-Site).
  * 3. With a token, a request carries `Authorization: Bearer <token>` or the page's cookie. The
  *    cookie comes from the one-time login link printed at start (`/?login=<code>`; the token itself
  *    works in its place) or from `POST /api/login` with the token; it is `HttpOnly` and
@@ -66,34 +61,14 @@ export class Access {
 
   /** 1, 2. The refusal for a request that does not come from where it may, or nothing. */
   refuseOrigin(request: Request): Response | undefined {
-    const hostHeader = request.headers.get("host")
-    if (this.#allowed) {
-      const host = validateHostHeader(hostHeader, this.#allowed)
-      if (!host.ok)
-        return errorResponse(403, `Forbidden: ${host.message}. Use the address the server printed.`)
-    }
-    const origin = request.headers.get("origin")
-    if (origin !== null && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
-      return errorResponse(
-        403,
-        `Forbidden: requests from ${origin} are refused; only the page this server serves may use its API.`,
-      )
-    }
-    const site = request.headers.get("sec-fetch-site")
-    if (site === "cross-site" || site === "same-site") {
-      return errorResponse(
-        403,
-        `Forbidden: a request from another site (Sec-Fetch-Site: ${site}) is refused.`,
-      )
-    }
-    return undefined
+    const refused = refusedOrigin(request, this.#allowed)
+    return refused === undefined ? undefined : errorResponse(403, refused)
   }
 
   /** 3. Whether the request carries the token or a login's cookie (always true without a token). */
   admits(request: Request): boolean {
     if (this.#token === undefined) return true
-    const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization")?.trim() ?? "")
-    if (bearer && sameSecret(bearer[1]!, this.#token)) return true
+    if (bearerMatches(request.headers.get("authorization"), this.#token)) return true
     const cookie = cookieValue(request.headers.get("cookie"), this.#cookieName)
     return cookie !== undefined && this.#cookieValue !== undefined && sameSecret(cookie, this.#cookieValue)
   }
@@ -102,7 +77,7 @@ export class Access {
   unauthorized(): Response {
     return errorResponse(
       401,
-      'Unauthorized: send "Authorization: Bearer <token>" (the token given with --token), or open the login link toolbelt serve printed.',
+      'Unauthorized: send "Authorization: Bearer <token>" (the token toolbelt serve printed at start, or the one given with --token or TOOLBELT_SERVE_TOKEN), or open the login link it printed.',
       { headers: { "www-authenticate": 'Bearer realm="toolbelt"' } },
     )
   }
@@ -118,14 +93,6 @@ export class Access {
     if (once) this.#loginCode = undefined
     return `${this.#cookieName}=${this.#cookieValue}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${COOKIE_MAX_AGE_S}`
   }
-}
-
-/** Compares in constant time (digests, so the lengths match whatever was sent). */
-function sameSecret(sent: string, expected: string): boolean {
-  return timingSafeEqual(
-    createHash("sha256").update(sent).digest(),
-    createHash("sha256").update(expected).digest(),
-  )
 }
 
 function cookieValue(header: string | null, name: string): string | undefined {

@@ -49,8 +49,8 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
 
 /**
  * The app. A request:
- * 1. `/mcp` is the MCP endpoint, behind the same guard as `toolbelt mcp --http` (Host, Origin, the
- *    bearer token) and its own body limit.
+ * 1. `/mcp` is the MCP endpoint, behind the same guard as `toolbelt mcp --http` (Host, Origin,
+ *    Sec-Fetch-Site: the API's rules; the bearer token) and its own body limit.
  * 2. Anything else must come from where it may (Host, Origin, Sec-Fetch-Site) and, when the server
  *    has a token, carry it or the page's cookie (the page's own files, the login and the OpenAPI
  *    document excepted).

@@ -1,15 +1,20 @@
 // `toolbelt serve`'s server: one listener for the API, the event stream, the page and MCP.
-import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
-import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
 import type { ResolvedModel } from "../../adapters/ai/provider.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
-import { isLoopback } from "../mcp-server/guard.ts"
 import { createMcpHandler } from "../mcp-server/http.ts"
+import {
+  type Bind,
+  bindOf,
+  ListenError,
+  type Listening,
+  listenOn,
+  tokenFor,
+} from "../mcp-server/http-listen.ts"
 import { Access } from "./access.ts"
 import { createApp } from "./app.ts"
 import { EventLog } from "./event-log.ts"
@@ -19,12 +24,20 @@ const log = logger("serve")
 
 export interface ServeOptions {
   readonly toolbelt: Toolbelt
-  /** 0 picks a free port. */
-  readonly port: number
-  /** Default: 127.0.0.1. Any other address needs a token (one is made when none is given). */
+  /** The TCP port (0 picks a free one); give this or `socket`. */
+  readonly port?: number
+  /** Default: 127.0.0.1. */
   readonly host?: string
-  /** Requests need it (or the page's cookie). Default: none on loopback, a random one elsewhere. */
-  readonly token?: string
+  /**
+   * Listen on this Unix socket (mode 0600) instead of a port: only this account can connect, so no
+   * token is needed unless one is given.
+   */
+  readonly socket?: string
+  /**
+   * Requests need it (or the page's cookie). Default: a random one on a port (any local account
+   * reaches loopback), none on a socket. `false`: none, on loopback only.
+   */
+  readonly token?: string | false
   /** The agent calls run as (default: build). */
   readonly agent?: string
   /** The model agent turns use, with the spec it was made from (`provider/id`). */
@@ -38,12 +51,14 @@ export interface ServeOptions {
 }
 
 export interface ToolbeltServer {
-  /** The server's address, e.g. `http://127.0.0.1:4517`. */
+  /** The server's address, e.g. `http://127.0.0.1:4517` (`http://localhost` over a socket). */
   readonly url: string
   /** The page's address; with a token, the one-time login link (until it is used). */
   readonly pageURL: string
-  /** The token requests need, if any (made up when binding beyond loopback without one). */
+  /** The token requests need (made up when none was given), or none. */
   readonly token: string | undefined
+  /** The socket's path, when listening on one. */
+  readonly socket?: string
   readonly events: EventLog
   close(): Promise<void>
 }
@@ -54,19 +69,30 @@ export class ServeError extends Error {
 
 /**
  * Starts the server.
- * 1. The token: the one given; else, bound beyond loopback, a random one (as Jupyter does), since
- *    every other machine that reaches the address could otherwise run tools.
+ * 1. Where (a port, or a Unix socket of mode 0600) and the token: the one given; else, on a port, a
+ *    random one (as Jupyter does), since every other account on this machine, and every machine
+ *    that reaches a wider address, could otherwise run tools as this one; none on a socket, or when
+ *    `token` is false (loopback only).
  * 2. The event log and the session index start following the bus before anything can publish.
  * 3. The MCP endpoint, whose asks wait for the page when the client cannot show them (`mcp.ask`
  *    "web", unless the config says otherwise).
  * 4. The app, then the listener; a port in use is a `ServeError` that says what to do.
- * 5. `close`: MCP sessions end, the listener and every open stream close, the log stops.
+ * 5. `close`: MCP sessions end, the listener and every open stream close, the log stops, the socket
+ *    goes.
  */
 export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> {
   const { toolbelt } = options
-  const host = options.host ?? "127.0.0.1"
-  // 1. The token.
-  const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(24).toString("base64url"))
+  // 1. Where, and the token.
+  let bind: Bind
+  let token: string | undefined
+  try {
+    bind = bindOf(options)
+    token = tokenFor({ token: options.token, bind })
+  } catch (error) {
+    if (error instanceof ListenError) throw new ServeError(error.message)
+    throw error
+  }
+  const host = bind.socket === undefined ? bind.host : "localhost"
   const access = new Access({ host, ...(token ? { token } : {}) })
   const settings = mcpSettings(toolbelt.config)
   const configuredAsk = (toolbelt.config.mcp as { ask?: unknown } | undefined)?.ask !== undefined
@@ -107,18 +133,14 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
     maxRequestBytes: settings.maxRequestBytes,
   })
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false })
+  let listening: Listening
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject)
-      server.listen(options.port, host, () => {
-        server.off("error", reject)
-        resolve()
-      })
-    })
+    listening = await listenOn(server, bind)
   } catch (error) {
     events.close()
     sessions.close()
     await mcp.close()
+    if (error instanceof ListenError) throw new ServeError(error.message)
     const code = (error as NodeJS.ErrnoException).code
     if (code === "EADDRINUSE") {
       throw new ServeError(
@@ -133,10 +155,11 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
     throw error
   }
   server.on("error", (error) => log.error("HTTP server error", { error: String(error) }))
-  const address = server.address() as AddressInfo
-  access.listening(address.port)
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
-  const url = `http://${isWildcard(address.address) ? "127.0.0.1" : shown}:${address.port}`
+  access.listening(listening.port)
+  const url =
+    listening.socket !== undefined
+      ? "http://localhost"
+      : `http://${isWildcard(listening.host) ? "127.0.0.1" : listening.host}:${listening.port}`
 
   let closed: Promise<void> | undefined
   return {
@@ -146,6 +169,7 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
       return code ? `${url}/?login=${code}` : `${url}/`
     },
     token,
+    ...(listening.socket === undefined ? {} : { socket: listening.socket }),
     events,
     close() {
       // 5. Everything, once.
@@ -157,6 +181,7 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
           server.close(() => resolve())
           ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
         })
+        await listening.release()
       })()
       return closed
     },
@@ -164,7 +189,7 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
 }
 
 function isWildcard(address: string): boolean {
-  return address === "0.0.0.0" || address === "::"
+  return address === "0.0.0.0" || address === "[::]"
 }
 
 function packageVersion(): string {

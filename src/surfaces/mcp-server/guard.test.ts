@@ -60,7 +60,9 @@ describe("refuse", () => {
   it.each([
     ["a loopback Host", { host: "127.0.0.1:3000" }],
     ["localhost", { host: "localhost:3000" }],
-    ["a loopback Origin", { host: "localhost:3000", origin: "http://localhost:5173" }],
+    ["its own Origin", { host: "localhost:3000", origin: "http://localhost:3000" }],
+    ["its own page's fetch", { host: "localhost:3000", "sec-fetch-site": "same-origin" }],
+    ["a navigation typed in", { host: "localhost:3000", "sec-fetch-site": "none" }],
   ])("lets %s through", async (_name, headers) => {
     expect(await refusal(post(headers), loopback)).toBeUndefined()
   })
@@ -68,8 +70,19 @@ describe("refuse", () => {
   it("refuses a Host that names another machine (DNS rebinding)", async () => {
     expect(await refusal(post({ host: "evil.example:3000" }), loopback)).toMatchObject({
       status: 403,
-      message: "Forbidden: Invalid Host: evil.example.",
+      message: "Forbidden: Invalid Host: evil.example. Use the address the server printed.",
     })
+  })
+
+  it.each([
+    ["another port of localhost", { origin: "http://localhost:5173" }],
+    ["another loopback name", { origin: "http://127.0.0.1:3000" }],
+    ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }],
+    ["Sec-Fetch-Site: same-site (another port of localhost)", { "sec-fetch-site": "same-site" }],
+  ])("refuses %s, as the API does", async (_name, headers) => {
+    const refused = await refusal(post({ host: "localhost:3000", ...headers }), loopback)
+    expect(refused).toMatchObject({ status: 403 })
+    expect(refused!.message).toMatch(/^Forbidden: /)
   })
 
   it("refuses an Origin from another site, and the opaque null origin", async () => {
@@ -83,13 +96,16 @@ describe("refuse", () => {
     })
   })
 
-  it("on a wildcard bind, any Host, and an Origin of that same host", async () => {
+  it("on a wildcard bind, any Host, and an Origin of that same host and port", async () => {
     const wide = { host: "0.0.0.0", token: "t" }
     const auth = { authorization: "Bearer t" }
     expect(await refusal(post({ host: "10.0.0.7:3000", ...auth }), wide)).toBeUndefined()
     expect(
-      await refusal(post({ host: "10.0.0.7:3000", origin: "http://10.0.0.7:8080", ...auth }), wide),
+      await refusal(post({ host: "10.0.0.7:3000", origin: "http://10.0.0.7:3000", ...auth }), wide),
     ).toBeUndefined()
+    expect(
+      await refusal(post({ host: "10.0.0.7:3000", origin: "http://10.0.0.7:8080", ...auth }), wide),
+    ).toMatchObject({ status: 403 })
     expect(
       await refusal(post({ host: "10.0.0.7:3000", origin: "http://evil.example", ...auth }), wide),
     ).toMatchObject({

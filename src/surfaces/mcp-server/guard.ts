@@ -1,17 +1,14 @@
-// Who may talk to the HTTP server: the Host and Origin checks against DNS rebinding, and the bearer
-// token. Pure: a request in, a refusal (or nothing) out.
+// Who may talk to the HTTP servers (`toolbelt mcp --http`, and `toolbelt serve`'s API, page and /mcp):
+// the Host, Origin and Sec-Fetch-Site checks, and the bearer token. Pure: a request in, a refusal (or
+// nothing) out.
 import { createHash, timingSafeEqual } from "node:crypto"
 import { isIP } from "node:net"
-import {
-  localhostAllowedHostnames,
-  validateHostHeader,
-  validateOriginHeader,
-} from "@modelcontextprotocol/server"
+import { localhostAllowedHostnames, validateHostHeader } from "@modelcontextprotocol/server"
 
 export interface GuardOptions {
   /** The address the server is bound to. */
   readonly host: string
-  /** The bearer token every request must carry (required when `host` is not loopback). */
+  /** The bearer token every request must carry; none: no token (a Unix socket, or `--no-token`). */
   readonly token?: string
 }
 
@@ -41,46 +38,63 @@ export function allowedHostnames(host: string): string[] | undefined {
 }
 
 /**
- * Checks one request, in order: its Host names this server (DNS rebinding), its Origin (when a
- * browser sent one) is this machine or the server's own address, and it carries the token.
- * Returns the refusal to send, or undefined when the request may go on.
+ * Whether a request comes from where it may, the same rules for the API, the page and `/mcp`:
+ * 1. Its Host names this server (`allowed`; undefined: any, a wildcard bind the token guards), so a
+ *    page of another site whose name resolves to this machine (DNS rebinding) is refused.
+ * 2. A browser request comes from this server's own page: an Origin other than `http(s)://<Host>`
+ *    is refused, another port of localhost included (another local web app is another origin).
+ * 3. `Sec-Fetch-Site: cross-site` or `same-site` is refused (a page on another port of localhost is
+ *    "same-site", and a browser sends this header even where it leaves Origin out).
+ * Requests without Origin and Sec-Fetch-Site (curl, MCP clients, scripts) are not from a page at all.
+ * Returns why it is refused, or undefined.
  */
-export function refuse(request: Request, options: GuardOptions): Response | undefined {
-  const allowed = allowedHostnames(options.host)
+export function refusedOrigin(request: Request, allowed: string[] | undefined): string | undefined {
+  const hostHeader = request.headers.get("host")
   if (allowed) {
-    const host = validateHostHeader(request.headers.get("host"), allowed)
-    if (!host.ok) return jsonRpcRefusal(403, `Forbidden: ${host.message}.`)
+    const host = validateHostHeader(hostHeader, allowed)
+    if (!host.ok) return `Forbidden: ${host.message}. Use the address the server printed.`
   }
-  const originHeader = request.headers.get("origin")
-  if (originHeader) {
-    const sameHost = hostnameOf(request.headers.get("host"))
-    const origins = allowed ?? [...localhostAllowedHostnames(), ...(sameHost ? [sameHost] : [])]
-    const origin = validateOriginHeader(originHeader, origins)
-    if (!origin.ok) return jsonRpcRefusal(403, `Forbidden: ${origin.message}.`)
+  const origin = request.headers.get("origin")
+  if (origin !== null && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
+    return `Forbidden: requests from ${origin} are refused (Origin); only this server's own page, or a client that is not a web page, may use it.`
   }
-  if (options.token !== undefined && !bearerMatches(request.headers.get("authorization"), options.token)) {
-    return jsonRpcRefusal(
-      401,
-      'Unauthorized: send the token as "Authorization: Bearer <token>" (set with --token or TOOLBELT_MCP_TOKEN).',
-      { "www-authenticate": 'Bearer realm="toolbelt"' },
-    )
+  const site = request.headers.get("sec-fetch-site")
+  if (site === "cross-site" || site === "same-site") {
+    return `Forbidden: a request from another site (Sec-Fetch-Site: ${site}) is refused.`
   }
   return undefined
 }
 
-function hostnameOf(host: string | null): string | undefined {
-  if (!host) return undefined
-  return validateHostHeader(host, []).hostname
+/** Whether an `Authorization` header carries `Bearer <token>`. */
+export function bearerMatches(header: string | null, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? "")
+  return match !== null && sameSecret(match[1]!, token)
 }
 
 /** Compares in constant time (digests, so the lengths match whatever was sent). */
-function bearerMatches(header: string | null, token: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header?.trim() ?? "")
-  if (!match) return false
-  const sent = createHash("sha256").update(match[1]!).digest()
-  const expected = createHash("sha256").update(token).digest()
-  return timingSafeEqual(sent, expected)
+export function sameSecret(sent: string, expected: string): boolean {
+  return timingSafeEqual(
+    createHash("sha256").update(sent).digest(),
+    createHash("sha256").update(expected).digest(),
+  )
 }
+
+/**
+ * Checks one MCP request: where it comes from (`refusedOrigin`: Host, Origin, Sec-Fetch-Site), then
+ * that it carries the token when the server has one. Returns the refusal to send (a JSON-RPC error
+ * body, which MCP clients read), or undefined when the request may go on.
+ */
+export function refuse(request: Request, options: GuardOptions): Response | undefined {
+  const refused = refusedOrigin(request, allowedHostnames(options.host))
+  if (refused) return jsonRpcRefusal(403, refused)
+  if (options.token !== undefined && !bearerMatches(request.headers.get("authorization"), options.token)) {
+    return jsonRpcRefusal(401, UNAUTHORIZED_MCP, { "www-authenticate": 'Bearer realm="toolbelt"' })
+  }
+  return undefined
+}
+
+const UNAUTHORIZED_MCP =
+  'Unauthorized: send the token as "Authorization: Bearer <token>": the one the server printed at start ("token   ..."), or the one it was given (--token, TOOLBELT_MCP_TOKEN or TOOLBELT_SERVE_TOKEN).'
 
 /** An HTTP refusal with a JSON-RPC error body (what MCP clients read). */
 export function jsonRpcRefusal(

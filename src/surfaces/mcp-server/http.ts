@@ -1,6 +1,5 @@
 // `toolbelt mcp --http PORT`: streamable HTTP, one toolbelt session per MCP session.
 import { randomUUID } from "node:crypto"
-import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
 import {
   isInitializeRequest,
@@ -14,7 +13,8 @@ import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
 import { type ReplayLimits, ReplayStore, relateSends, relating, type SessionEvents } from "./event-store.ts"
-import { isLoopback, jsonRpcRefusal, refuse } from "./guard.ts"
+import { jsonRpcRefusal, refuse } from "./guard.ts"
+import { type Bind, bindOf, ListenError, type Listening, listenOn, tokenFor } from "./http-listen.ts"
 import { cancelledRequests, requestedVersion, requestIds } from "./http-messages.ts"
 import { jsonRpcError, notResumable, sessionNotFound, tooLarge, whileSent } from "./http-replies.ts"
 import { type ReadBody, readText } from "./json-rpc-body.ts"
@@ -45,12 +45,21 @@ export interface McpHandlerOptions {
 }
 
 export interface ServeHttpOptions extends McpHandlerOptions {
-  /** 0 picks a free port. */
-  readonly port: number
+  /** The TCP port (0 picks a free one); give this or `socket`. */
+  readonly port?: number
   /** Default: 127.0.0.1. Any address other than loopback needs a token. */
   readonly host?: string
-  /** Every request must carry `Authorization: Bearer <token>`. */
-  readonly token?: string
+  /**
+   * Listen on this Unix socket (mode 0600) instead of a port: only this account can connect, so no
+   * token is needed unless one is given.
+   */
+  readonly socket?: string
+  /**
+   * Every request must carry `Authorization: Bearer <token>`. Default: one is made up (`token` of the
+   * server says which), except on a socket. `false`: none, on loopback only (any local account can
+   * then use the server as this one).
+   */
+  readonly token?: string | false
 }
 
 /** The MCP endpoint as a fetch handler, for a server that routes `/mcp` to it (`toolbelt serve`). */
@@ -66,8 +75,12 @@ export interface McpHandler {
 }
 
 export interface McpHttpServer {
-  /** The endpoint, e.g. `http://127.0.0.1:3917/mcp`. */
+  /** The endpoint, e.g. `http://127.0.0.1:3917/mcp` (`http://localhost/mcp` over a socket). */
   readonly url: string
+  /** The token requests need (made up when none was given), or none. */
+  readonly token: string | undefined
+  /** The socket's path, when listening on one. */
+  readonly socket?: string
   /** Open MCP sessions (one per client connection). */
   readonly sessions: number
   /** What is kept for clients that reconnect, over all sessions. */
@@ -101,21 +114,27 @@ export class HttpServeError extends Error {
 
 /**
  * Serves MCP over streamable HTTP.
- * 1. Refuse to bind beyond loopback without a token.
- * 2. Every request passes the guard first: Host and Origin name this machine (or the bound
- *    address), and the bearer token matches when one is set. Only `/mcp` is served.
+ * 1. Where: a port, or a Unix socket (`listenOn`). The token: the one given; else, on a port, a
+ *    random one (another account on this machine reaches a loopback port too); none on a socket,
+ *    or when `token` is false, which is refused beyond loopback.
+ * 2. Every request passes the guard first (`refuse`: Host, Origin, Sec-Fetch-Site, the bearer token),
+ *    the same rules as `toolbelt serve`'s. Only `/mcp` is served.
  * 3. The endpoint itself is `createMcpHandler`.
- * 4. `close` ends every session and the listener.
+ * 4. `close` ends every session and the listener, and removes the socket.
  */
 export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
-  const host = options.host ?? "127.0.0.1"
-  // 1. No unauthenticated server beyond this machine.
-  if (!isLoopback(host) && !options.token) {
-    throw new HttpServeError(
-      `Binding to ${host} would let other machines run tools: set a token with --token or TOOLBELT_MCP_TOKEN (clients send "Authorization: Bearer <token>"), or bind to 127.0.0.1.`,
-    )
+  // 1. Where, and the token.
+  let bind: Bind
+  let token: string | undefined
+  try {
+    bind = bindOf(options)
+    token = tokenFor({ token: options.token, bind })
+  } catch (error) {
+    if (error instanceof ListenError) throw new HttpServeError(error.message)
+    throw error
   }
-  const guard = { host, ...(options.token ? { token: options.token } : {}) }
+  const host = bind.socket === undefined ? bind.host : "localhost"
+  const guard = { host, ...(token ? { token } : {}) }
   const endpoint = createMcpHandler(options)
 
   const handle = (request: Request): Promise<Response> | Response => {
@@ -131,20 +150,24 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
   }
 
   const server = createAdaptorServer({ fetch: handle, overrideGlobalObjects: false })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(options.port, host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
+  let listening: Listening
+  try {
+    listening = await listenOn(server, bind)
+  } catch (error) {
+    await endpoint.close()
+    if (error instanceof ListenError) throw new HttpServeError(error.message)
+    throw error
+  }
   server.on("error", (error) => log.error("HTTP server error", { error: String(error) }))
-  const address = server.address() as AddressInfo
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
-  const url = `http://${shown}:${address.port}${MCP_PATH}`
+  const url =
+    listening.socket === undefined
+      ? `http://${listening.host}:${listening.port}${MCP_PATH}`
+      : `http://localhost${MCP_PATH}`
 
   return {
     url,
+    token,
+    ...(listening.socket === undefined ? {} : { socket: listening.socket }),
     get sessions() {
       return endpoint.sessions
     },
@@ -158,6 +181,7 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
         server.close(() => resolve())
         ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
       })
+      await listening.release()
     },
   }
 }
