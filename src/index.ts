@@ -6,11 +6,13 @@ export type { FilePart, ModelContent } from "./platform/text/content.ts"
 export { DEFAULT_LIMITS, type Limits } from "./platform/text/limits.ts"
 export { OutputStore } from "./runtime/output/store.ts"
 export {
+  LoopGuardError,
   PermissionCorrectedError,
   PermissionDeniedError,
   PermissionNotFoundError,
   PermissionRejectedError,
   PermissionUnansweredError,
+  PermissionWithdrawnError,
 } from "./runtime/permission/errors.ts"
 export type { Action, Rule, Ruleset } from "./runtime/permission/rule.ts"
 export type { AskRequest, PermissionService } from "./runtime/permission/service.ts"

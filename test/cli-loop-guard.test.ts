@@ -46,7 +46,7 @@ describe("toolbelt call: the loop guard", () => {
     expect(third.status).toBe("error")
     const error = third.status === "error" ? third.error : ""
     expect(error).toBe(
-      'Refused read {"filePath":"a.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: read {"filePath":"a.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
     )
     // One sentence, and no claim that someone said no.
     expect(error.split(/\.\s/)).toHaveLength(1)
@@ -76,8 +76,27 @@ describe("toolbelt call: the loop guard", () => {
     for (let i = 0; i < 3; i++) expect(read().status).toBe("completed")
     const fourth = read()
     expect(fourth.status === "error" && fourth.error).toMatch(
-      /^Refused read \{"filePath":"a.txt"\}: it was the 4th identical call in a row .* with N above 4,/,
+      /^The loop guard stopped this call: read \{"filePath":"a.txt"\}: it was the 4th identical call in a row .* with N above 4,/,
     )
+  })
+})
+
+describe("toolbelt call batch: the loop guard", () => {
+  it("says the loop guard stopped the batch, not that the user rejected it, when no one could be asked", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ batch: true }))
+    const say = { command: "echo same", description: "Say the same" }
+    expect(call("bash", say).status).toBe("completed")
+    expect(call("bash", say).status).toBe("completed")
+    const batch = call("batch", { tool_calls: [{ tool: "bash", parameters: say }] })
+    expect(batch.status).toBe("error")
+    const error = batch.status === "error" ? batch.error : ""
+    expect(error).toMatch(
+      /^The loop guard stopped this call: bash \{"command":"echo same","description":"Say the same"\}: /,
+    )
+    expect(error).toContain("it was the 3rd identical call in a row")
+    expect(error).toContain("no one could be asked")
+    expect(error).toContain('"permission": {"doom_loop": "allow"}')
+    expect(error).not.toMatch(/user rejected/i)
   })
 })
 

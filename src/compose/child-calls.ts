@@ -2,7 +2,8 @@
 // names the call that made it.
 
 import type { Limits } from "../platform/text/limits.ts"
-import { PermissionRejectedError, PermissionUnansweredError } from "../runtime/permission/errors.ts"
+import { PermissionRejectedError, refusalOf } from "../runtime/permission/errors.ts"
+import { QuestionRejectedError, QuestionUnansweredError } from "../runtime/question/errors.ts"
 import type { Advertised, Registry, ToolsQuery, Turn } from "../runtime/registry/registry.ts"
 import type { Settlement } from "../runtime/settle/settle.ts"
 import type { CallInput } from "../runtime/settle/types.ts"
@@ -44,9 +45,10 @@ export function parentCallID(callID: string): string | undefined {
  *    `<parent>.<n>`, and a turn of the offered tools: a name outside it is refused as unknown, and
  *    a registration replaced since it was offered as stale. A call given a `share` of the output bounds
  *    is bounded to that part of `limits`, by settlement and by a tool that bounds its own output.
- * 3. `refusal`: a child that no one could be asked about stops the turn as an unanswered ask of the
- *    parent; any other blocked child (a person's "no", to its own ask or to the loop guard's), as a
- *    person's "no" to the parent.
+ * 3. `refusal`: a blocked child stops the turn with the parent, saying who refused it as the child
+ *    said it (`refusalOf`): no one could be asked, the loop guard, toolbelt stopping; a question no one
+ *    could answer, or one a person dismissed, as that question's refusal; only a person's "no" (to its
+ *    own ask, or to the loop guard's) as a person's "no" to the parent.
  */
 export function childCalls({
   parent,
@@ -99,11 +101,13 @@ export function childCalls({
       })
       return childSettlement(callID, settlement)
     },
-    // 3. A refused child stops the turn.
+    // 3. A refused child stops the turn, saying who refused it.
     refusal(child) {
-      if (child.error.startsWith(UNANSWERED_PREFIX))
-        return new PermissionUnansweredError(child.error.slice(UNANSWERED_PREFIX.length))
-      return new PermissionRejectedError()
+      if (child.kind === "question")
+        return child.error.startsWith(QUESTION_UNANSWERED)
+          ? new QuestionUnansweredError(child.error.slice(QUESTION_UNANSWERED.length))
+          : new QuestionRejectedError(child.error)
+      return refusalOf(child.error) ?? new PermissionRejectedError()
     },
   }
 }
@@ -117,8 +121,8 @@ function shareOf(limits: Limits, share: number): Pick<Limits, "maxLines" | "maxB
   }
 }
 
-/** How every unanswered ask's message starts (the reason follows). */
-const UNANSWERED_PREFIX = new PermissionUnansweredError("").message
+/** How every unanswered question's message starts (the reason follows). */
+const QUESTION_UNANSWERED = new QuestionUnansweredError("").message
 
 function childSettlement(callID: string, settlement: Settlement): ChildSettlement {
   const { part: _recorded, ...answer } = settlement

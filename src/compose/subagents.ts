@@ -10,7 +10,12 @@ import type { Bus } from "../runtime/bus/bus.ts"
 import { type Config, ConfigError } from "../runtime/config/config.ts"
 import { type Agent, subagentRules } from "../runtime/permission/agents/agent.ts"
 import { decide } from "../runtime/permission/decision.ts"
-import { PermissionRejectedError, PermissionUnansweredError } from "../runtime/permission/errors.ts"
+import {
+  LoopGuardError,
+  PermissionRejectedError,
+  PermissionUnansweredError,
+  refusalOf,
+} from "../runtime/permission/errors.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import type {
   SubagentInfo,
@@ -332,14 +337,14 @@ function instructionsFor(agent: Agent, defaults: string, directory: string): str
   return `${own}\n\n${SUBAGENT_NOTE}`
 }
 
-/** The error of a child a person refused (or no one could be asked about): the caller stops too. */
+/** The error of a child that was refused (by a person, no one, the loop guard): the caller stops too, saying who. */
 function refusal(error: string, agent: string, description: string): Error {
-  const unanswered = new PermissionUnansweredError("").message
-  if (error.startsWith(unanswered))
-    return new PermissionUnansweredError(
-      `the ${agent} subagent (${description}) was stopped: ${error.slice(unanswered.length)}`,
-    )
-  return new PermissionRejectedError()
+  const refused = refusalOf(error)
+  const stopped = (reason: string) => `the ${agent} subagent (${description}) was stopped: ${reason}`
+  if (refused instanceof PermissionUnansweredError)
+    return new PermissionUnansweredError(stopped(refused.reason))
+  if (refused instanceof LoopGuardError) return new LoopGuardError(stopped(refused.reason))
+  return refused ?? new PermissionRejectedError()
 }
 
 function stillRunning(run: Run): string {

@@ -9,7 +9,7 @@ describe("toolbelt mcp: the loop guard with a client that cannot ask", () => {
   let server: StdioConnected
 
   beforeAll(async () => {
-    project = await makeProject()
+    project = await makeProject({ batch: true })
     await writeFile(join(project.dir, "a.txt"), "hello\n")
     server = await connectStdio(project)
   })
@@ -37,8 +37,27 @@ describe("toolbelt mcp: the loop guard with a client that cannot ask", () => {
     expect(third.isError).toBe(true)
     const text = textOf(third)
     expect(text).toBe(
-      'Refused read {"filePath":"b.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: read {"filePath":"b.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
     )
+    expect(text).not.toMatch(/user rejected/i)
+  })
+
+  it("a batch whose call the loop guard refused says the loop guard stopped it, not that the user rejected it", async () => {
+    const say = { command: "echo same", description: "Say the same" }
+    const bash = () => server.client.callTool({ name: "bash", arguments: say })
+    expect((await bash()).isError).toBeFalsy()
+    expect((await bash()).isError).toBeFalsy()
+    const batch = await server.client.callTool({
+      name: "batch",
+      arguments: { tool_calls: [{ tool: "bash", parameters: say }] },
+    })
+    expect(batch.isError).toBe(true)
+    const text = textOf(batch)
+    expect(text).toMatch(
+      /^The loop guard stopped this call: bash \{"command":"echo same","description":"Say the same"\}: /,
+    )
+    expect(text).toContain("it was the 3rd identical call in a row")
+    expect(text).toContain("no one could be asked")
     expect(text).not.toMatch(/user rejected/i)
   })
 })

@@ -128,7 +128,9 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     const turn = await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "loop" })
 
     expect(turn.status).toBe("blocked")
-    expect(turn.error).toContain('Refused echo {"text":"again"}: it was the 3rd identical call in a row')
+    expect(turn.error).toContain(
+      'The loop guard stopped this call: echo {"text":"again"}: it was the 3rd identical call in a row',
+    )
     expect(belt.runs.echo).toBe(2)
     expect(model.doStreamCalls).toHaveLength(3)
     expect(turn.parts.map((part) => part.state.status)).toEqual(["completed", "completed", "error"])

@@ -10,6 +10,7 @@ import {
   PermissionNotFoundError,
   PermissionRejectedError,
   PermissionUnansweredError,
+  PermissionWithdrawnError,
 } from "./errors.ts"
 import { MemoryApprovalStore } from "./memory-approvals.ts"
 import type { Rule, Ruleset } from "./rule.ts"
@@ -336,7 +337,7 @@ describe("abort and dispose", () => {
     await expect(asked).resolves.toBeUndefined()
   })
 
-  it("dispose rejects every pending request of every session", async () => {
+  it("dispose ends every pending request of every session, saying toolbelt stopped", async () => {
     const { engine } = setup()
     const asks = [
       engine.ask(request("edit", ["a.ts"])),
@@ -344,7 +345,7 @@ describe("abort and dispose", () => {
       engine.ask(request("bash", ["make"], { sessionID: "ses_3" })),
     ]
     engine.dispose()
-    for (const asked of asks) await expect(asked).rejects.toBeInstanceOf(PermissionRejectedError)
+    for (const asked of asks) await expect(asked).rejects.toBeInstanceOf(PermissionWithdrawnError)
     expect(engine.list()).toEqual([])
   })
 })

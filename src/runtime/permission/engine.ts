@@ -12,6 +12,7 @@ import {
   PermissionNotFoundError,
   PermissionRejectedError,
   PermissionUnansweredError,
+  PermissionWithdrawnError,
 } from "./errors.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import { PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
@@ -253,7 +254,8 @@ export class PermissionEngine implements PermissionService {
    *    pending request of the session that is now fully allowed.
    * 4. `reject`: this request fails (`PermissionUnansweredError` when no one could be asked,
    *    `PermissionCorrectedError` when there is a message, `PermissionRejectedError` otherwise), and so
-   *    does every other pending request of the session.
+   *    does every other pending request of the session: unanswered too when no one could be asked,
+   *    otherwise as ended by the person's "no" to another call.
    * Each request that ends publishes `permission.replied`.
    */
   reply(input: PermissionReply): void {
@@ -266,8 +268,12 @@ export class PermissionEngine implements PermissionService {
 
     if (input.reply === "reject") {
       this.#settle(pending, "reject", rejection(input, pending.rule))
+      // The others end with it, and say who ended them: no one, when no one could be asked.
       for (const other of this.#sessionPending(request.sessionID)) {
-        this.#settle(other, "reject", new PermissionRejectedError())
+        const error = input.unanswered
+          ? new PermissionUnansweredError(input.unanswered, other.rule ? { rule: other.rule } : {})
+          : new PermissionRejectedError({ another: true })
+        this.#settle(other, "reject", error)
       }
       return
     }
@@ -311,10 +317,10 @@ export class PermissionEngine implements PermissionService {
     this.#sessionApprovals.delete(sessionID)
   }
 
-  /** Rejects every pending request (shutdown or reload). */
+  /** Ends every pending request (shutdown or reload): no one refused them, and they say so. */
   dispose(): void {
     for (const pending of [...this.#pending.values()]) {
-      this.#settle(pending, "reject", new PermissionRejectedError())
+      this.#settle(pending, "reject", new PermissionWithdrawnError())
     }
   }
 

@@ -39,11 +39,21 @@ export class PermissionDeniedError extends Error {
   }
 }
 
-/** The person said no. Stops the turn. */
+/** A person said no. Stops the turn. The only refusal that says "the user rejected". */
 export class PermissionRejectedError extends Error {
   override readonly name = "PermissionRejectedError"
-  constructor() {
-    super("The user rejected permission to use this specific tool call.")
+  /**
+   * `another`: the person rejected another pending request of the session, which ends this one with it
+   * (this one was never answered on its own, and the message says so).
+   */
+  readonly another: boolean
+  constructor(options: { another?: boolean } = {}) {
+    super(
+      options.another
+        ? "The user rejected permission to use another tool call of this session, which stops this one too."
+        : "The user rejected permission to use this specific tool call.",
+    )
+    this.another = options.another ?? false
   }
 }
 
@@ -76,6 +86,35 @@ export class PermissionUnansweredError extends Error {
   }
 }
 
+/** How every loop guard refusal begins (the reason follows). */
+export const LOOP_GUARD = "The loop guard stopped this call: "
+
+/**
+ * The loop guard refused the call, and no person did: a `doom_loop` rule denies it, or it asks and no one
+ * could be asked. The reason says what repeated and what to do. Stops the turn.
+ */
+export class LoopGuardError extends Error {
+  override readonly name = "LoopGuardError"
+  readonly reason: string
+  constructor(reason: string) {
+    super(`${LOOP_GUARD}${reason}`)
+    this.reason = reason
+  }
+}
+
+/**
+ * toolbelt stopped (shut down, or the policy was reloaded) while the request waited for an answer. No one
+ * refused it, and the call did not run. Stops the turn.
+ */
+export class PermissionWithdrawnError extends Error {
+  override readonly name = "PermissionWithdrawnError"
+  constructor() {
+    super(
+      "toolbelt stopped before anyone answered this call's permission request, so it did not run; no one refused it. Run it again once toolbelt is running.",
+    )
+  }
+}
+
 /** A reply named a request that is not pending (answered already, aborted, or never asked). */
 export class PermissionNotFoundError extends Error {
   override readonly name = "PermissionNotFoundError"
@@ -91,6 +130,8 @@ export type PermissionError =
   | PermissionRejectedError
   | PermissionCorrectedError
   | PermissionUnansweredError
+  | LoopGuardError
+  | PermissionWithdrawnError
   | PermissionNotFoundError
 
 export function isPermissionError(error: unknown): error is PermissionError {
@@ -99,9 +140,40 @@ export function isPermissionError(error: unknown): error is PermissionError {
     error instanceof PermissionRejectedError ||
     error instanceof PermissionCorrectedError ||
     error instanceof PermissionUnansweredError ||
+    error instanceof LoopGuardError ||
+    error instanceof PermissionWithdrawnError ||
     error instanceof PermissionNotFoundError
   )
 }
+
+/**
+ * Whether the refusal stops the turn instead of leaving the model to try something else: a person's "no",
+ * no one to ask, the loop guard, or toolbelt stopping. A rule's deny and a person's feedback do not.
+ */
+export function stopsTheTurn(error: unknown): boolean {
+  return (
+    error instanceof PermissionRejectedError ||
+    error instanceof PermissionUnansweredError ||
+    error instanceof LoopGuardError ||
+    error instanceof PermissionWithdrawnError
+  )
+}
+
+/**
+ * The refusal a call's recorded message came from, for a call that refuses because a call made on its
+ * behalf (a batch's, a subagent's) was refused: each error's own words say who refused, and are kept.
+ * Undefined for a message that names no one but a person (a "no", or a person's "no" to the loop guard).
+ */
+export function refusalOf(message: string): PermissionError | undefined {
+  if (message.startsWith(UNANSWERED)) return new PermissionUnansweredError(message.slice(UNANSWERED.length))
+  if (message.startsWith(LOOP_GUARD)) return new LoopGuardError(message.slice(LOOP_GUARD.length))
+  const withdrawn = new PermissionWithdrawnError()
+  if (message === withdrawn.message) return withdrawn
+  return undefined
+}
+
+/** How every unanswered ask's message begins (the reason follows). */
+const UNANSWERED = new PermissionUnansweredError("").message
 
 /**
  * A reply carried the digest of another call than the pending request's: the approval was given for a

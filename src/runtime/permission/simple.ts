@@ -24,8 +24,8 @@ export type Reply =
 export type Decide = (request: AskRequest, options: { signal?: AbortSignal }) => Promise<Reply>
 
 /**
- * A small rule-based permission service: last matching rule wins, no match asks `decide` (or rejects
- * when there is no one to ask). "always" replies are remembered in memory for this service only.
+ * A small rule-based permission service: last matching rule wins, no match asks `decide` (or fails as
+ * unanswered when there is no one to ask). "always" replies are remembered in memory for this service only.
  */
 export class RulePermissions implements PermissionService {
   readonly #rules: Rule[]
@@ -72,7 +72,11 @@ export class RulePermissions implements PermissionService {
       }
     }
     if (!needsAsk) return
-    if (!this.#decide) throw new PermissionRejectedError()
+    if (!this.#decide)
+      throw new PermissionUnansweredError(
+        "this permission service has no one to ask (it was made without a decide function): give it one, or a rule that allows the call.",
+        asking ? { rule: asking } : {},
+      )
     const reply = await this.#decide(request, options)
     if (reply === "reject") throw new PermissionRejectedError()
     if (typeof reply === "object") {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { PermissionEngine } from "./engine.ts"
-import { PermissionDeniedError, PermissionRejectedError } from "./errors.ts"
+import { PermissionDeniedError, PermissionUnansweredError } from "./errors.ts"
 import { MemoryApprovalStore } from "./memory-approvals.ts"
 import type { Ruleset } from "./rule.ts"
 import type { AskRequest } from "./service.ts"
@@ -51,14 +51,14 @@ async function engineDecides(
   return (await pending) as Decision
 }
 
-/** The simple service's decision, with nobody to ask (an ask is rejected). */
+/** The simple service's decision, with nobody to ask (an ask fails as unanswered). */
 async function simpleDecides(ruleset: Ruleset, request: AskRequest): Promise<Decision> {
   try {
     await new RulePermissions({ rules: ruleset }).ask(request)
     return "allow"
   } catch (error) {
     if (error instanceof PermissionDeniedError) return "deny"
-    if (error instanceof PermissionRejectedError) return "ask"
+    if (error instanceof PermissionUnansweredError) return "ask"
     throw error
   }
 }

@@ -143,13 +143,15 @@ describe("QuestionService", () => {
     expect(events.map((event) => event.type)).toEqual(["question.asked", "question.rejected"])
   })
 
-  it("dispose dismisses every pending request", async () => {
+  it("dispose ends every pending request, saying toolbelt stopped, not that the user dismissed it", async () => {
     const service = new QuestionService()
     const first = service.ask({ sessionID: "a", questions: [pick] })
     const second = service.ask({ sessionID: "b", questions: [pick] })
     service.dispose()
-    await expect(first).rejects.toBeInstanceOf(QuestionRejectedError)
-    await expect(second).rejects.toBeInstanceOf(QuestionRejectedError)
+    for (const asked of [first, second]) {
+      await expect(asked).rejects.toBeInstanceOf(QuestionUnansweredError)
+      await expect(asked).rejects.toThrow(/toolbelt stopped before anyone answered/)
+    }
     expect(service.list()).toEqual([])
   })
 })

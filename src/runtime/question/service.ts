@@ -134,9 +134,10 @@ export class QuestionService {
     this.#publishRejected(pending.request)
   }
 
-  /** Dismisses every pending request (shutdown). */
+  /** Ends every pending request (shutdown): no one dismissed them, and the asking calls say so. */
   dispose(): void {
-    for (const { request } of [...this.#pending.values()]) this.reject({ requestID: request.id })
+    const unanswered = "toolbelt stopped before anyone answered; run the call again once toolbelt is running."
+    for (const { request } of [...this.#pending.values()]) this.reject({ requestID: request.id, unanswered })
   }
 
   async #answerWith(

@@ -1,5 +1,6 @@
 import type { z } from "zod"
 import {
+  LoopGuardError,
   PermissionCorrectedError,
   PermissionDeniedError,
   type PermissionError,
@@ -129,9 +130,10 @@ export function argumentsTooLong(tool: string): string {
 const CALL_SHOWN_CHARS = 200
 
 /**
- * The one sentence a loop refusal says: the call, how often it repeated with the same result, the rule
- * that refused it (with where it was written) and how to change that rule. It says that a person said
- * no only when one was asked and did.
+ * The one sentence a loop refusal says: who refused, the call, how often it repeated with the same
+ * result, the rule that refused it (with where it was written) and how to change that rule. It begins
+ * "The loop guard stopped this call" (`LoopGuardError`'s words) unless a person was asked, and says that
+ * a person said no only when one did.
  */
 export function loopRefused(args: {
   loop: DoomLoop
@@ -140,7 +142,7 @@ export function loopRefused(args: {
   error: PermissionError
 }): string {
   const { loop, call, threshold, error } = args
-  const what = `Refused ${shownCall(call)}`
+  const shown = shownCall(call)
   const repeated =
     loop.kind === "repeat"
       ? `it was the ${ordinal(loop.count)} identical call in a row and the ${loop.count - 1} before it got the same result`
@@ -150,21 +152,29 @@ export function loopRefused(args: {
       ? error.rule
       : undefined
   const change = `to allow it, set "doom_loop": {"threshold": N} with N above ${threshold}, or "permission": {"doom_loop": "allow"}, in ${configToChange(rule)}`
+  const guard = (reason: string) => new LoopGuardError(`${shown}: ${repeated}, and ${reason}`).message
   if (error instanceof PermissionUnansweredError) {
     const rule = error.rule ? `the rule ${describeRule(error.rule)}` : `the doom_loop rule (ask, the default)`
-    return `${what}: ${repeated}, and ${rule} needs a person's approval for that, but no one could be asked; ${change}, or try something else.`
+    return guard(
+      `${rule} needs a person's approval for that, but no one could be asked; ${change}, or try something else.`,
+    )
   }
   if (error instanceof PermissionDeniedError) {
     const rule = error.rule ? `the rule ${describeRule(error.rule)}` : "the doom_loop rules"
-    return `${what}: ${repeated}, and ${rule} refuses that; ${change}, or try something else.`
+    return guard(`${rule} refuses that; ${change}, or try something else.`)
   }
   if (error instanceof PermissionCorrectedError) {
-    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no with this feedback: ${error.feedback}`
+    return `Refused ${shown}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no with this feedback: ${error.feedback}`
+  }
+  if (error instanceof PermissionRejectedError && error.another) {
+    return `Refused ${shown}: ${repeated}, and the user rejected another call of this session while the loop guard asked about this one, which stops this one too.`
   }
   if (error instanceof PermissionRejectedError) {
-    return `${what}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no; try something else instead of repeating the same calls.`
+    return `Refused ${shown}: ${repeated}, and the user, asked whether to allow it (doom_loop), said no; try something else instead of repeating the same calls.`
   }
-  return `${what}: ${repeated}, and its doom_loop approval was lost (${error.message}); try something else instead of repeating the same calls.`
+  return guard(
+    `its doom_loop approval was not given (${error.message}); try something else instead of repeating the same calls.`,
+  )
 }
 
 /** Where to change the loop rule: the file it was written in, the config it was given in, else toolbelt.json. */

@@ -149,7 +149,7 @@ describe("doom loop in settlement", () => {
     const third = await settle(call("echo", { text: "same" }), d)
     expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
     expect(third.status === "error" && third.error).toMatch(
-      /^Refused echo \{"text":"same"\}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "deny" refuses that;/,
+      /^The loop guard stopped this call: echo \{"text":"same"\}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "deny" refuses that;/,
     )
     expect(received).toHaveLength(2)
     // another session is not affected
@@ -272,7 +272,7 @@ describe("doom loop in settlement", () => {
     expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
     const error = third.status === "error" ? third.error : ""
     expect(error).toBe(
-      'Refused echo {"text":"same"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: echo {"text":"same"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
     )
     expect(error).not.toMatch(/user rejected/i)
     expect(received).toHaveLength(2)
@@ -297,7 +297,7 @@ describe("doom loop in settlement", () => {
     expect(results.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("completed"))
     const last = results[5]!
     expect(last.status === "error" && last.error).toBe(
-      'Refused other {}: it would repeat the cycle echo, other a 3rd time with the same results, and the rule "doom_loop": "deny" (permission.doom_loop in /p/toolbelt.json) refuses that; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in /p/toolbelt.json, or try something else.',
+      'The loop guard stopped this call: other {}: it would repeat the cycle echo, other a 3rd time with the same results, and the rule "doom_loop": "deny" (permission.doom_loop in /p/toolbelt.json) refuses that; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in /p/toolbelt.json, or try something else.',
     )
   })
 

@@ -4,11 +4,7 @@ import type { FilePart, ModelContent } from "../../platform/text/content.ts"
 import type { Limits } from "../../platform/text/limits.ts"
 import type { AfterOutput } from "../hooks/hooks.ts"
 import { truncate } from "../output/truncate.ts"
-import {
-  isPermissionError,
-  PermissionRejectedError,
-  PermissionUnansweredError,
-} from "../permission/errors.ts"
+import { isPermissionError, stopsTheTurn } from "../permission/errors.ts"
 import { isQuestionError } from "../question/errors.ts"
 import type { Registry } from "../registry/registry.ts"
 import type { AskInput, Context, MetadataUpdate } from "../tool/context.ts"
@@ -164,9 +160,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
       if (isQuestionError(error))
         return recorder.fail({ error: error.message, kind: "question", blocked: true })
       if (isPermissionError(error)) {
-        // A person's "no", or no one to ask: either way the turn stops instead of trying something else.
-        const blocked = error instanceof PermissionRejectedError || error instanceof PermissionUnansweredError
-        return recorder.fail({ error: error.message, kind: "permission", blocked })
+        // A person's "no", no one to ask, the loop guard: the turn stops instead of trying something else.
+        return recorder.fail({ error: error.message, kind: "permission", blocked: stopsTheTurn(error) })
       }
       return recorder.defect(error, name, deps.onDefect)
     }

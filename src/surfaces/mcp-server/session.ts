@@ -167,8 +167,13 @@ export class McpSession {
         this.#forget(call)
         await this.#options.settled?.()
         const { settlement } = step
+        // An ask this surface could not show ended the call: its own words say why and how to allow it.
+        // Not when something else refused it (the loop guard, a person), whose words say who did.
+        const fallback = call.fallbackError
         const error =
-          settlement.status === "error" && settlement.kind === "permission" ? call.fallbackError : undefined
+          settlement.status === "error" && fallback !== undefined && settlement.error.endsWith(fallback)
+            ? fallback
+            : undefined
         return toCallToolResult(settlement, { structured: request.structured, ...(error ? { error } : {}) })
       }
       // 4. The ask, or the questions.
