@@ -2,12 +2,14 @@ import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { serveMcpHttp } from "../../mcp-server/http.ts"
 import { serveMcpStdio } from "../../mcp-server/stdio.ts"
+import { unknownAgentIsUsage } from "../ceiling.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
+import { sayTrust } from "../trust-gate.ts"
 
 export const MCP_HELP = `Usage: toolbelt mcp [options]
 
@@ -17,7 +19,8 @@ to stderr. Each connection is a session (its own read ledger and approvals).
 
 Options:
   --cwd DIR       the project directory (default: the current directory)
-  --agent NAME    the agent whose permissions apply (default: build)
+  --agent NAME    the agent whose permissions apply (default: build); also a ceiling: a call that
+                  names another agent is held to NAME's rules too
   --http PORT     serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port);
                   each client gets its own session
   --host HOST     the address to bind with --http (default: 127.0.0.1)
@@ -36,6 +39,10 @@ Options:
   --max-request-bytes N
                   with --http: the largest request body (default: "mcp.max_request_bytes", else
                   16777216 = 16 MiB)
+  --trust         apply what the project brings (tool files, plugins, MCP servers, ...) without it being
+                  trusted, for this run (TOOLBELT_TRUST=1 does the same, e.g. in a client's config); said
+                  on stderr. Until the project is trusted (toolbelt trust DIR), the client is told what
+                  was left out
   -h, --help      show this help
 
 Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
@@ -55,7 +62,7 @@ After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/
 /** The command line `mcp` takes. */
 const MCP_LINE = {
   help: MCP_HELP,
-  shared: ["cwd", "agent"],
+  shared: ["cwd", "agent", "trust"],
   flags: {
     http: { type: "string" },
     host: { type: "string" },
@@ -99,7 +106,13 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
 
   // Over stdio, stdout is the protocol: a plugin's console.log must not corrupt it.
   const restoreConsole = http ? () => {} : consoleToStderr()
-  const toolbelt = await createToolbelt({ directory, env: io.env })
+  // --agent is a ceiling: a call naming a more permissive agent is held to its rules too.
+  const toolbelt = await createToolbelt({
+    directory,
+    env: io.env,
+    ...(values.trust ? { trust: true } : {}),
+    ...(values.agent === undefined ? {} : { ceiling: values.agent }),
+  }).catch(unknownAgentIsUsage)
   const agent = values.agent ?? "build"
   try {
     try {
@@ -109,6 +122,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       throw new UsageError((error as Error).message)
     }
     warnStartUp(toolbelt, io)
+    sayTrust(toolbelt.trust, io, { command: "mcp", leftOut: true })
     // "web" asks wait for the page of `toolbelt serve`, which this process does not serve.
     const ask = mcpSettings(toolbelt.config).ask === "web" ? "reject" : undefined
     if (ask) {

@@ -2,12 +2,14 @@ import { spawn } from "node:child_process"
 import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { ServeOptions } from "../../http/server.ts"
+import { unknownAgentIsUsage } from "../ceiling.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { checkAgent, warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
+import { sayTrust } from "../trust-gate.ts"
 
 const DEFAULT_PORT = 4517
 
@@ -21,7 +23,8 @@ clients that cannot show them wait for it (config "mcp.ask": "web", the default 
 
 Options:
   --cwd DIR          the project directory (default: the current directory)
-  --agent NAME       the agent whose permissions apply (default: build)
+  --agent NAME       the agent whose permissions apply (default: build); also a ceiling: a call that
+                     names another agent is held to NAME's rules too
   --port N           the port (default: ${DEFAULT_PORT}; 0 picks a free one)
   --host HOST        the address to bind (default: 127.0.0.1)
   --token TOKEN      requests must carry "Authorization: Bearer TOKEN", or the page's cookie, which the
@@ -34,6 +37,8 @@ Options:
   --model PROVIDER/ID  the model agent turns use (POST /api/sessions/ID/turns; default: $TOOLBELT_MODEL)
   --base-url URL     the server for --model openai-compatible/... (default: $TOOLBELT_BASE_URL)
   --open             open the page in the browser
+  --trust            apply what the project brings (tool files, plugins, MCP servers, ...) without it
+                     being trusted, for this run (TOOLBELT_TRUST=1 does the same); said on stderr
   -h, --help         show this help
 
 Security: loopback only unless --host says otherwise; a token on every port; Host, Origin and
@@ -44,7 +49,7 @@ local web apps); request bodies are bounded ("mcp.max_request_bytes").
 /** The command line `serve` takes. */
 const SERVE_LINE = {
   help: SERVE_HELP,
-  shared: ["cwd", "agent"],
+  shared: ["cwd", "agent", "trust"],
   positionals: false,
   flags: {
     port: { type: "string" },
@@ -86,10 +91,13 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
   const model = await loadModel(values.model ?? (io.env.TOOLBELT_MODEL || undefined), values["base-url"], io)
 
   // 2. The toolbelt.
+  // --agent is a ceiling: an API call naming a more permissive agent is held to its rules too.
   const toolbelt = await createToolbelt({
     directory: projectDirectory(values.cwd, io.cwd),
     env: io.env,
-  })
+    ...(values.trust ? { trust: true } : {}),
+    ...(values.agent === undefined ? {} : { ceiling: values.agent }),
+  }).catch(unknownAgentIsUsage)
   const agent = values.agent ?? "build"
   try {
     checkAgent(toolbelt, agent)
@@ -99,6 +107,7 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
       throw new UsageError((error as Error).message)
     }
     warnStartUp(toolbelt, io)
+    sayTrust(toolbelt.trust, io, { command: "serve", leftOut: true })
 
     // 3. The server.
     const http = await import("../../http/server.ts")
