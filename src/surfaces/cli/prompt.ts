@@ -19,7 +19,9 @@ export async function promptForPermission(io: IO, request: AskRequest, signal?: 
       `\nPermission requested: ${request.permission} for ${request.patterns.join(", ")}\n` +
         (by ? `  asked by: ${by}\n` : "") +
         (unchecked ? `  why: ${unchecked.reason}\n` : "") +
-        `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`,
+        (request.always.length
+          ? `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`
+          : `  "always" would remember nothing: no pattern matches only this call, so it allows this call once\n`),
     )
     for (;;) {
       const answer = (

@@ -68,10 +68,11 @@ describe("askForm", () => {
     expect(decision).not.toHaveProperty("oneOf")
   })
 
-  it("names no tool when the ask has none, and falls back to the patterns for 'always'", () => {
+  it("names no tool when the ask has none, and says when 'always' saves nothing", () => {
     const form = askForm({ ...ask, tool: undefined, always: [], metadata: {} })
     expect(form.message.split("\n")[0]).toBe('A tool asks for permission "bash":')
-    expect(form.message).toContain('saves "bash" for git push origin main for this project')
+    expect(form.message).toContain("saves nothing (no pattern matches only this call) for this project")
+    expect(form.message).not.toContain('saves "bash" for git push origin main')
   })
 
   it("says which subagent asks", () => {

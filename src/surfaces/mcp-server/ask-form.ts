@@ -60,7 +60,12 @@ export function askForm(ask: PermissionAsked, options: AskFormOptions = {}): Eli
           ...choices(
             [
               ["once", "Allow once"],
-              ["always", `Always allow ${remembered}`],
+              [
+                "always",
+                ask.always.length
+                  ? `Always allow ${remembered}`
+                  : "Always: allows this call once, saves nothing",
+              ],
               ["reject", "Reject"],
             ],
             options.titledEnums ?? true,
@@ -117,8 +122,9 @@ function choices(
 }
 
 function describeAlways(ask: PermissionAsked): string {
-  const patterns = ask.always.length ? ask.always : ask.patterns
-  return `"${ask.permission}" for ${patterns.join(", ")}`
+  // An empty list saves nothing (no pattern matches only this call): said so, never the patterns.
+  if (ask.always.length === 0) return "nothing (no pattern matches only this call)"
+  return `"${ask.permission}" for ${ask.always.join(", ")}`
 }
 
 /** The ask's metadata as `key: value` lines, strings as they are, the rest as JSON, bounded. */

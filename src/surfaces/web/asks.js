@@ -23,7 +23,7 @@ function Ask({ ask, session }) {
     setBusy(false)
   }
   const tool = ask.tool?.name ?? "A tool"
-  const saves = (ask.always.length ? ask.always : ask.patterns).join(", ")
+  const saves = ask.always.join(", ")
   const { diff, ...details } = ask.metadata ?? {}
   const messageID = `message-${ask.id}`
   return html`<article class="ask" aria-label=${`${tool} asks for ${ask.permission}`} data-ask=${ask.id}>
@@ -45,7 +45,11 @@ function Ask({ ask, session }) {
       <button type="button" class="always" disabled=${busy} onClick=${() => send({ reply: "always" })}
         aria-describedby=${`always-${ask.id}`}>Always allow</button>
       <p class="saves" id=${`always-${ask.id}`}>
-        Always saves <code>${ask.permission}</code> for <code>${saves}</code> in this project; revoke it under Approvals.
+        ${
+          saves
+            ? html`Always saves <code>${ask.permission}</code> for <code>${saves}</code> in this project; revoke it under Approvals.`
+            : "Always saves nothing: no pattern matches only this call, so it allows this call once."
+        }
       </p>
     </div>
     <form class="reject" onSubmit=${(event) => {

@@ -72,7 +72,9 @@ export interface ReadMetadata extends Record<string, unknown> {
  *
  * 1. Resolve the path against the project and stat it (a missing path is not an error yet).
  * 2. Guard paths outside the project (`external_directory`), then ask `read` for the path relative to
- *    the worktree, always `*`.
+ *    the worktree (one spelling per file: a saved `.env` is that file, never `sub/.env`), always `*`;
+ *    when a sensitive-path rule asks (`read *.env`), the engine offers and saves the path itself
+ *    instead (`runtime/permission/always-scope.ts`).
  * 3. Missing: `File not found` with similar siblings. Directory: a sorted page of entries. Images and
  *    PDFs (by magic bytes, up to 10 MB): an attachment. Binary: refused. Text: one streamed pass gives
  *    the page, the line count and the hash recorded in the session's read ledger.
