@@ -56,7 +56,7 @@ export function builtinTools(): Set<string> {
     env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), XDG_CONFIG_HOME: join(tmpdir(), "nonexistent") },
     timeout: 30_000,
   })
-  const tools = JSON.parse(result.stdout) as { name: string }[]
+  const tools = JSON.parse(result.stdout).tools as { name: string }[]
   return new Set(tools.map((tool) => tool.name))
 }
 

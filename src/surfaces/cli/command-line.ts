@@ -15,7 +15,8 @@ interface Flag {
 /**
  * Flags that mean the same in every command that takes them, spelled once: `--cwd DIR` the project
  * directory, `--agent NAME` whose permissions apply, `--session ID` the session the work belongs to,
- * `--yes` approve permission asks, `--json` one JSON object on stdout.
+ * `--yes` approve permission asks, `--json` one JSON object on stdout, `--trust` apply what the project
+ * contributes (tool files, plugins, MCP servers, ...) for this run without it being trusted.
  */
 export const SHARED_FLAGS = {
   cwd: { type: "string" },
@@ -23,6 +24,7 @@ export const SHARED_FLAGS = {
   session: { type: "string" },
   yes: { type: "boolean", short: "y" },
   json: { type: "boolean" },
+  trust: { type: "boolean" },
 } as const satisfies Record<string, Flag>
 
 export type SharedFlag = keyof typeof SHARED_FLAGS

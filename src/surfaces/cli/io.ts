@@ -17,8 +17,11 @@ export function processIO(): IO {
   }
 }
 
-/** Exit codes of every command: 0 done, 1 the tool (or the work) failed, 2 the command line was wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
+/**
+ * Exit codes of every command: 0 done, 1 the tool (or the work) failed, 2 the command line was wrong,
+ * 130 the person stopped it (Ctrl+C, as a shell reports a SIGINT).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const
 
 /**
  * The command line was wrong (exit 2). `main` reports it: `toolbelt <command>: <message>` on stderr
@@ -33,6 +36,14 @@ export class UsageError extends Error {
     super(message)
     this.help = options.help ?? true
   }
+}
+
+/**
+ * The person ended the command at a prompt (Ctrl+C or Ctrl+D): `main` says so in one line, without a
+ * stack, and exits 130.
+ */
+export class Interrupted extends Error {
+  override readonly name = "Interrupted"
 }
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,5 +1,5 @@
 import type { Command } from "./command-line.ts"
-import { EXIT, type IO, processIO, type UsageError, writeJson, wroteJson } from "./io.ts"
+import { EXIT, Interrupted, type IO, processIO, type UsageError, writeJson, wroteJson } from "./io.ts"
 
 const HELP = `toolbelt: the tool runtime of a coding agent
 
@@ -13,6 +13,7 @@ Commands:
   run       an agent turn: a model (AI SDK provider or local server) calling the tools
   serve     a web page that shows every call live and answers permission asks, its HTTP API, and MCP
   skills    list the Agent Skills the skill tool offers, and where each was found
+  trust     trust a project (what it would run is shown first), list trusted projects, or revoke one
 
 Run "toolbelt <command> --help" for a command's options.
 `
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   run: () => import("./commands/run.ts"),
   serve: () => import("./commands/serve.ts"),
   skills: () => import("./commands/skills.ts"),
+  trust: () => import("./commands/trust.ts"),
 }
 
 /** Runs one command line; returns the exit code. */
@@ -51,6 +53,12 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     return await entry.run(rest, io)
   } catch (error) {
     const message = (error as Error).message ?? String(error)
+    if (error instanceof Interrupted) {
+      if (asksForJson(rest) && !wroteJson(io.stdout))
+        writeJson(io.stdout, { status: "error", error: message })
+      io.stderr.write(`toolbelt ${command}: ${message}\n`)
+      return EXIT.interrupted
+    }
     const code = (error as NodeJS.ErrnoException).code
     const usage = code?.startsWith("ERR_PARSE_ARGS") || (error as Error).name === "UsageError"
     const help = usage && (error as Partial<UsageError>).help !== false

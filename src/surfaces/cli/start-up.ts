@@ -4,31 +4,45 @@ import { type IO, UsageError } from "./io.ts"
 import { projectDirectory } from "./project-dir.ts"
 import { commandDecide } from "./prompt.ts"
 import { commandAnswer } from "./question-prompt.ts"
+import { chooseTrust, sayTrust } from "./trust-gate.ts"
 
 /**
  * The toolbelt of a command that runs tool calls for the person at the terminal (`call`, `run`).
  * 1. The project directory from `--cwd` (a usage error when it is not one).
- * 2. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
+ * 2. Whether what the project brings applies (`chooseTrust`: `--trust`, else the person at a terminal
+ *    when the project is not trusted, else the store and `TOOLBELT_TRUST`).
+ * 3. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
  *    Questions tools ask go to the terminal; without one nobody can answer them.
- * 3. No sweep of the output store: a short-lived command leaves that to long-running servers.
+ * 4. No sweep of the output store: a short-lived command leaves that to long-running servers.
+ * 5. Say on stderr what runs because of `--trust`, and (with `leftOut`) what was left out.
  */
-export function openForCalls(options: {
+export async function openForCalls(options: {
   io: IO
   /** The command's name, for the messages of rejected asks. */
   command: string
   cwd: string | undefined
   yes: boolean | undefined
+  /** `--trust`: apply what the project brings for this run. */
+  trust: boolean | undefined
+  /** Say on stderr what an untrusted project's run leaves out (`run`: the model will not see it). */
+  leftOut?: boolean
   /** Edits wait for language servers' diagnostics (`call` turns it on with `--diagnostics`). */
   editDiagnostics?: boolean
 }): Promise<Toolbelt> {
   const { io, command, cwd, yes } = options
-  return createToolbelt({
-    directory: projectDirectory(cwd, io.cwd),
+  const directory = projectDirectory(cwd, io.cwd)
+  const choice = await chooseTrust({ io, directory, flag: options.trust, ask: true })
+  const toolbelt = await createToolbelt({
+    directory,
+    env: io.env,
+    ...(choice.trust ? { trust: true } : {}),
     decide: commandDecide(io, command, yes),
     answer: commandAnswer(io, command),
     sweep: false,
     editDiagnostics: options.editDiagnostics ?? true,
   })
+  sayTrust(toolbelt.trust, io, { command, choice, leftOut: options.leftOut ?? false })
+  return toolbelt
 }
 
 /** Warns on stderr about each plugin that did not load: the command goes on without it. */

@@ -180,12 +180,28 @@ export const QuestionRequest = z
   })
   .describe("Questions a tool put to a person, waiting for the answers.")
 
+export const ProjectTrustInfo = z
+  .object({
+    trusted: z.boolean().describe("Whether what the project brings (tool files, plugins, ...) applies."),
+    reason: z
+      .enum(["not-needed", "store", "changed", "option", "env", "untrusted"])
+      .describe(
+        "Why: it brings nothing that needs trust, the person trusted it, it changed since, --trust, TOOLBELT_TRUST=1, or not trusted.",
+      ),
+    leftOut: z
+      .array(z.object({ kind: z.string(), file: z.string(), detail: z.string() }))
+      .describe("What the project brings that this server left out, each with the file it is written in."),
+    howToTrust: z.string().describe("The command that trusts the project (then restart the server)."),
+  })
+  .describe("The project's workspace trust.")
+
 export const ServerInfo = z.object({
   directory: z.string().describe("The project this server works in."),
   version: z.string(),
   model: z.string().nullable().describe("The model agent turns use (`provider/id`), or null: none."),
   auth: z.boolean().describe("Whether requests need the token (or the page's cookie)."),
   epoch: z.string().describe("Names this server process; the first part of every event id."),
+  trust: ProjectTrustInfo,
 })
 
 // Requests.

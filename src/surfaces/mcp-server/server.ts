@@ -13,6 +13,7 @@ import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
 import { showsForms } from "./client-forms.ts"
+import { serverInstructions } from "./instructions.ts"
 import { outputSchemaOf, toolAnnotations } from "./listing.ts"
 import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
 import { clientModel, samples } from "./sampling.ts"
@@ -87,7 +88,7 @@ export async function createMcpServer(
         resources: { listChanged: false },
         prompts: { listChanged: false },
       },
-      instructions: `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`,
+      instructions: serverInstructions(toolbelt),
       debouncedNotificationMethods: ["notifications/tools/list_changed"],
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },

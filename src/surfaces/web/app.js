@@ -8,6 +8,7 @@ import { Sessions } from "./sessions.js"
 import { dismissNotice, login, start, useStore } from "./store.js"
 import { Timeline } from "./timeline.js"
 import { Todos } from "./todos.js"
+import { TrustBanner } from "./trust-banner.js"
 
 function App() {
   const state = useStore()
@@ -32,6 +33,7 @@ function App() {
       </nav>
       <${Connection} connection=${state.connection} />
     </header>
+    <${TrustBanner} trust=${state.info?.trust} />
     ${
       state.notice
         ? html`<div class="notice" role="alert">${state.notice} <button type="button" class="link" onClick=${dismissNotice}>Dismiss</button></div>`

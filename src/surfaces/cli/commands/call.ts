@@ -4,6 +4,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { onStopSignal } from "../stop-signal.ts"
+import { unknownToolReason } from "../trust-text.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
 
@@ -15,6 +16,9 @@ Options:
   --session ID    the session the call belongs to (keeps the read ledger and approvals across calls)
   --agent NAME    the agent whose permissions apply (default: the one the session runs as, else build)
   --yes           approve permission asks (otherwise they are prompted on a TTY, rejected if not)
+  --trust         apply what the project brings (tool files, plugins, MCP servers, ...) for this run,
+                  without it being trusted (TOOLBELT_TRUST=1 does the same); said on stderr. On a
+                  terminal, a project not trusted that brings any asks first
   --diagnostics   after a change to files, wait for the language servers' errors and show them (off
                   by default here: each call would start a server cold, for seconds; on in run, mcp, serve)
   --json          print one JSON object: {"status":"completed","title","output","metadata","attachments"}
@@ -28,7 +32,7 @@ here and why, bad JSON).
 /** The command line `call` takes. */
 const CALL_LINE = {
   help: CALL_HELP,
-  shared: ["cwd", "session", "agent", "yes", "json"],
+  shared: ["cwd", "session", "agent", "yes", "json", "trust"],
   flags: { diagnostics: { type: "boolean" } },
 } as const
 
@@ -54,6 +58,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     command: "call",
     cwd: values.cwd,
     yes: values.yes,
+    trust: values.trust,
     editDiagnostics: values.diagnostics ?? false,
   })
   const abort = new AbortController()
@@ -69,9 +74,14 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     if (!known) {
       const offered = await toolbelt.tools({ agent, client: "cli", interactive: Boolean(io.stdin.isTTY) })
       const available = offered.map((tool) => tool.name).sort()
-      throw new UsageError(`unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`, {
-        help: false,
-      })
+      // A tool the untrusted project would bring is not unknown: say which file and how to trust it.
+      const untrusted = unknownToolReason(toolbelt.trust, name)
+      throw new UsageError(
+        untrusted
+          ? `unknown tool "${name}": ${untrusted}`
+          : `unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`,
+        { help: false },
+      )
     }
     // A tool this surface does not offer (no search provider configured, batch not enabled, no model
     // for a subagent) is not run either: the same answer the model would get, with the reason.

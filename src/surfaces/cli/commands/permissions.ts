@@ -3,6 +3,7 @@ import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { sayTrust } from "../trust-gate.ts"
 import { formatPolicyReport, policyReport } from "./permissions-show.ts"
 
 export const PERMISSIONS_HELP = `Usage: toolbelt permissions [show|list|revoke] [options]
@@ -22,11 +23,13 @@ Options:
   --cwd DIR       the project directory (default: the current directory)
   --agent NAME    the agent whose rules to show (default: build)
   --json          print JSON
+  --trust         show the policy as it is when the project is trusted, for this run (TOOLBELT_TRUST=1
+                  does the same); said on stderr
   -h, --help      show this help
 `
 
 /** The command line `permissions` takes. */
-const PERMISSIONS_LINE = { help: PERMISSIONS_HELP, shared: ["cwd", "agent", "json"] } as const
+const PERMISSIONS_LINE = { help: PERMISSIONS_HELP, shared: ["cwd", "agent", "json", "trust"] } as const
 
 export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
 
@@ -50,8 +53,10 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     customTools: false,
     mcp: false,
     env: io.env,
+    ...(values.trust ? { trust: true } : {}),
   })
   try {
+    sayTrust(toolbelt.trust, io, { command: "permissions" })
     const approvals = toolbelt.permission.approvals()
     if (action === "show") {
       const report = policyReport({

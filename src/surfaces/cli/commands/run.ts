@@ -30,6 +30,9 @@ Options:
                        without tools
   --session ID         continue a session (its history is replayed to the model)
   --yes                approve permission asks (otherwise they are prompted on a TTY, rejected if not)
+  --trust              apply what the project brings (tool files, plugins, MCP servers, ...) for this
+                       run without it being trusted (TOOLBELT_TRUST=1 does the same); said on stderr.
+                       On a terminal, a project not trusted that brings any asks first
   -h, --help           show this help
 
 Exit codes: 0 the turn finished; 1 a model or tool failure stopped it (provider error, a rejected
@@ -39,7 +42,7 @@ permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
 /** The command line `run` takes. */
 const RUN_LINE = {
   help: RUN_HELP,
-  shared: ["cwd", "agent", "session", "yes"],
+  shared: ["cwd", "agent", "session", "yes", "trust"],
   flags: {
     model: { type: "string", short: "m" },
     "base-url": { type: "string" },
@@ -72,7 +75,14 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     throw error
   }
 
-  const toolbelt = await openForCalls({ io, command: "run", cwd: values.cwd, yes: values.yes })
+  const toolbelt = await openForCalls({
+    io,
+    command: "run",
+    cwd: values.cwd,
+    yes: values.yes,
+    trust: values.trust,
+    leftOut: true,
+  })
   const abort = new AbortController()
   const stopListening = onStopSignal(() => abort.abort())
   const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR

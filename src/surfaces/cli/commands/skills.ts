@@ -24,11 +24,14 @@ Options:
   --json       print one object: {"skills": [{name, description, dir, file, scope}], "shadowed": [...],
                "errors": [{file, error}]}
   --cwd DIR    the project directory (default: the current directory)
+  --trust      taken as on the other commands; the list is the same either way: a skill is instructions
+               the model reads, not code toolbelt runs
   -h, --help   show this help
 `
 
 /** The command line `skills` takes. */
-const SKILLS_LINE = { help: SKILLS_HELP, shared: ["json", "cwd"], positionals: false } as const
+// `--trust` is taken as by every command that opens a project, so one command line works for all of them.
+const SKILLS_LINE = { help: SKILLS_HELP, shared: ["json", "cwd", "trust"], positionals: false } as const
 
 export const command: Command = { run: skillsCommand, help: SKILLS_HELP }
 

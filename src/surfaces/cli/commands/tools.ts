@@ -3,21 +3,32 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnPluginErrors } from "../start-up.ts"
+import { chooseTrust, sayTrust } from "../trust-gate.ts"
+import { leftOutSection, trustJson } from "../trust-text.ts"
 
-export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME]
+export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust]
 
 Lists the tools registered for the project, with their JSON Schemas, then the tools that are not
-offered and why (a web search tool without a configured provider).
+offered and why (a web search tool without a configured provider), then what the project would bring
+that is not run until you trust it (its tool files, plugins, MCP servers, ...) and how to trust it.
 
 Options:
-  --json        print a JSON array of {name, description, inputSchema, annotations, source}
+  --json        print one object: {"tools": [{name, description, inputSchema, annotations, source}],
+                "trust": {directory, trusted, reason, leftOut: [{kind, file, detail}], howToTrust}}
   --cwd DIR     the project directory (default: the current directory)
   --agent NAME  the agent the tools are prepared for (default: build)
+  --trust       apply what the project brings for this run without it being trusted (TOOLBELT_TRUST=1
+                does the same); said on stderr. On a terminal, a project not trusted that brings any
+                asks first
   -h, --help    show this help
 `
 
 /** The command line `tools` takes. */
-const TOOLS_LINE = { help: TOOLS_HELP, shared: ["json", "cwd", "agent"], positionals: false } as const
+const TOOLS_LINE = {
+  help: TOOLS_HELP,
+  shared: ["json", "cwd", "agent", "trust"],
+  positionals: false,
+} as const
 
 export const command: Command = { run: toolsCommand, help: TOOLS_HELP }
 
@@ -25,23 +36,31 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
   const line = parseCommandLine({ argv, io, ...TOOLS_LINE })
   if (!line) return EXIT.ok
   const { values } = line
-  const toolbelt = await createToolbelt({ directory: projectDirectory(values.cwd, io.cwd), sweep: false })
+  const directory = projectDirectory(values.cwd, io.cwd)
+  const choice = await chooseTrust({ io, directory, flag: values.trust, ask: true })
+  const toolbelt = await createToolbelt({
+    directory,
+    env: io.env,
+    ...(choice.trust ? { trust: true } : {}),
+    sweep: false,
+  })
   try {
+    sayTrust(toolbelt.trust, io, { command: "tools", choice })
     warnPluginErrors(toolbelt, io)
     const query = { agent: values.agent ?? "build", client: "cli" }
     const tools = await toolbelt.tools(query)
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
-      writeJson(
-        io.stdout,
-        tools.map((tool) => ({
+      writeJson(io.stdout, {
+        tools: tools.map((tool) => ({
           name: tool.name,
           description: tool.description,
           inputSchema: tool.inputSchema,
           annotations: tool.annotations,
           source: tool.entry.source,
         })),
-      )
+        trust: trustJson(toolbelt.trust),
+      })
     } else if (tools.length === 0) {
       io.stdout.write("No tools are registered.\n")
     } else {
@@ -56,6 +75,8 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
       if (withheld.length) io.stdout.write("\nNot offered:\n")
       for (const { name, reason } of withheld) io.stdout.write(`${name.padEnd(width)}  ${reason}\n`)
     }
+    // What the project would bring, left out until it is trusted, and the command that trusts it.
+    if (!values.json) io.stdout.write(leftOutSection(toolbelt.trust))
     return EXIT.ok
   } finally {
     await toolbelt.close()

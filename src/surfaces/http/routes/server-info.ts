@@ -1,9 +1,20 @@
 // The server itself: what it serves, and the login that gives the page its cookie.
 import { z } from "zod"
+import type { ProjectTrust } from "../../../runtime/config/trust/project-trust.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, errorSpec, route } from "../route.ts"
 import { ServerInfo } from "../schemas.ts"
+
+/** What the page shows of the project's trust: what was left out, and the command that trusts it. */
+function trustInfo(trust: ProjectTrust) {
+  return {
+    trusted: trust.trusted,
+    reason: trust.reason,
+    leftOut: trust.leftOut.map(({ kind, file, detail }) => ({ kind, file, detail })),
+    howToTrust: trust.howToTrust,
+  }
+}
 
 const LoginBody = z.object({ token: z.string().min(1).max(1000) }).strict()
 
@@ -14,7 +25,7 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
       method: "get",
       path: "/api/info",
       tag: "server",
-      summary: "The project, the version, the model, and whether a token is needed",
+      summary: "The project, the version, the model, whether a token is needed, and the project's trust",
       responses: { 200: { description: "The server.", schema: ServerInfo } },
       handler: () => ({
         directory: deps.toolbelt.directory,
@@ -22,6 +33,7 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
         model: deps.model?.spec ?? null,
         auth: deps.access.required,
         epoch: deps.events.epoch,
+        trust: trustInfo(deps.toolbelt.trust),
       }),
     }),
     route({
