@@ -5,6 +5,7 @@ import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createToolbelt } from "agent-toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { BIN, cliEnv, runCli } from "./fixtures/cli.ts"
 import { hasPty, onTerminal } from "./fixtures/pty.ts"
@@ -115,5 +116,42 @@ describe.skipIf(!hasPty)('"always" through toolbelt call', () => {
     expect(await answerAlways("bash", { command: "ls -la" })).toBe("bash ls *")
     expect(saved()).toEqual(["bash ls *"])
     expect(call("bash", { command: "ls -a" }).status).toBe(0)
+  })
+})
+
+describe('"always" through the library: what the ask offers is what is saved', () => {
+  it.each<[string, string, unknown, Record<string, unknown>, string[]]>([
+    ["a .env read (the defaults' read *.env ask)", "read", { filePath: ".env" }, {}, [".env"]],
+    ["a risky command", "bash", { command: "rm -rf build/" }, { bash: "ask" }, ["rm -rf build/"]],
+    ["an ordinary command", "bash", { command: "ls -la" }, { bash: "ask" }, ["ls *"]],
+    [
+      "a command under the user's own rule",
+      "bash",
+      { command: "git status --short" },
+      { bash: { "git status *": "ask" } },
+      ["git status --short"],
+    ],
+  ])("%s", async (_name, tool, input, permission, expected) => {
+    await writeFile(join(project, ".env"), "TOKEN=one\n")
+    const offered: (readonly string[])[] = []
+    const toolbelt = await createToolbelt({
+      directory: project,
+      dataDir: join(home, "data"),
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
+      sweep: false,
+      config: { permission },
+      decide: async (request) => {
+        offered.push(request.always)
+        return "always"
+      },
+    })
+    try {
+      await toolbelt.call({ tool, input, sessionID: "ses_library" })
+      expect(offered).toEqual([expected])
+      const saved = toolbelt.permission.approvals().map((approval) => approval.pattern)
+      expect(saved).toEqual(offered[0])
+    } finally {
+      toolbelt.close()
+    }
   })
 })
