@@ -1,7 +1,8 @@
 // Workspace trust at the command line, as users run it: `toolbelt trust` and its list and revoke, what
 // an untrusted project's tool file does not do, and `--trust` / `TOOLBELT_TRUST=1` for one run.
 import { existsSync } from "node:fs"
-import { appendFile, readFile, stat } from "node:fs/promises"
+import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runCli } from "../fixtures/cli.ts"
 import { type TrustProject, trustProject } from "./project.ts"
@@ -73,6 +74,20 @@ describe("toolbelt trust", () => {
     expect(toolbelt(["trust", "no-such-dir"]).status).toBe(2)
     expect(toolbelt(["trust", "--list", project.dir]).status).toBe(2)
     expect(toolbelt(["trust", "--list", "--revoke"]).status).toBe(2)
+  })
+
+  it("a trust store that cannot be read is reported, never listed as empty or written over", async () => {
+    await mkdir(dirname(project.storeFile), { recursive: true })
+    await writeFile(project.storeFile, "{not json")
+    const listed = toolbelt(["trust", "--list"])
+    expect(listed.status).toBe(1)
+    expect(listed.stderr).toContain(project.storeFile)
+    expect(toolbelt(["trust"]).status).toBe(1)
+    expect(await readFile(project.storeFile, "utf8")).toBe("{not json")
+    // Every command says why nothing is trusted.
+    const tools = toolbelt(["tools"])
+    expect(tools.status).toBe(0)
+    expect(tools.stderr).toContain(`The trust store ${project.storeFile} is not valid`)
   })
 
   it("is in the help", () => {

@@ -75,6 +75,7 @@ export async function chooseTrust(options: {
  *    line naming the project and what runs because of it.
  * 2. With `leftOut` (servers and agent turns, which run on their own): one line naming what was left
  *    out and the command that trusts the project.
+ * 3. A trust store that cannot be read (every project is untrusted until it can): why, and what to do.
  */
 export function sayTrust(
   trust: ProjectTrust,
@@ -85,4 +86,5 @@ export function sayTrust(
   if (warning) io.stderr.write(warning)
   const note = options.leftOut ? leftOutWarning(trust, options.command) : undefined
   if (note) io.stderr.write(note)
+  if (trust.problem) io.stderr.write(`toolbelt ${options.command}: ${trust.problem}\n`)
 }
