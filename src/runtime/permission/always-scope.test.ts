@@ -26,6 +26,8 @@ describe("alwaysScope", () => {
     rule("read", "*secret*", "ask"),
     rule("bash", "*", "ask"),
     rule("bash", "git push *", "ask"),
+    rule("external_directory", "*", "ask"),
+    rule("external_directory", "/srv/*", "ask"),
   ]
 
   it.each<[string, string, string[], string[], string[]]>([
@@ -56,6 +58,8 @@ describe("alwaysScope", () => {
     // A pattern holding wildcard characters would match more than itself: nothing is saved for it.
     ["a path with a star in it", "read", ["odd*name.env"], ["*"], []],
     ["a command with a glob", "bash", ["git push origin 'feature/*'"], ["git push *"], []],
+    // A tool that offers exactly what it asked about offers what the person saw.
+    ["a directory under a specific rule", "external_directory", ["/srv/x/*"], ["/srv/x/*"], ["/srv/x/*"]],
   ])("%s", (_name, permission, patterns, always, expected) => {
     expect(alwaysScope({ permission, patterns, always, ruleFor: ruleFor(sensitive) })).toEqual(expected)
   })

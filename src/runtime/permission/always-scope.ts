@@ -27,7 +27,8 @@ export interface AlwaysScopeInput {
  * The `always` list to offer and save, in the tool's order, then the narrowed patterns.
  * 1. Find the patterns a specific configured rule asks about (`ask`, pattern other than `*`).
  * 2. None: the tool's list, unchanged.
- * 3. Drop every tool entry that would match one of them.
+ * 3. Drop every tool entry that would match one of them, unless it is one of them: a tool that offers
+ *    exactly the pattern it asked about (`external_directory`'s `/srv/x/*`) offers what was seen.
  * 4. Add each of them as it is, unless it holds `*` or `?`: a pattern reads those as wildcards, so it
  *    would match more than the one path or command asked about; then nothing is saved for it, and
  *    "always" allows this call only.
@@ -39,7 +40,9 @@ export function alwaysScope({ permission, patterns, always, ruleFor }: AlwaysSco
   })
   if (specific.length === 0) return [...always]
   const options = { paths: PATH_PERMISSIONS.has(permission) }
-  const kept = always.filter((entry) => !specific.some((pattern) => match(pattern, entry, options)))
+  const kept = always.filter(
+    (entry) => specific.includes(entry) || !specific.some((pattern) => match(pattern, entry, options)),
+  )
   const exact = specific.filter((pattern) => !WILDCARD.test(pattern))
   return [...new Set([...kept, ...exact])]
 }
