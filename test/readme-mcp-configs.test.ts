@@ -2,11 +2,13 @@
 // who has only this clone: each one's command is started as the client would start it (the client's
 // PATH, without the clone's node_modules/.bin, so an older system Node hands over to the pinned one),
 // and the official MCP client lists the tools and reads a file through it.
+
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
-import { Client } from "@modelcontextprotocol/client"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MCP_HELP } from "../src/surfaces/cli/commands/mcp.ts"
@@ -20,24 +22,51 @@ interface Launch {
   readonly args: readonly string[]
 }
 
+interface Remote {
+  readonly where: string
+  readonly url: string
+  readonly headers: Record<string, string>
+}
+
+/** The servers over HTTP in a JSON text: `mcpServers` entries with a `url` (and the headers they send). */
+function remotes(where: string, text: string): Remote[] {
+  const config = JSON.parse(text) as {
+    mcpServers?: Record<string, { url?: string; headers?: Record<string, string> }>
+  }
+  return Object.entries(config.mcpServers ?? {})
+    .filter(([, server]) => server.url !== undefined)
+    .map(([name, server]) => ({
+      where: `${where} mcpServers.${name}`,
+      url: server.url!,
+      headers: server.headers ?? {},
+    }))
+}
+
 /** The stdio server launches in a JSON text: Claude/Cursor's `mcpServers` and opencode's `mcp`. */
 function launches(where: string, text: string): Launch[] {
   const config = JSON.parse(text) as {
-    mcpServers?: Record<string, { command: string; args?: string[] }>
+    mcpServers?: Record<string, { command?: string; args?: string[] }>
     mcp?: Record<string, { type: string; command: string[] }>
   }
   const out: Launch[] = []
   for (const [name, server] of Object.entries(config.mcpServers ?? {}))
-    out.push({ where: `${where} mcpServers.${name}`, command: server.command, args: server.args ?? [] })
+    if (server.command !== undefined)
+      out.push({ where: `${where} mcpServers.${name}`, command: server.command, args: server.args ?? [] })
   for (const [name, server] of Object.entries(config.mcp ?? {}))
     if (server.type === "local")
       out.push({ where: `${where} mcp.${name}`, command: server.command[0]!, args: server.command.slice(1) })
   return out
 }
 
-const fromReadme = [...README.matchAll(/^```json\n([\s\S]*?)^```$/gm)]
-  .filter((match) => /"(mcpServers|mcp)"/.test(match[1]!))
-  .flatMap((match, index) => launches(`README json block ${index + 1}`, match[1]!))
+const configBlocks = [...README.matchAll(/^```json\n([\s\S]*?)^```$/gm)].filter((match) =>
+  /"(mcpServers|mcp)"/.test(match[1]!),
+)
+const fromReadme = configBlocks.flatMap((match, index) =>
+  launches(`README json block ${index + 1}`, match[1]!),
+)
+const remoteFromReadme = configBlocks.flatMap((match, index) =>
+  remotes(`README json block ${index + 1}`, match[1]!),
+)
 const fromHelp = MCP_HELP.split("\n")
   .map((line) => line.trim())
   .filter((line) => line.startsWith('{"mcp'))
@@ -83,6 +112,57 @@ describe("the MCP client configurations shown to users", () => {
       expect(JSON.stringify(result.content)).toContain("hello from the project")
     } finally {
       await client.close()
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  it("include a server over HTTP that sends the token as the server asks", () => {
+    expect(remoteFromReadme.length).toBeGreaterThanOrEqual(1)
+  })
+
+  it.each(remoteFromReadme)("$where reaches toolbelt mcp --http with its header", async (remote) => {
+    const home = await mkdtemp(join(tmpdir(), "toolbelt-configs-home-"))
+    const token = "readme-config-token"
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "bin", "toolbelt.js"), "mcp", "--cwd", project, "--http", "0"],
+      {
+        env: {
+          PATH: clientPath(),
+          HOME: home,
+          TOOLBELT_DATA_DIR: join(home, "data"),
+          TOOLBELT_MCP_TOKEN: token,
+        },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    )
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const closed = new Promise((resolve) => child.once("exit", resolve))
+    const client = new Client({ name: "readme-config", version: "1.0.0" })
+    try {
+      const served = await new Promise<URL>((resolve, reject) => {
+        child.stderr.on("data", () => {
+          const match = /at (http:\/\/\S+\/mcp)/.exec(stderr)
+          if (match) resolve(new URL(match[1]!))
+        })
+        child.once("exit", () => reject(new Error(`toolbelt mcp --http exited:\n${stderr}`)))
+      })
+      // The README's address and header, with this run's port and token.
+      const url = new URL(remote.url)
+      url.port = served.port
+      const headers = Object.fromEntries(
+        Object.entries(remote.headers).map(([name, value]) => [name, value.replace("<token>", token)]),
+      )
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }))
+      const result = await client.callTool({ name: "read", arguments: { filePath: "hello.txt" } })
+      expect(JSON.stringify(result.content)).toContain("hello from the project")
+    } finally {
+      await client.close()
+      child.kill("SIGTERM")
+      await closed
       await rm(home, { recursive: true, force: true })
     }
   })

@@ -112,7 +112,8 @@ describe("MCP conformance suite against toolbelt mcp --http", () => {
       // test_elicitation asks this, so the call shows the client a form.
       permission: { test_elicitation: "ask" },
     })
-    server = await startHttp(project)
+    // The suite's client sends no Authorization header, so this server runs without a token.
+    server = await startHttp(project, ["--no-token"])
     work = await mkdtemp(join(tmpdir(), "toolbelt-conformance-"))
     const baseline = join(work, "expected-failures.yml")
     await writeFile(

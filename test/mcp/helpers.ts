@@ -56,7 +56,7 @@ export function builtinTools(): Set<string> {
     env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), XDG_CONFIG_HOME: join(tmpdir(), "nonexistent") },
     timeout: 30_000,
   })
-  const tools = JSON.parse(result.stdout).tools as { name: string }[]
+  const tools = JSON.parse(result.stdout) as { name: string }[]
   return new Set(tools.map((tool) => tool.name))
 }
 
@@ -140,7 +140,27 @@ export interface HttpServer {
   stop(): Promise<number | null>
 }
 
-/** Starts `toolbelt mcp --http 0 --cwd <project>` and waits for the URL it prints. */
+/**
+ * The tokens the HTTP servers made up (they need one by default), by port: `connectHttp` and raw.ts's
+ * `post` send it, as a configured client would, unless told the headers to send. A token a test
+ * chooses (`--token`, `TOOLBELT_MCP_TOKEN`) is the test's to send.
+ */
+const madeUpTokens = new Map<string, string>()
+
+/** Remembers the token a server made up, so the helpers send it. */
+export function rememberToken(url: string, token: string | undefined): void {
+  const { port } = new URL(url)
+  if (token === undefined) madeUpTokens.delete(port)
+  else madeUpTokens.set(port, token)
+}
+
+/** The `Authorization` header for a server whose token the helpers remember (none otherwise). */
+export function authFor(url: string): Record<string, string> {
+  const token = madeUpTokens.get(new URL(url).port)
+  return token === undefined ? {} : { authorization: `Bearer ${token}` }
+}
+
+/** Starts `toolbelt mcp --http 0 --cwd <project>` and waits for the URL (and the token) it prints. */
 export async function startHttp(
   project: Project,
   args: string[] = [],
@@ -159,10 +179,11 @@ export async function startHttp(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL within 30 s; stderr:\n${stderr}`)), 30_000)
     const onData = () => {
-      const match = /at (http:\/\/\S+\/mcp)/.exec(stderr)
+      const match = /at (http:\/\/\S+\/mcp)\n/.exec(stderr)
       if (match) {
         clearTimeout(timer)
         child.stderr.off("data", onData)
+        rememberToken(match[1]!, /\n {2}token\s+(\S+) \(made up/.exec(stderr)?.[1])
         resolve(match[1]!)
       }
     }
@@ -188,9 +209,8 @@ export async function connectHttp(
   url: string,
   options: ClientOptions & { headers?: Record<string, string> } = {},
 ): Promise<Connected & { readonly sessionId: string | undefined }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    ...(options.headers ? { requestInit: { headers: options.headers } } : {}),
-  })
+  const headers = options.headers ?? authFor(url)
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
   const { client, asked } = makeClient(options)
   await client.connect(transport, { timeout: 30_000 })
   return {

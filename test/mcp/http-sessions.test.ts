@@ -10,6 +10,7 @@ import {
   makeProject,
   type Project,
   processesWith,
+  rememberToken,
   startHttp,
   textOf,
   until,
@@ -150,6 +151,7 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
       dataDir: project.env.TOOLBELT_DATA_DIR!,
     })
     const server = await serveMcpHttp({ toolbelt, port: 0, sessionIdleMs: 1000 })
+    rememberToken(server.url, server.token)
     const ended = async (tag: string) => {
       await until(() => server.sessions === 0, "every idle session to end", 240_000)
       await until(

@@ -7,6 +7,7 @@ import type { ElicitResult, Progress } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type Answer,
+  authFor,
   type Connected,
   connectHttp,
   expectCancelledSleepKilled,
@@ -217,7 +218,7 @@ describe("toolbelt mcp --http", () => {
   it("refuses a browser Origin from another site", async () => {
     const answer = await raw(server.url, { origin: "http://evil.example" })
     expect(answer.status).toBe(403)
-    expect(answer.body).toContain("Invalid Origin")
+    expect(answer.body).toContain("requests from http://evil.example are refused")
   })
 
   it("ends a session when the client deletes it", async () => {
@@ -304,6 +305,7 @@ function raw(url: string, headers: Record<string, string>): Promise<{ status: nu
         headers: {
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
+          ...authFor(url),
           ...headers,
         },
       },

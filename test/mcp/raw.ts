@@ -1,7 +1,7 @@
 // Speaking MCP by hand, below the SDK client: raw HTTP requests on loopback, raw stdio lines.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
-import { bin, type Project } from "./helpers.ts"
+import { authFor, bin, type Project } from "./helpers.ts"
 
 export const JSON_HEADERS = {
   "content-type": "application/json",
@@ -17,7 +17,7 @@ export interface RawAnswer {
   readonly messages: Record<string, unknown>[]
 }
 
-/** POSTs a body (a string as it is, anything else as JSON) and reads the whole answer. */
+/** POSTs a body (a string as it is, anything else as JSON), with the server's made-up token, and reads the whole answer. */
 export async function post(
   url: string,
   body: unknown,
@@ -26,7 +26,7 @@ export async function post(
 ): Promise<RawAnswer> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { ...JSON_HEADERS, ...headers },
+    headers: { ...JSON_HEADERS, ...authFor(url), ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
     ...(signal ? { signal } : {}),
   })
@@ -54,12 +54,12 @@ export function initialize(version: string, id: number | string = 1, capabilitie
 
 export const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
 
-/** Opens an MCP session by hand; returns the headers its later requests carry. */
+/** Opens an MCP session by hand; returns the headers its later requests carry (the token too, when one was made up). */
 export async function openSession(url: string, version: string): Promise<Record<string, string>> {
   const answer = await post(url, initialize(version))
   const id = answer.headers.get("mcp-session-id")
   if (answer.status !== 200 || !id) throw new Error(`initialize failed: ${answer.status} ${answer.text}`)
-  const headers = { "mcp-session-id": id, "mcp-protocol-version": version }
+  const headers = { "mcp-session-id": id, "mcp-protocol-version": version, ...authFor(url) }
   await post(url, initialized, headers)
   return headers
 }

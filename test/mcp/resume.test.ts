@@ -12,7 +12,7 @@ import {
   type McpHttpServer,
   serveMcpHttp,
 } from "../../src/surfaces/mcp-server/http.ts"
-import { makeProject, type Project, textOf, until } from "./helpers.ts"
+import { authFor, makeProject, type Project, rememberToken, textOf, until } from "./helpers.ts"
 import { JSON_HEADERS, openSession, post } from "./raw.ts"
 
 let project: Project
@@ -35,6 +35,7 @@ afterAll(async () => {
 /** A server for one test (its own sessions and kept events), closed when the test ends. */
 async function serve(options: Partial<McpHandlerOptions> = {}): Promise<McpHttpServer & AsyncDisposable> {
   const server = await serveMcpHttp({ toolbelt, port: 0, ...options })
+  rememberToken(server.url, server.token)
   return Object.assign(server, { [Symbol.asyncDispose]: () => server.close() })
 }
 
@@ -247,6 +248,7 @@ describe("a stream cut in the middle of a call", () => {
     const requests: string[] = []
     let cut = false
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: authFor(server.url) },
       fetch: async (input, init) => {
         const headers = new Headers(init?.headers)
         requests.push(`${init?.method ?? "GET"} ${headers.get("last-event-id") ?? "-"}`)
@@ -293,6 +295,7 @@ describe("a stream cut in the middle of a call", () => {
 
   it("resumes through `toolbelt serve` at /mcp too", async () => {
     const served = await serveHttp({ toolbelt, port: 0 })
+    rememberToken(served.url, served.token)
     try {
       await cutAndResumeWhileRunning(`${served.url}/mcp`, "served")
     } finally {

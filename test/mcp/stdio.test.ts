@@ -471,18 +471,22 @@ describe("toolbelt mcp --help", () => {
     const result = spawnSync(process.execPath, [bin, "mcp", "--help"], { encoding: "utf8" })
     expect(result.status).toBe(0)
     expect(result.stdout).toContain("Usage: toolbelt mcp [options]")
-    for (const flag of ["--cwd", "--agent", "--http", "--host", "--token"])
+    for (const flag of ["--cwd", "--agent", "--http", "--host", "--token", "--no-token", "--socket"])
       expect(result.stdout).toContain(flag)
   })
 
   it("refuses to bind beyond loopback without a token", () => {
-    const result = spawnSync(process.execPath, [bin, "mcp", "--http", "0", "--host", "0.0.0.0"], {
-      cwd: project.dir,
-      encoding: "utf8",
-      env: project.env,
-      timeout: 30_000,
-    })
+    const result = spawnSync(
+      process.execPath,
+      [bin, "mcp", "--http", "0", "--host", "0.0.0.0", "--no-token"],
+      {
+        cwd: project.dir,
+        encoding: "utf8",
+        env: project.env,
+        timeout: 30_000,
+      },
+    )
     expect(result.status).toBe(2)
-    expect(result.stderr).toContain("set a token with --token or TOOLBELT_MCP_TOKEN")
+    expect(result.stderr).toContain("without a token would let other machines run tools")
   })
 })
