@@ -184,7 +184,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     hooks,
     decide: options.decide,
     subagents: subagentSessions,
-    skillDirs: skills.skills.map((skill) => skill.dir),
+    // Only the user's own skill folders, by real path: a project's skills are paths like any other.
+    skillDirs: skills.preApprovedDirs,
     trusted: project.trust.trusted,
     ceiling: options.ceiling,
   })

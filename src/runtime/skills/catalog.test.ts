@@ -81,6 +81,28 @@ describe("where skills are found", () => {
     expect(catalog.get("linked")?.file).toBe(join(project, ".claude", "skills", "linked", "SKILL.md"))
   })
 
+  it("resolves real paths; only the user's skills are pre-approved, by their real folder", async () => {
+    await skill(join(root, "shared"), "linked")
+    await mkdir(join(project, ".claude", "skills"), { recursive: true })
+    await symlink(join(root, "shared", "linked"), join(project, ".claude", "skills", "linked"))
+    await skill(join(project, ".toolbelt", "skills"), "local")
+    await skill(join(root, "dotfiles"), "mine")
+    await mkdir(join(home, ".claude", "skills"), { recursive: true })
+    await symlink(join(root, "dotfiles", "mine"), join(home, ".claude", "skills", "mine"))
+    await skill(join(root, "tb-config", "skills"), "global")
+    const catalog = await find()
+    expect(catalog.get("linked")).toMatchObject({
+      dir: join(project, ".claude", "skills", "linked"),
+      realDir: join(root, "shared", "linked"),
+      realFile: join(root, "shared", "linked", "SKILL.md"),
+      scope: "project",
+    })
+    expect([...catalog.preApprovedDirs].sort()).toEqual([
+      join(root, "dotfiles", "mine"),
+      join(root, "tb-config", "skills", "global"),
+    ])
+  })
+
   it("lists the places in the order their skills win", () => {
     const dirs = skillRoots({ directory: project, worktree: repo, env }).map((each) => each.dir)
     expect(dirs.slice(0, 4)).toEqual([

@@ -1,7 +1,7 @@
 // The skills of one project: found once when the toolbelt opens, each SKILL.md read again when loaded.
 
 import type { Dirent } from "node:fs"
-import { readdir, readFile, stat } from "node:fs/promises"
+import { readdir, readFile, realpath, stat } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { type SkillRoot, skillRoots } from "./locations.ts"
 
@@ -13,6 +13,9 @@ export interface Skill {
   readonly dir: string
   /** Its SKILL.md. */
   readonly file: string
+  /** `dir` and `file` as they really are on disk, every symbolic link resolved (at start-up). */
+  readonly realDir: string
+  readonly realFile: string
   readonly scope: SkillRoot["scope"]
 }
 
@@ -37,6 +40,12 @@ export class SkillCatalog {
   /** Skills whose name a more specific place already gave (listed, never loaded). */
   readonly shadowed: readonly Skill[]
   readonly errors: readonly SkillError[]
+  /**
+   * The folders whose files a model may read outside the project without an `external_directory` ask:
+   * the real folders of the user's own skills (the global config dirs'). A project's skill is a path like
+   * any other: reading it asks when its real path is outside the project, as `read` does.
+   */
+  readonly preApprovedDirs: readonly string[]
   readonly #byName: ReadonlyMap<string, Skill>
 
   constructor(found: { skills: Skill[]; shadowed?: Skill[]; errors?: SkillError[] }) {
@@ -44,6 +53,9 @@ export class SkillCatalog {
     this.shadowed = found.shadowed ?? []
     this.errors = found.errors ?? []
     this.#byName = new Map(this.skills.map((skill) => [skill.name, skill]))
+    this.preApprovedDirs = this.skills
+      .filter((skill) => skill.scope === "global")
+      .map((skill) => skill.realDir)
   }
 
   static readonly empty = new SkillCatalog({ skills: [] })
@@ -52,12 +64,15 @@ export class SkillCatalog {
     return this.#byName.get(name)
   }
 
-  /** Reads the skill's SKILL.md again (it may have changed since start-up); throws when it no longer parses. */
-  async load(name: string): Promise<LoadedSkill | undefined> {
+  /**
+   * Reads the skill's SKILL.md again (it may have changed since start-up), from `from` when given (the
+   * real path permission was decided on); throws when it no longer parses.
+   */
+  async load(name: string, options: { from?: string } = {}): Promise<LoadedSkill | undefined> {
     const skill = this.get(name)
     if (!skill) return undefined
     const { parseSkillFile } = await import("./skill-file.ts")
-    const parsed = parseSkillFile(await readFile(skill.file, "utf8"), basename(skill.dir))
+    const parsed = parseSkillFile(await readFile(options.from ?? skill.file, "utf8"), basename(skill.dir))
     return { ...skill, description: parsed.description, body: parsed.body }
   }
 }
@@ -69,6 +84,8 @@ export class SkillCatalog {
  * 2. Each SKILL.md is parsed (the YAML parser is imported only when there is one). One that does not
  *    parse, or whose name is not its folder's, is an error; the others still load.
  * 3. A name already found in a more specific place is shadowed.
+ * Each skill's folder and SKILL.md are resolved to their real paths: what the policy pre-approves and what
+ * the `skill` tool asks about are real paths, never where a link happens to sit.
  */
 export async function discoverSkills(options: {
   readonly directory: string
@@ -130,7 +147,8 @@ async function parseCandidate(candidate: Candidate, parse: Parse): Promise<Skill
   const dir = dirname(candidate.file)
   try {
     const { name, description } = parse(await readFile(candidate.file, "utf8"), basename(dir))
-    return { name, description, dir, file: candidate.file, scope: candidate.scope }
+    const [realDir, realFile] = await Promise.all([realpath(dir), realpath(candidate.file)])
+    return { name, description, dir, file: candidate.file, realDir, realFile, scope: candidate.scope }
   } catch (error) {
     return { file: candidate.file, error: (error as Error).message }
   }

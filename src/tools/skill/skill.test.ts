@@ -175,3 +175,90 @@ describe("a skill's files", () => {
     expect(denied.error).toContain("The user has specified a rule which prevents you")
   })
 })
+
+describe("skills are paths like any other", () => {
+  /** A toolbelt with no one to ask: every ask is recorded, then refused as unanswered. */
+  async function headless() {
+    const asks: AskRequest[] = []
+    const tb = await temp.toolbelt({
+      decide: async (request) => {
+        asks.push(request)
+        return { unanswered: "no one in this test" }
+      },
+    })
+    return { tb, asks }
+  }
+
+  it("a project SKILL.md that links outside the project asks external_directory, and nothing of it is shown when refused", async () => {
+    const outside = join(root, "outside")
+    await mkdir(outside)
+    await writeFile(
+      join(outside, "notes.md"),
+      "---\nname: notes\ndescription: Notes.\n---\nTOP SECRET OUTSIDE TEXT\n",
+    )
+    const dir = join(project, ".claude", "skills", "notes")
+    await mkdir(dir, { recursive: true })
+    await symlink(join(outside, "notes.md"), join(dir, "SKILL.md"))
+    const { tb, asks } = await headless()
+    const refused = failed(await tb.call({ tool: "skill", input: { name: "notes" } }))
+    expect(refused.error).toContain("no one could be asked")
+    expect(refused.error).not.toContain("TOP SECRET")
+    expect(asks.map((ask) => [ask.permission, ask.patterns])).toEqual([
+      ["external_directory", [join(outside, "*")]],
+    ])
+    expect(asks[0]?.metadata).toMatchObject({ filepath: join(outside, "notes.md") })
+  })
+
+  it("a project skill folder that links outside asks before loading, and its files ask when read", async () => {
+    const outside = await skill(join(root, "elsewhere"), "deploy", "Deploy.", "Run scripts/go.sh.")
+    await mkdir(join(outside, "scripts"))
+    await writeFile(join(outside, "scripts", "go.sh"), "echo go\n")
+    await mkdir(join(project, ".claude", "skills"), { recursive: true })
+    await symlink(outside, join(project, ".claude", "skills", "deploy"))
+    const { tb, asks } = await headless()
+    failed(await tb.call({ tool: "skill", input: { name: "deploy" } }))
+    expect(asks.map((ask) => [ask.permission, ask.patterns])).toEqual([
+      ["external_directory", [join(outside, "*")]],
+    ])
+    const read = failed(
+      await tb.call({
+        tool: "read",
+        input: { filePath: join(project, ".claude", "skills", "deploy", "scripts", "go.sh") },
+      }),
+    )
+    expect(read.error).toContain("no one could be asked")
+    expect(read.error).not.toContain("echo go")
+    expect(asks.map((ask) => ask.permission)).toEqual(["external_directory", "external_directory"])
+  })
+
+  it("the user's own skill loads and its files read without an ask, by real path also through a link", async () => {
+    // ~/.claude/skills is itself a link to the person's dotfiles, as many keep it.
+    const real = await skill(join(root, "dotfiles", "skills"), "release", "Release.", "Run scripts/tag.sh.")
+    await mkdir(join(real, "scripts"))
+    await writeFile(join(real, "scripts", "tag.sh"), "git tag v1\n")
+    await mkdir(join(home, ".claude"), { recursive: true })
+    await symlink(join(root, "dotfiles", "skills"), join(home, ".claude", "skills"))
+    const { tb, asks } = await headless()
+    const loaded = completed(await tb.call({ tool: "skill", input: { name: "release" } }))
+    expect(loaded.output).toContain("Run scripts/tag.sh.")
+    expect(loaded.output).toContain(`Base directory for this skill: ${real}`)
+    expect(loaded.output).toContain(`<file>${join(real, "scripts", "tag.sh")}</file>`)
+    const script = completed(
+      await tb.call({
+        tool: "read",
+        input: { filePath: join(home, ".claude", "skills", "release", "scripts", "tag.sh") },
+      }),
+    )
+    expect(script.output).toContain("git tag v1")
+    expect(asks).toEqual([])
+  })
+
+  it("a project skill inside the project loads without an ask", async () => {
+    const dir = await skill(join(project, ".toolbelt", "skills"), "lint", "Lint.", "Run the linter.")
+    const { tb, asks } = await headless()
+    const loaded = completed(await tb.call({ tool: "skill", input: { name: "lint" } }))
+    expect(loaded.output).toContain("Run the linter.")
+    expect(loaded.metadata).toMatchObject({ name: "lint", dir })
+    expect(asks).toEqual([])
+  })
+})

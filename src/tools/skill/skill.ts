@@ -1,6 +1,9 @@
+import { basename, dirname, join } from "node:path"
 import { z } from "zod"
+import { canonicalPath } from "../../platform/fs/canonical-path.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
 import { sampleFiles } from "./sample-files.ts"
 
@@ -15,7 +18,7 @@ export const Parameters = z.object({
 
 export interface SkillMetadata extends Record<string, unknown> {
   name: string
-  /** The skill's folder. */
+  /** The skill's folder, where it really is (every symbolic link resolved). */
   dir: string
 }
 
@@ -35,9 +38,13 @@ export function describeSkills(skills: Listed): string {
  *
  * 1. Find the skill among those the project sees (`skills` service); an unknown name fails, listing them.
  * 2. Ask `skill` for the name (always: the name).
- * 3. Read its SKILL.md again (it may have changed since start-up); one that no longer parses fails.
- * 4. Sample up to 10 files of its folder (hidden ones included, links not followed, SKILL.md left out).
- * 5. Shape the result as opencode does: the instructions, the base directory, the sampled files.
+ * 3. Ask `external_directory` as `read` does, on real paths resolved now: for the folder when it really
+ *    is outside the project (its files are listed), and for SKILL.md when it really is somewhere else
+ *    outside. The user's own skill folders are pre-approved by the policy; a project's are not.
+ * 4. Read its SKILL.md again, from the real path just decided on (it may have changed since start-up);
+ *    one that no longer parses fails.
+ * 5. Sample up to 10 files of its folder (hidden ones included, links not followed, SKILL.md left out).
+ * 6. Shape the result as opencode does: the instructions, the base directory, the sampled files.
  */
 export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
   "skill",
@@ -66,10 +73,17 @@ export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
           metadata: { name: skill.name, dir: skill.dir },
         })
 
-        // 3. The instructions as they are now.
+        // 3. Outside the project: a path like any other.
+        // The folder where it really is (the base directory the model is given), and SKILL.md likewise.
+        const base =
+          (await checkExternalDirectory(ctx, skill.dir, { kind: "directory" })).resolved ?? skill.dir
+        let file = await canonicalPath(skill.file)
+        if (dirname(file) !== base) file = (await checkExternalDirectory(ctx, file)).resolved ?? file
+
+        // 4. The instructions as they are now.
         let body: string
         try {
-          const loaded = await catalog.load(skill.name)
+          const loaded = await catalog.load(skill.name, { from: file })
           if (!loaded) throw new Error("it is no longer listed")
           body = loaded.body
         } catch (error) {
@@ -78,17 +92,18 @@ export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
           )
         }
 
-        // 4. Some of its files.
-        const { files, more } = await sampleFiles(skill.dir, { limit: FILE_SAMPLE, skip: skill.file })
+        // 5. Some of its files.
+        const skip = join(base, basename(skill.file))
+        const { files, more } = await sampleFiles(base, { limit: FILE_SAMPLE, skip })
 
-        // 5. The result.
+        // 6. The result.
         const output = [
           `<skill_content name="${skill.name}">`,
           `# Skill: ${skill.name}`,
           "",
           body,
           "",
-          `Base directory for this skill: ${skill.dir}`,
+          `Base directory for this skill: ${base}`,
           "Relative paths in this skill (scripts, references, templates) are relative to this base directory.",
           ...(more
             ? [`Note: the file list is sampled (the first ${FILE_SAMPLE} files; the folder holds more).`]
@@ -102,7 +117,7 @@ export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
         return {
           title: `Loaded skill: ${skill.name}`,
           output,
-          metadata: { name: skill.name, dir: skill.dir },
+          metadata: { name: skill.name, dir: base },
         }
       },
     }

@@ -21,8 +21,8 @@ Searched, a skill found earlier winning over one of the same name found later:
 Skills that did not load (bad frontmatter, a name that is not the folder's) are reported on stderr.
 
 Options:
-  --json       print one object: {"skills": [{name, description, dir, file, scope}], "shadowed": [...],
-               "errors": [{file, error}]}
+  --json       print one object: {"skills": [{name, description, dir, file, realDir, realFile, scope}],
+               "shadowed": [...], "errors": [{file, error}]}
   --cwd DIR    the project directory (default: the current directory)
   --trust      taken as on the other commands; the list is the same either way: a skill is instructions
                the model reads, not code toolbelt runs
@@ -57,7 +57,7 @@ export async function skillsCommand(argv: string[], io: IO): Promise<number> {
     return EXIT.ok
   }
   const where = (skill: Skill) =>
-    `${source(skill.file, { worktree, home: homeDir(io.env) })} (${skill.scope})`
+    `${source(skill.file, { worktree, home: homeDir(io.env) })} (${skill.scope}${linksOutside(skill, worktree) ? `, links outside the project to ${skill.realFile}: loading it asks external_directory` : ""})`
   if (catalog.skills.length === 0) io.stdout.write("No skills found.\n")
   else {
     const width = Math.max(...catalog.skills.map((skill) => skill.name.length))
@@ -75,6 +75,13 @@ export async function skillsCommand(argv: string[], io: IO): Promise<number> {
   for (const failure of catalog.errors)
     io.stderr.write(`warning: skill ${failure.file} not loaded: ${failure.error}\n`)
   return EXIT.ok
+}
+
+/** A project's skill whose folder or SKILL.md really is outside the project (the user's are pre-approved). */
+function linksOutside(skill: Skill, worktree: string): boolean {
+  return (
+    skill.scope === "project" && !(isInside(skill.realDir, worktree) && isInside(skill.realFile, worktree))
+  )
 }
 
 /** A SKILL.md as people read it: relative to the repository inside it, from `~` in the home dir. */
