@@ -13,13 +13,14 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-function project(): { cwd: string; home: string } {
+/** A project whose config starts a language server: run trusted (`TOOLBELT_TRUST=1`). */
+function project(): { cwd: string; home: string; env: NodeJS.ProcessEnv } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-call-diagnostics-")))
   const home = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-call-diagnostics-home-")))
   dirs.push(dir, home)
   const fake = { command: [process.execPath, FAKE_SERVER], extensions: [".fake"] }
   writeFileSync(join(dir, "toolbelt.json"), JSON.stringify({ lsp: { fake } }))
-  return { cwd: dir, home }
+  return { cwd: dir, home, env: { TOOLBELT_TRUST: "1" } }
 }
 
 const write = ["call", "write", JSON.stringify({ filePath: "a.fake", content: "ERROR: wrong\n" }), "--json"]

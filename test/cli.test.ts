@@ -30,7 +30,8 @@ function toolbelt(
   args: string[],
   options: { input?: string; node?: string; cwd?: string } = {},
 ): SpawnSyncReturns<string> {
-  return runCli(args, { ...options, cwd: options.cwd ?? project, home })
+  // The project's config loads a plugin: its code, which runs only in a trusted project.
+  return runCli(args, { ...options, cwd: options.cwd ?? project, home, env: { TOOLBELT_TRUST: "1" } })
 }
 
 const json = (result: SpawnSyncReturns<string>) => JSON.parse(result.stdout)

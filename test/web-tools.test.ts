@@ -4,7 +4,10 @@
 import { spawn } from "node:child_process"
 import { writeFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { findWorktree } from "../src/compose/worktree.ts"
 import { type Loopback, serve } from "../src/platform/net/fixtures/loopback.ts"
+import { assessProjectTrust } from "../src/runtime/config/trust/project-trust.ts"
+import { TrustStore } from "../src/runtime/config/trust/trust-store.ts"
 import { exaStandIn, exaText, type McpStandIn } from "../src/tools/kit/search/fixtures/stand-ins.ts"
 import { BIN, cliEnv } from "./fixtures/cli.ts"
 import { connectStdio, makeProject, type Project } from "./mcp/helpers.ts"
@@ -30,8 +33,12 @@ afterAll(async () => {
   await project.remove()
 })
 
+/** Writes the project's config and trusts the project as it now is (its config contacts hosts). */
 async function config(value: Record<string, unknown>): Promise<void> {
   await writeFile(`${project.dir}/toolbelt.json`, JSON.stringify(value))
+  const env = cliEnv(project.env.HOME!)
+  const trust = await assessProjectTrust({ directory: project.dir, worktree: findWorktree(project.dir), env })
+  new TrustStore({ env }).trust(project.dir, trust.fingerprint)
 }
 
 /** Runs `toolbelt <args>` in the project to its end, without blocking this process's servers. */

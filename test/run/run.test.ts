@@ -44,6 +44,8 @@ function toolbelt(args: string[], env: Record<string, string> = {}): Promise<Run
         HOME: home,
         XDG_CONFIG_HOME: join(home, ".config"),
         TOOLBELT_DATA_DIR: join(home, "data"),
+        // The project's config loads a plugin: its code, which runs only in a trusted project.
+        TOOLBELT_TRUST: "1",
         ...env,
       },
       stdio: ["pipe", "pipe", "pipe"],

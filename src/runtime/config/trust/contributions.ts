@@ -139,14 +139,14 @@ function configContributions({ file, value }: ConfigFile, directory: string, add
       add({
         kind: "config-key",
         file,
-        detail: `config key ${JSON.stringify(key)} is held back (it can run code, contact a host or loosen the policy)`,
+        detail: `config key ${JSON.stringify(key)} can run code, contact a host or loosen the policy`,
       })
   }
 }
 
 function mcpContributions(section: unknown, file: string, add: Add): void {
   if (!isRecord(section)) {
-    add({ kind: "config-key", file, detail: 'config key "mcp" is held back' })
+    add({ kind: "config-key", file, detail: 'config key "mcp" names MCP servers to start or contact' })
     return
   }
   for (const [name, server] of Object.entries(section)) {
@@ -154,7 +154,7 @@ function mcpContributions(section: unknown, file: string, add: Add): void {
       add({
         kind: "config-key",
         file,
-        detail: `mcp.${name} is held back (it sets how the MCP server answers)`,
+        detail: `mcp.${name} sets how toolbelt's MCP server answers`,
       })
       continue
     }
@@ -175,7 +175,7 @@ function mcpContributions(section: unknown, file: string, add: Add): void {
 function lspContributions(section: unknown, file: string, add: Add): void {
   if (typeof section === "boolean") return
   if (!isRecord(section)) {
-    add({ kind: "lsp", file, detail: 'config key "lsp" is held back' })
+    add({ kind: "lsp", file, detail: 'config key "lsp" says how language servers start' })
     return
   }
   for (const [id, entry] of Object.entries(section)) {
