@@ -12,6 +12,7 @@
  *    expire; print the server's RSS and peak RSS before and after, and the sleeps left over.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -23,7 +24,13 @@ const root = resolve(import.meta.dirname, "..")
 const dir = mkdtempSync(join(tmpdir(), "toolbelt-mcp-sessions-"))
 writeFileSync(join(dir, "toolbelt.json"), "{}")
 const tag = `1000.${process.pid}`
-const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+// The server needs a token on every port: this run chooses one and sends it.
+const token = randomBytes(24).toString("base64url")
+const headers = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  authorization: `Bearer ${token}`,
+}
 
 // 1. The server.
 const server = spawn(
@@ -38,6 +45,8 @@ const server = spawn(
     "0",
     "--session-idle-ms",
     String(idleMs),
+    "--token",
+    token,
   ],
   {
     cwd: dir,

@@ -14,7 +14,9 @@
 // malloc's) and file pages (mostly the node binary's code).
 // Run: node bench/serve-load.bench.ts   (SESSIONS=10 CALLS=10 for a quick look; LINES=1000 for 45 KB
 // outputs, which fill the server's event log to its byte budget)
+
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -133,10 +135,14 @@ export function report(results: Record<string, number>): void {
   }
 }
 
+/** The token the server is started with (it needs one on every port), sent as a bearer. */
+const TOKEN = randomBytes(24).toString("base64url")
+const AUTH = { authorization: `Bearer ${TOKEN}` }
+
 async function post(url: string, path: string, body: unknown): Promise<any> {
   const response = await fetch(`${url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...AUTH },
     body: JSON.stringify(body),
   })
   return response.json()
@@ -146,7 +152,7 @@ async function post(url: string, path: string, body: unknown): Promise<any> {
 async function subscribe(url: string): Promise<Subscriber> {
   const abort = new AbortController()
   const response = await fetch(`${url}/events`, {
-    headers: { accept: "text/event-stream" },
+    headers: { accept: "text/event-stream", ...AUTH },
     signal: abort.signal,
   })
   const subscriber: Subscriber = {
@@ -194,11 +200,15 @@ interface Serve {
 
 /** `toolbelt serve --port 0`, once it printed its address. */
 async function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, "serve", "--cwd", dir, "--port", "0"], {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, "serve", "--cwd", dir, "--port", "0", "--token", TOKEN],
+    {
+      cwd: dir,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  )
   let stderr = ""
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
