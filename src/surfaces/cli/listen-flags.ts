@@ -35,6 +35,7 @@ export function listenFlags(
       throw new UsageError(`--socket replaces ${portFlag} and --host: give one or the other.`)
     }
   }
+  if (values.token === "") throw new UsageError("--token needs a value (or --no-token for none).")
   if (values["no-token"]) {
     if (values.token !== undefined)
       throw new UsageError("--token and --no-token contradict each other: give one.")

@@ -56,6 +56,7 @@ export function bindOf(options: { port?: number; host?: string; socket?: string 
  */
 export function tokenFor(options: { token: string | false | undefined; bind: Bind }): string | undefined {
   const { token, bind } = options
+  if (token === "") throw new ListenError("The token is empty: give one, or none (false) on loopback only.")
   if (typeof token === "string") return token
   if (token === false) {
     if (bind.socket === undefined && !isLoopback(bind.host)) {
