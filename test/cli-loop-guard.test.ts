@@ -23,6 +23,12 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
+/** The user's own toolbelt.json (`~/.config/toolbelt/`), which applies in every project, trusted or not. */
+async function userConfig(config: Record<string, unknown>): Promise<void> {
+  await mkdir(join(home, ".config", "toolbelt"), { recursive: true })
+  await writeFile(join(home, ".config", "toolbelt", "toolbelt.json"), JSON.stringify(config))
+}
+
 type Result = { status: "completed"; output: string } | { status: "error"; error: string }
 
 function call(tool: string, input: unknown, session = "ses_loop"): Result {
@@ -46,7 +52,7 @@ describe("toolbelt call: the loop guard", () => {
     expect(third.status).toBe("error")
     const error = third.status === "error" ? third.error : ""
     expect(error).toBe(
-      'The loop guard stopped this call: read {"filePath":"a.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: read {"filePath":"a.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in your ~/.config/toolbelt/toolbelt.json (or the project\'s toolbelt.json, once the project is trusted), or try something else.',
     )
     // One sentence, and no claim that someone said no.
     expect(error.split(/\.\s/)).toHaveLength(1)
@@ -66,13 +72,13 @@ describe("toolbelt call: the loop guard", () => {
     }
   })
 
-  it("follows its own advice: with doom_loop allowed in toolbelt.json the same read goes on", async () => {
-    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ permission: { doom_loop: "allow" } }))
+  it("follows its own advice: with doom_loop allowed in the user's toolbelt.json the same read goes on", async () => {
+    await userConfig({ permission: { doom_loop: "allow" } })
     for (let i = 0; i < 4; i++) expect(read().status).toBe("completed")
   })
 
   it("and with a higher threshold the refusal comes later and says the new value", async () => {
-    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ doom_loop: { threshold: 4 } }))
+    await userConfig({ doom_loop: { threshold: 4 } })
     for (let i = 0; i < 3; i++) expect(read().status).toBe("completed")
     const fourth = read()
     expect(fourth.status === "error" && fourth.error).toMatch(
@@ -83,7 +89,7 @@ describe("toolbelt call: the loop guard", () => {
 
 describe("toolbelt call batch: the loop guard", () => {
   it("says the loop guard stopped the batch, not that the user rejected it, when no one could be asked", async () => {
-    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ batch: true }))
+    await userConfig({ batch: true })
     const say = { command: "echo same", description: "Say the same" }
     expect(call("bash", say).status).toBe("completed")
     expect(call("bash", say).status).toBe("completed")

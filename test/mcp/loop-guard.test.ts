@@ -37,7 +37,7 @@ describe("toolbelt mcp: the loop guard with a client that cannot ask", () => {
     expect(third.isError).toBe(true)
     const text = textOf(third)
     expect(text).toBe(
-      'The loop guard stopped this call: read {"filePath":"b.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: read {"filePath":"b.txt"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in your ~/.config/toolbelt/toolbelt.json (or the project\'s toolbelt.json, once the project is trusted), or try something else.',
     )
     expect(text).not.toMatch(/user rejected/i)
   })

@@ -177,7 +177,10 @@ export function loopRefused(args: {
   )
 }
 
-/** Where to change the loop rule: the file it was written in, the config it was given in, else toolbelt.json. */
+/**
+ * Where to change the loop rule: the file it was written in, the config it was given in, else the user's
+ * own toolbelt.json, which always applies (a project's loosens nothing until the project is trusted).
+ */
 function configToChange(rule: Rule | undefined): string {
   const origin = rule?.source?.origin
   if (
@@ -185,7 +188,7 @@ function configToChange(rule: Rule | undefined): string {
     origin === "TOOLBELT_PERMISSION" ||
     !/^(\/|[A-Za-z]:[\\/]|the config)/.test(origin)
   )
-    return "toolbelt.json"
+    return "your ~/.config/toolbelt/toolbelt.json (or the project's toolbelt.json, once the project is trusted)"
   return origin
 }
 

@@ -272,7 +272,7 @@ describe("doom loop in settlement", () => {
     expect(third).toMatchObject({ status: "error", kind: "loop", blocked: true })
     const error = third.status === "error" ? third.error : ""
     expect(error).toBe(
-      'The loop guard stopped this call: echo {"text":"same"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in toolbelt.json, or try something else.',
+      'The loop guard stopped this call: echo {"text":"same"}: it was the 3rd identical call in a row and the 2 before it got the same result, and the rule "doom_loop": "ask" (permission.doom_loop in toolbelt\'s defaults) needs a person\'s approval for that, but no one could be asked; to allow it, set "doom_loop": {"threshold": N} with N above 3, or "permission": {"doom_loop": "allow"}, in your ~/.config/toolbelt/toolbelt.json (or the project\'s toolbelt.json, once the project is trusted), or try something else.',
     )
     expect(error).not.toMatch(/user rejected/i)
     expect(received).toHaveLength(2)
