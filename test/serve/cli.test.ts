@@ -128,7 +128,8 @@ describe("toolbelt serve", () => {
     project = await makeProject({ mcp: { ask: "web" } })
     const result = spawnSync(process.execPath, [bin, "mcp", "--cwd", project.dir], {
       encoding: "utf8",
-      env: project.env,
+      // The project's "mcp" settings apply once it is trusted.
+      env: { ...project.env, TOOLBELT_TRUST: "1" },
       input: "",
       timeout: 30_000,
     })

@@ -72,7 +72,10 @@ export interface Running {
   close(): Promise<void>
 }
 
-/** A server in this process, on a free port, over a toolbelt of a fresh project. */
+/**
+ * A server in this process, on a free port, over a toolbelt of a fresh project. A project given a
+ * config is trusted, so that config (`mcp.ask`, `mcp.max_request_bytes`, ...) applies.
+ */
 export async function startServer(
   options: { config?: Config } & Partial<Omit<ServeOptions, "toolbelt">> = {},
 ): Promise<Running> {
@@ -83,6 +86,7 @@ export async function startServer(
     dataDir: project.env.TOOLBELT_DATA_DIR!,
     env: project.env,
     mcp: false,
+    ...(config ? { trust: true } : {}),
   })
   const server = await serveHttp({ ...(serve.socket === undefined ? { port: 0 } : {}), ...serve, toolbelt })
   rememberToken(server.url, server.token)
