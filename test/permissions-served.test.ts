@@ -28,6 +28,9 @@ const json = (args: string[]) => {
   expect(result.stderr).toBe("")
   return JSON.parse(result.stdout)
 }
+/** The same with the project trusted for the run (`TOOLBELT_TRUST=1`, which says so on stderr). */
+const trusted = (args: string[]) => runCli(args, { cwd: project, home, env: { TOOLBELT_TRUST: "1" } })
+const trustedJson = (args: string[]) => JSON.parse(trusted([...args, "--json"]).stdout)
 // What a user of opencode writes for opencode's own built-ins.
 const opencodeConfig = { permission: { "*": "allow", bash: { "rm *": "deny" } } }
 
@@ -40,33 +43,62 @@ describe("opencode.json is another agent's config", () => {
     expect(result.stdout).not.toContain("outside the project\\n")
   })
 
-  it("`toolbelt permissions` lists it as found and not used, and says how to opt in", async () => {
+  it("`toolbelt permissions` lists it as tighten-only: its denies hold, its allows are left out; how to opt in", async () => {
     await writeFile(join(project, "opencode.json"), JSON.stringify(opencodeConfig))
     const report = json(["permissions"])
     expect(report.sources).toEqual([
       {
         file: join(project, "opencode.json"),
         kind: "opencode",
-        used: false,
+        layer: "project",
+        use: "tighten-only",
         note: expect.stringContaining('"permission_sources": ["opencode"]'),
       },
     ])
     const bash = report.permissions.find((entry: { permission: string }) => entry.permission === "bash")
     expect(bash).toBeUndefined()
+    expect(report.constraints).toEqual([
+      expect.objectContaining({
+        by: expect.stringContaining("opencode.json"),
+        rules: [expect.objectContaining({ permission: "bash", pattern: "rm *", action: "deny" })],
+      }),
+    ])
+    expect(report.setAside).toContainEqual(
+      expect.objectContaining({
+        how: "left-out",
+        rule: expect.objectContaining({ permission: "*", action: "allow" }),
+      }),
+    )
     const text = cli(["permissions"]).stdout
-    expect(text).toContain(`not used  ${join(project, "opencode.json")}`)
+    expect(text).toContain(`tighten only  project  ${join(project, "opencode.json")}`)
+    expect(text).toContain("Not applied as written:")
+    // Its deny holds for toolbelt's bash.
+    const rm = cli([
+      "call",
+      "bash",
+      JSON.stringify({ command: "rm -f nothing", description: "rm" }),
+      "--json",
+    ])
+    expect(JSON.parse(rm.stdout)).toMatchObject({
+      status: "error",
+      error: expect.stringContaining("opencode.json"),
+    })
   })
 
-  it('applies when toolbelt.json opts in with "permission_sources": ["opencode"], and says so', async () => {
+  it('applies when a trusted project\'s toolbelt.json opts in with "permission_sources": ["opencode"], and says so', async () => {
     await writeFile(join(project, "opencode.json"), JSON.stringify(opencodeConfig))
     await writeFile(join(project, "toolbelt.json"), JSON.stringify({ permission_sources: ["opencode"] }))
-    const read = cli(["call", "read", JSON.stringify({ filePath: join(outside, "secret.txt") }), "--json"])
+    const readFile = JSON.stringify({ filePath: join(outside, "secret.txt") })
+    // Untrusted, the project's opt-in is not honoured: the read outside still asks.
+    expect(JSON.parse(cli(["call", "read", readFile, "--json"]).stdout)).toMatchObject({ status: "error" })
+    expect(json(["permissions"]).imports).toEqual([])
+    const read = trusted(["call", "read", readFile, "--json"])
     expect(JSON.parse(read.stdout)).toMatchObject({ status: "completed" })
-    const report = json(["permissions"])
+    const report = trustedJson(["permissions"])
     expect(report.imports).toEqual(["opencode"])
     expect(report.sources).toEqual([
-      { file: join(project, "opencode.json"), kind: "opencode", used: true },
-      { file: join(project, "toolbelt.json"), kind: "toolbelt", used: true },
+      { file: join(project, "opencode.json"), kind: "opencode", layer: "project", use: "applied" },
+      { file: join(project, "toolbelt.json"), kind: "toolbelt", layer: "project", use: "applied" },
     ])
     const bash = report.permissions.find((entry: { permission: string }) => entry.permission === "bash")
     expect(bash.rules.at(-1)).toEqual({
@@ -95,8 +127,9 @@ describe("toolbelt permissions", () => {
         permission: { bash: { "*": "deny" }, external_directory: { [`${outside}/*`]: "allow" } },
       }),
     )
-    const report = json(["permissions"])
+    const report = trustedJson(["permissions"])
     expect(report.agent).toBe("build")
+    expect(report.trusted).toBe(true)
     expect(report.sources.map((source: { file: string }) => source.file)).toEqual([
       join(project, "toolbelt.json"),
       join(project, ".toolbelt", "toolbelt.json"),
@@ -121,11 +154,41 @@ describe("toolbelt permissions", () => {
     const patterns = report.preApproved.directories.map((rule: { pattern: string }) => rule.pattern)
     expect(patterns).toEqual([join(home, "data", "tool-output", "*"), `${outside}/*`])
     expect(report.preApproved.everywhere).toBeUndefined()
-    const text = cli(["permissions"]).stdout
+    const text = trusted(["permissions"]).stdout
     expect(text).toContain(
       `${outside}/*  permission.external_directory["${outside}/*"] in ${join(project, ".toolbelt", "toolbelt.json")}`,
     )
     expect(text).toContain("Any other path outside the project asks.")
+
+    // Untrusted: the same files only tighten. Their allows are left out and listed; their deny holds.
+    const untrusted = json(["permissions"])
+    expect(untrusted.trusted).toBe(false)
+    expect(untrusted.sources.map((source: { use: string }) => source.use)).toEqual([
+      "tighten-only",
+      "tighten-only",
+    ])
+    expect(
+      untrusted.permissions.find((entry: { permission: string }) => entry.permission === "bash"),
+    ).toBeUndefined()
+    expect(untrusted.preApproved.directories.map((rule: { pattern: string }) => rule.pattern)).toEqual([
+      join(home, "data", "tool-output", "*"),
+    ])
+    expect(untrusted.constraints).toEqual([
+      {
+        by: expect.stringContaining(`toolbelt trust ${project}`),
+        rules: [expect.objectContaining({ permission: "bash", pattern: "*", action: "deny" })],
+      },
+    ])
+    const leftOut = untrusted.setAside
+      .filter((entry: { how: string }) => entry.how === "left-out")
+      .map(
+        (entry: { rule: { permission: string; pattern: string } }) =>
+          `${entry.rule.permission} ${entry.rule.pattern}`,
+      )
+    expect(leftOut).toEqual(["bash git *", `external_directory ${outside}/*`])
+    const said = cli(["permissions"]).stdout
+    expect(said).toContain("Also held to")
+    expect(said).toMatch(/left out +bash git \* allow/)
   })
 
   it("shows another agent's rules with --agent, and refuses an unknown one", async () => {
