@@ -80,7 +80,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "b.fake"), "let x = 1\n")
   const listed = await runCli(["tools", "--json"], "")
   expect(listed.status, listed.stderr).toBe(0)
-  cliTools = JSON.parse(listed.stdout).tools
+  cliTools = JSON.parse(listed.stdout)
 })
 
 afterAll(() => {

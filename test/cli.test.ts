@@ -245,7 +245,7 @@ describe("toolbelt tools", () => {
   it("lists the registered tools with JSON Schemas, never `invalid`", () => {
     const result = toolbelt(["tools", "--json"])
     expect(result.status).toBe(0)
-    const tools = json(result).tools as { name: string; inputSchema: any; source: string }[]
+    const tools = json(result) as { name: string; inputSchema: any; source: string }[]
     const names = tools.map((t) => t.name)
     expect(names).toEqual([...names].sort())
     for (const name of ["echo", "fail", "lines", "outside", "slow", "titled", "read", "write", "list"]) {
@@ -273,7 +273,7 @@ describe("toolbelt tools", () => {
     const result = toolbelt(["tools", "--json"], { cwd: broken })
     expect(result.status).toBe(0)
     expect(result.stderr).toMatch(/bad\.ts not loaded: plugin exploded/)
-    expect((json(result).tools as { source: string }[]).every((tool) => tool.source === "builtin")).toBe(true)
+    expect((json(result) as { source: string }[]).every((tool) => tool.source === "builtin")).toBe(true)
     await rm(broken, { recursive: true, force: true })
   })
 })

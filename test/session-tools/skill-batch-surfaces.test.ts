@@ -132,7 +132,7 @@ describe("toolbelt call", () => {
     const other = await makeProject()
     try {
       const tools = runCli(["tools", "--json"], { cwd: other.dir, home: other.env.HOME!, env: other.env })
-      const names = (JSON.parse(tools.stdout).tools as { name: string }[]).map((tool) => tool.name)
+      const names = (JSON.parse(tools.stdout) as { name: string }[]).map((tool) => tool.name)
       expect(names).toContain("read")
       expect(names).not.toContain("batch")
       expect(names).not.toContain("skill")

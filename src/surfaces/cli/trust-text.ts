@@ -82,14 +82,3 @@ function definesTool(file: string, name: string): boolean {
   const base = basename(file, extname(file))
   return name === base || name.startsWith(`${base}_`)
 }
-
-/** The trust state as `--json` and the API carry it. */
-export function trustJson(trust: ProjectTrust) {
-  return {
-    directory: trust.directory,
-    trusted: trust.trusted,
-    reason: trust.reason,
-    leftOut: trust.leftOut.map(({ kind, file, detail }) => ({ kind, file, detail })),
-    howToTrust: trust.howToTrust,
-  }
-}

@@ -4,7 +4,7 @@ import { EXIT, type IO, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnPluginErrors } from "../start-up.ts"
 import { chooseTrust, sayTrust } from "../trust-gate.ts"
-import { leftOutSection, trustJson } from "../trust-text.ts"
+import { leftOutSection } from "../trust-text.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust]
 
@@ -13,8 +13,8 @@ offered and why (a web search tool without a configured provider), then what the
 that is not run until you trust it (its tool files, plugins, MCP servers, ...) and how to trust it.
 
 Options:
-  --json        print one object: {"tools": [{name, description, inputSchema, annotations, source}],
-                "trust": {directory, trusted, reason, leftOut: [{kind, file, detail}], howToTrust}}
+  --json        print one JSON array: [{name, description, inputSchema, annotations, source}]; what
+                an untrusted project left out is then said on stderr
   --cwd DIR     the project directory (default: the current directory)
   --agent NAME  the agent the tools are prepared for (default: build)
   --trust       apply what the project brings for this run without it being trusted (TOOLBELT_TRUST=1
@@ -51,16 +51,17 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
     const tools = await toolbelt.tools(query)
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
-      writeJson(io.stdout, {
-        tools: tools.map((tool) => ({
+      // The array is the contract scripts and tests already parse; the trust note goes to stderr.
+      writeJson(
+        io.stdout,
+        tools.map((tool) => ({
           name: tool.name,
           description: tool.description,
           inputSchema: tool.inputSchema,
           annotations: tool.annotations,
           source: tool.entry.source,
         })),
-        trust: trustJson(toolbelt.trust),
-      })
+      )
     } else if (tools.length === 0) {
       io.stdout.write("No tools are registered.\n")
     } else {
@@ -76,7 +77,7 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
       for (const { name, reason } of withheld) io.stdout.write(`${name.padEnd(width)}  ${reason}\n`)
     }
     // What the project would bring, left out until it is trusted, and the command that trusts it.
-    if (!values.json) io.stdout.write(leftOutSection(toolbelt.trust))
+    ;(values.json ? io.stderr : io.stdout).write(leftOutSection(toolbelt.trust))
     return EXIT.ok
   } finally {
     await toolbelt.close()
