@@ -63,6 +63,7 @@ export function toolServices({
   outputDir,
   registry,
   rulesOf,
+  rulesetsFor,
   questions,
   skills,
   settleChild,
@@ -86,6 +87,8 @@ export function toolServices({
   outputDir: string
   registry: Registry
   rulesOf: (agent: string) => Ruleset
+  /** The agent's ruleset and the constraints it is held to: a tool any of them fully denies is hidden. */
+  rulesetsFor: (agent: string) => readonly Ruleset[]
   questions: QuestionService
   skills?: SkillCatalog | undefined
   /** The toolbelt's call path, for calls made on behalf of another. */
@@ -134,7 +137,9 @@ export function toolServices({
   }
   const shell = { shell: config.shell, limits, outputDir, dataDir }
   const pagerFor = (agent: string) =>
-    registry.pager({ agent }, (permission) => disabled([permission], rulesOf(agent)).size === 0)
+    registry.pager({ agent }, (permission) =>
+      rulesetsFor(agent).every((rules) => disabled([permission], rules).size === 0),
+    )
   return {
     extraFor: (agent) => ({ ...extra, ...shell, pager: () => pagerFor(agent) }),
     pagerFor,

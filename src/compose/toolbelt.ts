@@ -236,6 +236,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const services = toolServices({
     ...project,
     ...runtime,
+    rulesetsFor: (agent) => rulesetsFor(agent),
     recovery: records.crashLog,
     outputDir: output.dir,
     questions,
