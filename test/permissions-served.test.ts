@@ -209,11 +209,11 @@ describe("tools that belong to bash", () => {
   const bashFamily = ["bash", "bash_output", "bash_kill"]
 
   it("are all hidden when bash is denied (toolbelt tools)", async () => {
-    expect(json(["tools"]).tools.map((tool: { name: string }) => tool.name)).toEqual(
+    expect(json(["tools"]).map((tool: { name: string }) => tool.name)).toEqual(
       expect.arrayContaining(bashFamily),
     )
     await writeFile(join(project, "toolbelt.json"), JSON.stringify({ permission: { bash: "deny" } }))
-    const names = json(["tools"]).tools.map((tool: { name: string }) => tool.name)
+    const names = json(["tools"]).map((tool: { name: string }) => tool.name)
     for (const name of bashFamily) expect(names).not.toContain(name)
     expect(names).toContain("read")
   })
@@ -223,7 +223,7 @@ describe("tools that belong to bash", () => {
       join(project, "toolbelt.json"),
       JSON.stringify({ permission: { bash: { "*": "deny", "git *": "allow" } } }),
     )
-    const names = json(["tools"]).tools.map((tool: { name: string }) => tool.name)
+    const names = json(["tools"]).map((tool: { name: string }) => tool.name)
     expect(names).toEqual(expect.arrayContaining(bashFamily))
   })
 
