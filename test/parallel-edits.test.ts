@@ -211,8 +211,11 @@ describe("a file another toolbelt process keeps locked", () => {
         }
         expect(await readFile(file, "utf8")).toBe("one\n")
 
-        // The project's config sets the wait too (`file.lock_wait_ms`), over the environment's.
-        await writeFile(join(project, "toolbelt.json"), JSON.stringify({ file: { lock_wait_ms: 200 } }))
+        // The user's config sets the wait too (`file.lock_wait_ms`), over the environment's (a project's
+        // own `file` settings count only once the project is trusted).
+        const userConfig = join(root, ".config", "toolbelt")
+        await mkdir(userConfig, { recursive: true })
+        await writeFile(join(userConfig, "toolbelt.json"), JSON.stringify({ file: { lock_wait_ms: 200 } }))
         const configured = await call("edit", { filePath: file, oldString: "one", newString: "two" })
         expect(configured.error).toContain("and this call waited 0.2 s for it.")
       } finally {

@@ -223,8 +223,13 @@ describe("tools that belong to bash", () => {
       join(project, "toolbelt.json"),
       JSON.stringify({ permission: { bash: { "*": "deny", "git *": "allow" } } }),
     )
-    const names = json(["tools"]).map((tool: { name: string }) => tool.name)
+    // Untrusted, the project's rules still count to tighten: git commands stay allowed under its deny.
+    const listed = cli(["tools", "--json"])
+    const names = JSON.parse(listed.stdout).map((tool: { name: string }) => tool.name)
     expect(names).toEqual(expect.arrayContaining(bashFamily))
+    // Its allow opens nothing by itself, and stderr says so, with the command that trusts the project.
+    expect(listed.stderr).toContain('permission.bash["git *"] allows')
+    expect(listed.stderr).toContain(`toolbelt trust ${project}`)
   })
 
   it("are all hidden from an MCP client's tool list when bash is denied", async () => {

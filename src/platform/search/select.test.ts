@@ -1,6 +1,6 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { SearchError } from "./backend.ts"
 import { FallbackBackend } from "./fallback.ts"
@@ -92,5 +92,14 @@ describe("searchSettings", () => {
       choice: {},
       timeoutMs: 30_000,
     })
+  })
+})
+
+describe("which, beside a project", () => {
+  it("never takes a program from a relative PATH entry, which would resolve inside the current project", () => {
+    const relativeBin = relative(process.cwd(), bin)
+    expect(relativeBin.startsWith("/")).toBe(false)
+    expect(which("rg", { PATH: relativeBin })).toBeUndefined()
+    expect(which("rg", { PATH: `.:${relativeBin}:${bin}` })).toBe(fakeRg)
   })
 })

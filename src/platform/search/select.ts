@@ -2,7 +2,7 @@
 // otherwise. `TOOLBELT_SEARCH_BACKEND=fallback|ripgrep` forces one; `TOOLBELT_RIPGREP_PATH` names the rg
 // executable. ripgrep is never downloaded.
 import { accessSync, constants, statSync } from "node:fs"
-import { delimiter, join } from "node:path"
+import { delimiter, isAbsolute, join } from "node:path"
 import { type SearchBackend, SearchError } from "./backend.ts"
 import { FallbackBackend } from "./fallback.ts"
 import { RipgrepBackend } from "./ripgrep.ts"
@@ -78,7 +78,11 @@ function fallbackBackend(): FallbackBackend {
 
 const found = new Map<string, string | undefined>()
 
-/** The first executable named `name` on PATH (with PATHEXT on Windows), cached per PATH value. */
+/**
+ * The first executable named `name` on PATH (with PATHEXT on Windows), cached per PATH value. Only
+ * absolute entries count: `.` or `node_modules/.bin` on PATH would resolve against the current
+ * directory, which is the project, so a repository's own `rg` would run without being trusted.
+ */
 export function which(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const path = env.PATH ?? env.Path ?? ""
   const key = `${name}\0${path}`
@@ -86,7 +90,7 @@ export function which(name: string, env: NodeJS.ProcessEnv = process.env): strin
   const extensions = process.platform === "win32" ? (env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""]
   let result: string | undefined
   search: for (const dir of path.split(delimiter)) {
-    if (!dir) continue
+    if (!isAbsolute(dir)) continue
     for (const extension of extensions) {
       const candidate = join(dir, name + extension)
       try {
