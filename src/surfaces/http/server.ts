@@ -7,14 +7,7 @@ import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 import { createMcpHandler } from "../mcp-server/http.ts"
-import {
-  type Bind,
-  bindOf,
-  ListenError,
-  type Listening,
-  listenOn,
-  tokenFor,
-} from "../mcp-server/http-listen.ts"
+import { ListenError, type Listening, listenOn, planListen } from "../mcp-server/http-listen.ts"
 import { Access } from "./access.ts"
 import { createApp } from "./app.ts"
 import { EventLog } from "./event-log.ts"
@@ -83,16 +76,7 @@ export class ServeError extends Error {
 export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> {
   const { toolbelt } = options
   // 1. Where, and the token.
-  let bind: Bind
-  let token: string | undefined
-  try {
-    bind = bindOf(options)
-    token = tokenFor({ token: options.token, bind })
-  } catch (error) {
-    if (error instanceof ListenError) throw new ServeError(error.message)
-    throw error
-  }
-  const host = bind.socket === undefined ? bind.host : "localhost"
+  const { bind, token, host } = planListen(options, (message) => new ServeError(message))
   const access = new Access({ host, ...(token ? { token } : {}) })
   const settings = mcpSettings(toolbelt.config)
   const configuredAsk = (toolbelt.config.mcp as { ask?: unknown } | undefined)?.ask !== undefined

@@ -69,6 +69,32 @@ export function tokenFor(options: { token: string | false | undefined; bind: Bin
   return bind.socket === undefined ? randomBytes(24).toString("base64url") : undefined
 }
 
+/** Where a server listens, the token its requests must carry, and the Host they must name. */
+export interface ListenPlan {
+  readonly bind: Bind
+  readonly token: string | undefined
+  /** The Host requests must name: the bound host, or `localhost` on a socket. */
+  readonly host: string
+}
+
+/**
+ * `bindOf` and `tokenFor` together, for both HTTP servers (serve and `mcp --http`): a `ListenError`
+ * becomes the caller's own error class, whose name its command line knows.
+ */
+export function planListen(
+  options: { port?: number; host?: string; socket?: string; token?: string | false },
+  asError: (message: string) => Error,
+): ListenPlan {
+  try {
+    const bind = bindOf(options)
+    const token = tokenFor({ token: options.token, bind })
+    return { bind, token, host: bind.socket === undefined ? bind.host : "localhost" }
+  } catch (error) {
+    if (error instanceof ListenError) throw asError(error.message)
+    throw error
+  }
+}
+
 /** Listens on `bind`; a TCP failure is rethrown as it came (the caller knows its flags' names). */
 export async function listenOn(server: Server, bind: Bind): Promise<Listening> {
   if (bind.socket !== undefined) return listenOnSocket(server, bind.socket)

@@ -12,9 +12,10 @@ import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
+import { CallGate, callLimitsOf } from "./call-gate.ts"
 import { type ReplayLimits, ReplayStore, relateSends, relating, type SessionEvents } from "./event-store.ts"
 import { jsonRpcRefusal, refuse } from "./guard.ts"
-import { type Bind, bindOf, ListenError, type Listening, listenOn, tokenFor } from "./http-listen.ts"
+import { ListenError, type Listening, listenOn, planListen } from "./http-listen.ts"
 import { cancelledRequests, requestedVersion, requestIds } from "./http-messages.ts"
 import { jsonRpcError, notResumable, sessionNotFound, tooLarge, whileSent } from "./http-replies.ts"
 import { type ReadBody, readText } from "./json-rpc-body.ts"
@@ -124,16 +125,7 @@ export class HttpServeError extends Error {
  */
 export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpServer> {
   // 1. Where, and the token.
-  let bind: Bind
-  let token: string | undefined
-  try {
-    bind = bindOf(options)
-    token = tokenFor({ token: options.token, bind })
-  } catch (error) {
-    if (error instanceof ListenError) throw new HttpServeError(error.message)
-    throw error
-  }
-  const host = bind.socket === undefined ? bind.host : "localhost"
+  const { bind, token, host } = planListen(options, (message) => new HttpServeError(message))
   const guard = { host, ...(token ? { token } : {}) }
   const endpoint = createMcpHandler(options)
 
@@ -216,6 +208,8 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     onEnd: (id, reason) => log.debug("MCP session ended", { id, reason }),
   })
   const replay = new ReplayStore(options.replayLimits)
+  // Calls in flight, per session and over all of them.
+  const calls = new CallGate(callLimitsOf(settings))
   // 2. A new session.
   const open = async (request: Request, body: unknown): Promise<Response> => {
     let session: Session | undefined
@@ -235,6 +229,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     const mcp = await createMcpServer(options.toolbelt, {
       session: sessionID,
       protocolVersion: version,
+      calls: calls.forSession(),
       ...(options.agent ? { agent: options.agent } : {}),
       ...(options.ask ? { ask: options.ask } : {}),
       ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
