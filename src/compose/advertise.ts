@@ -50,16 +50,25 @@ export function advertise({
   }
 }
 
-/** The registered tools not offered to an agent, each with the reason it gives (a backend not configured). */
+/**
+ * The tools not offered to an agent, each with the reason it gives.
+ * 1. The registered tools that are not available and say why (a backend not configured).
+ * 2. Then the tool sources that failed (an MCP server that did not start or stopped), one entry each
+ *    named after the source (`mcp:<server>`), so a missing server is listed beside the missing tools
+ *    instead of being only a line in a log.
+ */
 export function withheld({
   registry,
   extraFor,
+  failedSources = () => [],
 }: {
   registry: Registry
   extraFor: (agent: string) => Readonly<Record<string, unknown>>
+  failedSources?: () => readonly { name: string; reason: string }[]
 }): (query?: ToolsQuery) => Promise<{ name: string; reason: string }[]> {
-  return (query = {}) => {
+  return async (query = {}) => {
     const agent = query.agent ?? DEFAULT_AGENT
-    return registry.withheld({ extra: extraFor(agent), ...query, agent })
+    const tools = await registry.withheld({ extra: extraFor(agent), ...query, agent })
+    return [...tools, ...failedSources()]
   }
 }

@@ -118,7 +118,10 @@ export interface Toolbelt {
    * next turn (the agent loop puts them before the prompt); each is handed out once.
    */
   takeNotices(sessionID: string): string[]
-  /** The registered tools not offered to an agent that say why (a search tool without a provider). */
+  /**
+   * The registered tools not offered to an agent that say why (a search tool without a provider), then
+   * each MCP server that failed, as `mcp:<server>` with its reason.
+   */
   withheld(query?: ToolsQuery): Promise<{ name: string; reason: string }[]>
   call(input: CallInput): Promise<Settlement>
   /**
@@ -308,7 +311,11 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     ],
     skills,
     tools,
-    withheld: withheld({ registry, extraFor: services.extraFor }),
+    withheld: withheld({
+      registry,
+      extraFor: services.extraFor,
+      failedSources: () => mcp?.notOffered() ?? [],
+    }),
     call: calls.call,
     takeNotices: subagents.takeNotices,
     endSession: calls.endSession,

@@ -26,6 +26,11 @@ export interface ConnectMcpServersOptions {
 export interface McpServers {
   /** Each configured server, in config order, as it is now (a server that stops turns `failed`). */
   readonly servers: readonly McpServerStatus[]
+  /**
+   * The servers whose tools are not offered because they failed (to start, to connect in time, or
+   * later), as `mcp:<server>` with the reason: what `toolbelt tools` lists under "Not offered".
+   */
+  notOffered(): { name: string; reason: string }[]
   /** Re-lists the tools of every connected server (what `tools/list_changed` does for one). */
   refresh(): Promise<void>
   /** Withdraws every server's tools and ends the connections (local servers are stopped). */
@@ -78,9 +83,15 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
   const live = connections.filter((item): item is ServerConnection => item instanceof ServerConnection)
   await Promise.all(live.map((connection) => connection.start()))
 
+  const statuses = () => connections.map((item) => (item instanceof ServerConnection ? item.status() : item))
   return {
     get servers() {
-      return connections.map((item) => (item instanceof ServerConnection ? item.status() : item))
+      return statuses()
+    },
+    notOffered() {
+      return statuses().flatMap((server) =>
+        server.status === "failed" ? [{ name: `mcp:${server.name}`, reason: failureReason(server) }] : [],
+      )
     },
     async refresh() {
       await Promise.all(live.map((connection) => connection.refresh()))
@@ -89,6 +100,12 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
       await Promise.all(live.map((connection) => connection.close()))
     },
   }
+}
+
+/** Why a failed server's tools are missing, and where a person changes that. */
+function failureReason(server: McpServerStatus): string {
+  const why = (server.error ?? "it failed").replace(/\.$/, "")
+  return `MCP server "${server.name}" is not running: ${why}. Check its entry under "mcp" in toolbelt.json, or set "enabled": false there to stop starting it`
 }
 
 function realpath(directory: string): string {

@@ -8,13 +8,15 @@ import { leftOutSection } from "../trust-text.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust]
 
-Lists the tools registered for the project, with their JSON Schemas, then the tools that are not
-offered and why (a web search tool without a configured provider), then what the project would bring
-that is not run until you trust it (its tool files, plugins, MCP servers, ...) and how to trust it.
+Lists the tools registered for the project, one line each (name, the first line of its description,
+where it comes from), then the tools that are not offered and why (a web search tool without a
+configured provider, an MCP server that did not start), then what the project would bring that is not
+run until you trust it (its tool files, plugins, MCP servers, ...) and how to trust it. With --json:
+every tool's full description and input JSON Schema instead.
 
 Options:
-  --json        print one JSON array: [{name, description, inputSchema, annotations, source}]; what
-                an untrusted project left out is then said on stderr
+  --json        print one JSON array: [{name, description, inputSchema, annotations, source}], with
+                each tool's JSON Schema; what an untrusted project left out is then said on stderr
   --cwd DIR     the project directory (default: the current directory)
   --agent NAME  the agent the tools are prepared for (default: build)
   --trust       apply what the project brings for this run without it being trusted (TOOLBELT_TRUST=1
@@ -71,6 +73,8 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
         const source = tool.entry.source === "builtin" ? "" : `  [${tool.entry.source}]`
         io.stdout.write(`${tool.name.padEnd(width)}  ${summary}${source}\n`)
       }
+      // The schemas are long: the list points to where they are rather than printing them.
+      io.stdout.write("\nTheir input JSON Schemas and full descriptions: toolbelt tools --json\n")
       // Tools that need something configured say what, so a missing tool is never a mystery.
       const withheld = await toolbelt.withheld(query)
       if (withheld.length) io.stdout.write("\nNot offered:\n")

@@ -1,0 +1,134 @@
+// What a new user meets in the first hour, through the command line as they start it: `toolbelt tools`
+// says where the schemas are, an MCP server that does not start is listed with its reason, `toolbelt
+// run` without a usable model names the local options, and `serve --open` without a browser says so.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createToolbelt } from "../src/compose/toolbelt.ts"
+import { runCli, runCliAsync } from "./fixtures/cli.ts"
+
+const FIXTURE_SERVER = resolve(
+  import.meta.dirname,
+  "..",
+  "src",
+  "adapters",
+  "mcp-client",
+  "fixtures",
+  "server.ts",
+)
+
+let project: string
+let home: string
+
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), "toolbelt-first-hour-"))
+  home = await mkdtemp(join(tmpdir(), "toolbelt-first-hour-home-"))
+})
+
+afterEach(async () => {
+  await rm(project, { recursive: true, force: true })
+  await rm(home, { recursive: true, force: true })
+})
+
+/** A loopback port nothing listens on (it was free a moment ago: a connection to it is refused). */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((done) => server.close(() => done()))
+  return port
+}
+
+/** The lines of `toolbelt tools` after "Not offered:". */
+const notOffered = (stdout: string): string => stdout.slice(stdout.indexOf("\nNot offered:\n"))
+
+describe("toolbelt tools: the help and the output agree", () => {
+  it("the help says the schemas come with --json, and the list says so too", () => {
+    const help = runCli(["tools", "--help"], { cwd: project, home })
+    expect(help.status).toBe(0)
+    // The schemas are promised only for --json, which is where they are printed.
+    expect(help.stdout).not.toMatch(/registered for the project, with their JSON Schemas/)
+    expect(help.stdout).toMatch(/With --json:\s+every tool's full description and input JSON Schema/)
+
+    const list = runCli(["tools"], { cwd: project, home })
+    expect(list.status).toBe(0)
+    expect(list.stdout).toMatch(/^read +/m)
+    expect(list.stdout).not.toContain('"properties"')
+    expect(list.stdout).toContain("Their input JSON Schemas and full descriptions: toolbelt tools --json")
+
+    // --json stays the array of tools, each with its schema.
+    const json = runCli(["tools", "--json"], { cwd: project, home })
+    const tools = JSON.parse(json.stdout) as { name: string; inputSchema: { type: string } }[]
+    expect(Array.isArray(tools)).toBe(true)
+    expect(tools.find((tool) => tool.name === "read")?.inputSchema.type).toBe("object")
+  })
+})
+
+describe("an MCP server that does not start is not offered, with its reason", () => {
+  /** Servers that cannot start in three ways, and one that works beside them. */
+  async function servers() {
+    return {
+      good: { type: "local", command: [process.execPath, FIXTURE_SERVER, "stdio"] },
+      missing: { type: "local", command: [join(project, "no-such-server")] },
+      refused: { type: "remote", url: `http://127.0.0.1:${await closedPort()}/mcp` },
+      // Starts, but never answers the handshake.
+      silent: {
+        type: "local",
+        command: [process.execPath, "-e", "process.stdin.resume()"],
+        connect_timeout: 500,
+      },
+    }
+  }
+
+  function expectNotOffered(text: string) {
+    expect(text).toMatch(/^mcp:missing +MCP server "missing" is not running: could not connect: .*ENOENT/m)
+    expect(text).toMatch(/^mcp:refused +MCP server "refused" is not running: could not connect: /m)
+    expect(text).toMatch(
+      /^mcp:silent +MCP server "silent" is not running: could not connect: .*(timed out|timeout)/im,
+    )
+    expect(text).toContain('Check its entry under "mcp" in toolbelt.json')
+    expect(text).not.toMatch(/^mcp:good /m)
+  }
+
+  it("in toolbelt tools of a trusted project, while the server that starts offers its tools", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ mcp: await servers() }))
+    const result = await runCliAsync(["tools"], { cwd: project, home, env: { TOOLBELT_TRUST: "1" } })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/^good_echo +.*\[mcp:good\]$/m)
+    expectNotOffered(notOffered(result.stdout))
+  })
+
+  it("from the user's config, in an untrusted project", async () => {
+    await mkdir(join(home, ".config", "toolbelt"), { recursive: true })
+    await writeFile(
+      join(home, ".config", "toolbelt", "toolbelt.json"),
+      JSON.stringify({ mcp: await servers() }),
+    )
+    const result = await runCliAsync(["tools"], { cwd: project, home })
+    expect(result.status).toBe(0)
+    expectNotOffered(notOffered(result.stdout))
+  })
+
+  it("in the library's withheld()", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ mcp: await servers() }))
+    const toolbelt = await createToolbelt({
+      directory: project,
+      trust: true,
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
+      dataDir: join(home, "data"),
+      sweep: false,
+    })
+    try {
+      const withheld = await toolbelt.withheld()
+      expect(withheld.map((entry) => entry.name)).toEqual(
+        expect.arrayContaining(["mcp:missing", "mcp:refused", "mcp:silent"]),
+      )
+      expect(withheld.map((entry) => entry.name)).not.toContain("mcp:good")
+      expect(withheld.find((entry) => entry.name === "mcp:missing")?.reason).toMatch(/ENOENT/)
+    } finally {
+      await toolbelt.close()
+    }
+  })
+})
