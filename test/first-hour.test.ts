@@ -132,3 +132,33 @@ describe("an MCP server that does not start is not offered, with its reason", ()
     }
   })
 })
+
+describe("toolbelt run without a usable model names the local options", () => {
+  const LOCAL = "--model openai-compatible/<id> --base-url http://localhost:11434/v1"
+
+  it("no model at all: every provider, and how to reach a local server", () => {
+    const result = runCli(["run", "hello"], { cwd: project, home })
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain("no model: pass --model provider/id (or set TOOLBELT_MODEL)")
+    for (const provider of ["openai/<id>", "anthropic/<id>", "openai-compatible/<id>"]) {
+      expect(result.stderr).toContain(provider)
+    }
+    expect(result.stderr).toContain(LOCAL)
+    expect(result.stderr).toContain("TOOLBELT_BASE_URL")
+  })
+
+  it("an unknown provider (ollama/...): the providers known, and the local way", () => {
+    const result = runCli(["run", "hello", "--model", "ollama/qwen3"], { cwd: project, home })
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain('Unknown provider "ollama"')
+    expect(result.stderr).toContain(LOCAL)
+    expect(result.stderr).toContain("TOOLBELT_BASE_URL")
+  })
+
+  it("a provider whose key is not set: a local model needs none", () => {
+    const result = runCli(["run", "hello", "--model", "openai/gpt-5"], { cwd: project, home })
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain("OPENAI_API_KEY is not set")
+    expect(result.stderr).toContain(LOCAL)
+  })
+})

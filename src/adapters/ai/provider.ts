@@ -6,6 +6,16 @@ import type { ModelObject } from "./tools.ts"
 /** The providers `--model provider/id` accepts. */
 export const PROVIDERS = ["openai", "anthropic", "openai-compatible"] as const
 
+/**
+ * The providers and how to reach each, local models included, for a message about a model that is
+ * missing or unknown: a person without an API key learns that a local server works too.
+ */
+export const MODEL_CHOICES =
+  "The providers: openai/<id> (needs OPENAI_API_KEY), anthropic/<id> (needs ANTHROPIC_API_KEY), and " +
+  "openai-compatible/<id> for a local or self-hosted server (Ollama, llama.cpp, vLLM, LM Studio), e.g. " +
+  "--model openai-compatible/<id> --base-url http://localhost:11434/v1 (or set TOOLBELT_BASE_URL " +
+  "instead of passing --base-url)."
+
 export interface ResolvedModel {
   readonly model: ModelObject
   readonly providerID: string
@@ -33,7 +43,7 @@ export function resolveModel(options: {
   const slash = options.spec.indexOf("/")
   if (slash <= 0 || slash === options.spec.length - 1) {
     throw new ModelSpecError(
-      `--model must be provider/model-id (e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, openai-compatible/qwen3), got "${options.spec}".`,
+      `--model must be provider/model-id (e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, openai-compatible/qwen3), got "${options.spec}". ${MODEL_CHOICES}`,
     )
   }
   const providerID = options.spec.slice(0, slash)
@@ -73,12 +83,16 @@ export function resolveModel(options: {
       return { model: provider.chatModel(modelID), providerID, modelID }
     }
     default:
-      throw new ModelSpecError(`Unknown provider "${providerID}". Use one of: ${PROVIDERS.join(", ")}.`)
+      throw new ModelSpecError(`Unknown provider "${providerID}". ${MODEL_CHOICES}`)
   }
 }
 
 function requireKey(env: NodeJS.ProcessEnv, name: string, provider: string): string {
   const key = env[name]
-  if (!key) throw new ModelSpecError(`${name} is not set: the ${provider} provider needs an API key.`)
+  if (!key) {
+    throw new ModelSpecError(
+      `${name} is not set: the ${provider} provider needs an API key. A local model needs none: --model openai-compatible/<id> --base-url http://localhost:11434/v1 (or set TOOLBELT_BASE_URL).`,
+    )
+  }
   return key
 }

@@ -97,7 +97,7 @@ describe("usage errors, reported in one place", () => {
       [["call", "read", "{}", "more"], "toolbelt call: unexpected arguments: more."],
       [
         ["run", "--", "--json"],
-        "toolbelt run: no model: pass --model provider/id (or set TOOLBELT_MODEL).\n",
+        "toolbelt run: no model: pass --model provider/id (or set TOOLBELT_MODEL). The providers: ",
       ],
       [
         ["run", "hi", "--steps", "0", "--model", "x/y"],

@@ -1,5 +1,5 @@
 import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../../adapters/ai/loop.ts"
-import { ModelSpecError, PROVIDERS, resolveModel } from "../../../adapters/ai/provider.ts"
+import { MODEL_CHOICES, ModelSpecError, PROVIDERS, resolveModel } from "../../../adapters/ai/provider.ts"
 import type { ToolPart } from "../../../platform/store/part.ts"
 import type { Subscription } from "../../../runtime/bus/bus.ts"
 import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
@@ -65,7 +65,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   if (!Number.isInteger(steps) || steps < 1)
     throw usage(`--steps must be a positive integer, got "${values.steps}".`)
   const spec = values.model ?? io.env.TOOLBELT_MODEL
-  if (!spec) throw usage("no model: pass --model provider/id (or set TOOLBELT_MODEL).")
+  if (!spec) throw usage(`no model: pass --model provider/id (or set TOOLBELT_MODEL). ${MODEL_CHOICES}`)
   let model: ReturnType<typeof resolveModel>
   try {
     const baseURL = values["base-url"]
