@@ -1,7 +1,8 @@
 // Loopback is not a boundary between the accounts of one machine: `toolbelt serve` and `toolbelt mcp
 // --http` need a token by default (printed at start, with serve's one-time login link), `--no-token`
 // opts out loudly, and `--socket PATH` serves on a Unix socket of mode 0600 instead. As root, another
-// account's attempts run as `nobody` in a child process; elsewhere those tests are skipped.
+// account's attempts run as `nobody` in a child process (from outside the checkout, which `nobody` may
+// not be able to enter); elsewhere those attempts are skipped, saying why.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { chmod, lstat, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
@@ -9,16 +10,19 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Agent, fetch as undiciFetch } from "undici"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest"
+import { openOtherAccount } from "../fixtures/other-account.ts"
 import { anonymous, bin, makeProject, type Project, startServe } from "./helpers.ts"
 
-const isRoot = process.getuid?.() === 0
-const NOBODY = 65534
-if (!isRoot) {
-  console.warn(
-    "test/serve/loopback.test.ts: skipping another account's attempts: running a request as nobody needs root.",
-  )
+const nobody = await openOtherAccount()
+/** Whether another account's attempts can run here; where not, the skip says why. */
+const otherAccountHere = !("skip" in nobody)
+if ("skip" in nobody) {
+  console.warn(`test/serve/loopback.test.ts: skipping another account's attempts: ${nobody.skip}.`)
 }
+afterAll(async () => {
+  if (!("skip" in nobody)) await nobody.close()
+})
 
 let project: Project
 /** A folder every account may enter, for sockets whose own mode is what is tested. */
@@ -35,13 +39,8 @@ afterEach(async () => {
 
 /** Runs `script` (CommonJS, Node's globals) as `nobody`; its stdout, trimmed. */
 function asNobody(script: string, ...args: string[]): string {
-  const result = spawnSync(process.execPath, ["-e", script, ...args], {
-    uid: NOBODY,
-    gid: NOBODY,
-    cwd: "/",
-    encoding: "utf8",
-    timeout: 20_000,
-  })
+  if ("skip" in nobody) throw new Error(nobody.skip)
+  const result = nobody.node(["-e", script, ...args])
   if (result.status !== 0) throw new Error(`the script as nobody failed: ${result.stderr}`)
   return result.stdout.trim()
 }
@@ -172,20 +171,23 @@ describe("toolbelt serve on loopback needs a token by default", () => {
     }
   })
 
-  it.skipIf(!isRoot)("another account gets 401 from the API and /mcp, and writes nothing", async () => {
-    const serve = await startServe(project)
-    try {
-      const target = join(open, "written-by-nobody.txt")
-      await chmod(open, 0o777)
-      expect(asNobody(WRITE_AS_NOBODY, serve.url, target)).toBe("401 401")
-      expect(asNobody(FETCH_AS_NOBODY, `${serve.url}/mcp`, JSON.stringify(MCP_HEADERS), INITIALIZE)).toBe(
-        "401",
-      )
-      await expect(lstat(target)).rejects.toMatchObject({ code: "ENOENT" })
-    } finally {
-      await serve.stop()
-    }
-  })
+  it.skipIf(!otherAccountHere)(
+    "another account gets 401 from the API and /mcp, and writes nothing",
+    async () => {
+      const serve = await startServe(project)
+      try {
+        const target = join(open, "written-by-nobody.txt")
+        await chmod(open, 0o777)
+        expect(asNobody(WRITE_AS_NOBODY, serve.url, target)).toBe("401 401")
+        expect(asNobody(FETCH_AS_NOBODY, `${serve.url}/mcp`, JSON.stringify(MCP_HEADERS), INITIALIZE)).toBe(
+          "401",
+        )
+        await expect(lstat(target)).rejects.toMatchObject({ code: "ENOENT" })
+      } finally {
+        await serve.stop()
+      }
+    },
+  )
 })
 
 describe("toolbelt mcp --http on loopback needs a token by default", () => {
@@ -204,7 +206,7 @@ describe("toolbelt mcp --http on loopback needs a token by default", () => {
       const client = await mcpClient(url, { headers: { authorization: `Bearer ${token}` } })
       expect((await client.client.listTools()).tools.map((tool) => tool.name)).toContain("read")
       await client.close()
-      if (isRoot) {
+      if (otherAccountHere) {
         expect(asNobody(FETCH_AS_NOBODY, url, JSON.stringify(MCP_HEADERS), INITIALIZE)).toBe("401")
       }
     } finally {
@@ -318,7 +320,7 @@ describe("--socket", () => {
         body: "{}",
       })
       expect(cross.status).toBe(403)
-      if (isRoot) expect(asNobody(CONNECT_AS_NOBODY, path)).toBe("EACCES")
+      if (otherAccountHere) expect(asNobody(CONNECT_AS_NOBODY, path)).toBe("EACCES")
     } finally {
       expect(await serve.stop()).toBe(0)
     }
@@ -338,7 +340,7 @@ describe("--socket", () => {
       const client = await mcpClient("http://localhost/mcp", { fetch: socketFetch(path) })
       expect((await client.client.listTools()).tools.map((tool) => tool.name)).toContain("read")
       await client.close()
-      if (isRoot) expect(asNobody(CONNECT_AS_NOBODY, path)).toBe("EACCES")
+      if (otherAccountHere) expect(asNobody(CONNECT_AS_NOBODY, path)).toBe("EACCES")
     } finally {
       expect(await mcp.stop()).toBe(0)
     }
