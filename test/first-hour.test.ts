@@ -1,13 +1,13 @@
 // What a new user meets in the first hour, through the command line as they start it: `toolbelt tools`
 // says where the schemas are, an MCP server that does not start is listed with its reason, `toolbelt
 // run` without a usable model names the local options, and `serve --open` without a browser says so.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createToolbelt } from "../src/compose/toolbelt.ts"
-import { runCli, runCliAsync } from "./fixtures/cli.ts"
+import { runCli, runCliAsync, startCli } from "./fixtures/cli.ts"
 
 const FIXTURE_SERVER = resolve(
   import.meta.dirname,
@@ -160,5 +160,48 @@ describe("toolbelt run without a usable model names the local options", () => {
     expect(result.status).toBe(2)
     expect(result.stderr).toContain("OPENAI_API_KEY is not set")
     expect(result.stderr).toContain(LOCAL)
+  })
+})
+
+describe("toolbelt serve --open without a browser", () => {
+  /** Starts `serve --open` and resolves with its stderr once it said it could not open a browser. */
+  async function serveOpen(env: NodeJS.ProcessEnv): Promise<string> {
+    const serve = startCli(["serve", "--open", "--port", "0", "--no-token"], { cwd: project, home, env })
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (/no browser could be opened.*\n/.test(serve.stderr())) resolve(serve.stderr())
+        }
+        serve.child.stderr!.on("data", check)
+        serve.done.then(({ stderr }) => reject(new Error(`serve ended before saying so:\n${stderr}`)))
+      })
+    } finally {
+      serve.child.kill("SIGTERM")
+      await serve.done
+    }
+  }
+
+  const pageURL = (stderr: string) => /^ {2}page {4}(\S+)$/m.exec(stderr)?.[1]
+
+  it("no display: says so, and prints the page's URL to open", async () => {
+    const stderr = await serveOpen({})
+    const url = pageURL(stderr)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
+    expect(stderr).toContain(`toolbelt serve: no browser could be opened (no display: `)
+    expect(stderr).toContain(`Open the page yourself: ${url}\n`)
+  })
+
+  it("an opener that fails: says how it failed, and prints the page's URL", async () => {
+    const bin = join(home, "bin")
+    await mkdir(bin)
+    const opened = join(home, "opened")
+    // An xdg-open like the real one on a machine with no browser: it fails with status 3.
+    await writeFile(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" > "${opened}"\nexit 3\n`, { mode: 0o755 })
+    const stderr = await serveOpen({ DISPLAY: ":99", PATH: `${bin}:${process.env.PATH}` })
+    const url = pageURL(stderr)
+    expect(stderr).toContain(
+      `toolbelt serve: no browser could be opened (xdg-open exited with status 3). Open the page yourself: ${url}\n`,
+    )
+    expect((await readFile(opened, "utf8")).trim()).toBe(url)
   })
 })

@@ -36,7 +36,8 @@ Options:
                      every start; --socket is the safe way to go without one)
   --model PROVIDER/ID  the model agent turns use (POST /api/sessions/ID/turns; default: $TOOLBELT_MODEL)
   --base-url URL     the server for --model openai-compatible/... (default: $TOOLBELT_BASE_URL)
-  --open             open the page in the browser
+  --open             open the page in the browser; when none can be opened (no display, no opener),
+                     says so and prints the page's URL to open
   --trust            apply what the project brings (tool files, plugins, MCP servers, ...) without it
                      being trusted, for this run (TOOLBELT_TRUST=1 does the same); said on stderr
   -h, --help         show this help
@@ -168,21 +169,36 @@ async function loadModel(spec: string | undefined, baseURL: string | undefined, 
   }
 }
 
-/** Opens the page with the system's opener; a failure is a warning, the server goes on. */
+/**
+ * Opens the page with the system's opener; when none can, says so on stderr with the URL to open, and
+ * the server goes on.
+ * 1. On Linux and the BSDs without a display (DISPLAY, WAYLAND_DISPLAY) or $BROWSER, nothing is tried:
+ *    xdg-open would fall back to a text browser that has no terminal here.
+ * 2. Otherwise the opener is started; it failing to start or exiting with an error status is said.
+ */
 function openBrowser(url: string, io: IO): void {
+  const say = (why: string) =>
+    io.stderr.write(`toolbelt serve: no browser could be opened (${why}). Open the page yourself: ${url}\n`)
+  const desktop = process.platform === "darwin" || process.platform === "win32"
+  if (!desktop && !io.env.DISPLAY && !io.env.WAYLAND_DISPLAY && !io.env.BROWSER) {
+    say("no display: DISPLAY, WAYLAND_DISPLAY and BROWSER are unset")
+    return
+  }
   const [command, ...args] =
     process.platform === "darwin"
       ? ["open", url]
       : process.platform === "win32"
         ? ["cmd", "/c", "start", "", url]
         : ["xdg-open", url]
-  const warn = (error: Error) =>
-    io.stderr.write(`toolbelt serve: could not open a browser (${error.message}); open ${url} yourself.\n`)
   try {
-    const child = spawn(command!, args, { stdio: "ignore", detached: true })
-    child.on("error", warn)
+    const child = spawn(command!, args, { stdio: "ignore", detached: true, env: io.env })
+    child.on("error", (error) => say(`${command} did not start: ${error.message}`))
+    child.on("exit", (code, signal) => {
+      if (code !== 0 && code !== null) say(`${command} exited with status ${code}`)
+      else if (signal) say(`${command} was stopped by ${signal}`)
+    })
     child.unref()
   } catch (error) {
-    warn(error as Error)
+    say(`${command} did not start: ${(error as Error).message}`)
   }
 }
