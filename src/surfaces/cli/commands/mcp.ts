@@ -59,6 +59,12 @@ than 22.12 hands over to the Node 24 that npm install put in the clone):
 After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
 `
 
+/** What `toolbelt mcp` says on stderr when a person starts it in a terminal. */
+export const BY_HAND_NOTE =
+  "toolbelt mcp: this speaks MCP (JSON-RPC) on stdin/stdout for an MCP client, not for typing. Add it to\n" +
+  "a client's config instead (toolbelt mcp --help shows how for Claude Desktop, Claude Code, Cursor and\n" +
+  "opencode). Ctrl+D or Ctrl+C stops it.\n"
+
 /** The command line `mcp` takes. */
 const MCP_LINE = {
   help: MCP_HELP,
@@ -132,6 +138,9 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     }
 
     await serveUntilStopped(async () => {
+      // A person who typed `toolbelt mcp` sees a silent, waiting process: say what it is for. A client
+      // starts it with pipes, so it never sees this; stdout stays the protocol's either way.
+      if (!http && io.stdin.isTTY) io.stderr.write(BY_HAND_NOTE)
       if (!http)
         return serveMcpStdio({
           toolbelt,
