@@ -1,4 +1,5 @@
 import { BLOCK_ELEMENTS, DROPPED_ELEMENTS } from "./markup-filter.ts"
+import { depthCounter } from "./nesting.ts"
 
 // The element's text is not shown, nor that of anything inside it.
 const SKIPPED = new Set<string>([...DROPPED_ELEMENTS, "head", "canvas", "select"])
@@ -9,7 +10,8 @@ const BLOCKS = new Set([...BLOCK_ELEMENTS, "details", "summary"])
 /**
  * The readable text of an HTML page (htmlparser2's streaming parser): the text of the body with
  * scripts, styles, frames, embedded objects and the head left out, one line per block element,
- * entities decoded, runs of blank space collapsed.
+ * entities decoded, runs of blank space collapsed. A page nesting past MAX_PARSE_DEPTH throws
+ * NestedTooDeep (nesting.ts): the parser's cost would grow with the square of its size.
  */
 export async function htmlToText(html: string): Promise<string> {
   const { Parser } = await import("htmlparser2")
@@ -22,9 +24,11 @@ export async function htmlToText(html: string): Promise<string> {
   }
   let skipping = 0
   let preformatted = 0
+  const depth = depthCounter()
   const parser = new Parser(
     {
       onopentag(name) {
+        depth.open()
         if (SKIPPED.has(name)) skipping++
         if (name === "br" && skipping === 0) append("\n", preformatted > 0)
         if (BLOCKS.has(name)) append("\n", false)
@@ -34,6 +38,7 @@ export async function htmlToText(html: string): Promise<string> {
         if (skipping === 0) append(text, preformatted > 0)
       },
       onclosetag(name) {
+        depth.close()
         if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1)
         if (name === "pre") preformatted = Math.max(0, preformatted - 1)
         if (BLOCKS.has(name)) append("\n", false)

@@ -2,6 +2,8 @@
 // heap has its own limits and is given back when it ends.
 import { parentPort, workerData } from "node:worker_threads"
 import { htmlToMarkdown } from "./html-to-markdown.ts"
+import { NestedTooDeep, tooDeepMessage } from "./nesting.ts"
+import type { WorkerAnswer } from "./off-thread.ts"
 
 /** What the worker is started with. */
 export interface MarkdownJob {
@@ -10,4 +12,11 @@ export interface MarkdownJob {
 }
 
 const job = workerData as MarkdownJob
-parentPort!.postMessage(await htmlToMarkdown(job.html, new URL(job.url)))
+let answer: WorkerAnswer<string>
+try {
+  answer = { value: await htmlToMarkdown(job.html, new URL(job.url)) }
+} catch (error) {
+  if (!(error instanceof NestedTooDeep)) throw error
+  answer = { failure: tooDeepMessage(job.url, "markdown") }
+}
+parentPort!.postMessage(answer)

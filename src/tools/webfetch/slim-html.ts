@@ -10,6 +10,7 @@ import {
   VOID_ELEMENTS,
   wrapperLanguage,
 } from "./markup-filter.ts"
+import { depthCounter, MAX_WRITTEN_DEPTH } from "./nesting.ts"
 
 /**
  * How much slimmed markup a section holds before it is cut at the next place where cutting does not
@@ -105,6 +106,9 @@ interface Preformatted {
  * 4. When a section is full, it is cut before the next block whose ancestors are all containers, list
  *    or table bodies: the open elements are closed, then reopened in the next section (an ordered list
  *    with the number it had reached, a table marked `data-continued` so its next row is no header).
+ * 5. Nesting: past MAX_WRITTEN_DEPTH open elements, further elements are not written (their text is),
+ *    and a page nesting past MAX_PARSE_DEPTH throws NestedTooDeep (nesting.ts), so the work stays
+ *    linear in the page and the DOM of a section shallow.
  */
 export function slimHtml(
   html: string,
@@ -122,6 +126,9 @@ export function slimHtml(
   let title: string | undefined
   let readingTitle = false
   let baseHref: string | undefined
+  const depth = depthCounter()
+  // Elements open beyond MAX_WRITTEN_DEPTH: always the innermost, so closes reach them first.
+  let flattened = 0
 
   const write = (markup: string) => {
     parts.push(markup)
@@ -142,6 +149,7 @@ export function slimHtml(
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        depth.open()
         if (dropping > 0 || DROPPED.has(name)) {
           // Only a <title> or <base> of the page itself: an SVG has titles too.
           if (dropping++ > 0) return
@@ -154,6 +162,10 @@ export function slimHtml(
           if (name === "br") pre.text += "\n"
           if (name === "code") pre.language ??= ownLanguage(attribs)
           if (name === "pre") pre.depth++
+          return
+        }
+        if (stack.length >= MAX_WRITTEN_DEPTH && name !== "pre") {
+          flattened++
           return
         }
         const parent = stack.at(-1)
@@ -200,6 +212,7 @@ export function slimHtml(
       },
 
       onclosetag(name) {
+        depth.close()
         if (dropping > 0) {
           dropping--
           if (dropping === 0 && readingTitle) {
@@ -220,6 +233,10 @@ export function slimHtml(
               parent.endsInBlock = true
             }
           }
+          return
+        }
+        if (flattened > 0) {
+          flattened--
           return
         }
         const open = stack.pop()

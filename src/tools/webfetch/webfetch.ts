@@ -52,9 +52,10 @@ const pages = new PageCache()
  *    cache, unless the call asks to refresh.
  * 3. Fetch: browser headers, redirects re-checked by the guard, the body capped at 5 MB while it
  *    streams, the timeout (30 s, at most 120) and the call's abort both ending it.
- * 4. Convert (images attached, PDFs as text, HTML to markdown or text, other text as is; a large page's
- *    markdown in a worker thread with bounded memory), then shape
- *    the result: title `<url> (<content type>)`, metadata with the final URL, status, size, cache.
+ * 4. Convert (images attached, PDFs as text, HTML to markdown or text, other text as is), each bounded
+ *    by what it produces (convert.ts): PDFs and a large page's markdown in a worker thread with bounded
+ *    memory, terminated when the same timeout passes. Then shape the result: title
+ *    `<url> (<content type>)`, metadata with the final URL, status, size, cache.
  */
 export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>("webfetch", {
   description: loadText(import.meta.url, "description.txt"),
@@ -94,7 +95,15 @@ export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>("we
     }
 
     // 4. Convert and shape.
-    const converted = await convertPage(page, params.format, ctx.abort)
+    let converted: Awaited<ReturnType<typeof convertPage>>
+    try {
+      converted = await convertPage(page, params.format, signal)
+    } catch (error) {
+      if (ctx.abort.aborted || !timeout.aborted) throw error
+      throw new Tool.ToolFailure(
+        `Timed out after ${timeoutS} s converting ${page.url.href} (${page.bytes.byteLength} bytes of ${page.contentType || "content"}); the conversion was stopped. Try again with a longer timeout (at most ${MAX_TIMEOUT_S} s), or with format "html" for the page as served.`,
+      )
+    }
     const contentType = page.contentType || converted.mime
     const result: CachedPage = {
       title: `${params.url} (${contentType})`,
