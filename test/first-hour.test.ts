@@ -7,7 +7,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createToolbelt } from "../src/compose/toolbelt.ts"
-import { runCli, runCliAsync, startCli } from "./fixtures/cli.ts"
+import { cliEnv, runCli, runCliAsync, startCli } from "./fixtures/cli.ts"
+import { connectStdio } from "./mcp/helpers.ts"
 
 const FIXTURE_SERVER = resolve(
   import.meta.dirname,
@@ -109,6 +110,27 @@ describe("an MCP server that does not start is not offered, with its reason", ()
     const result = await runCliAsync(["tools"], { cwd: project, home })
     expect(result.status).toBe(0)
     expectNotOffered(notOffered(result.stdout))
+  })
+
+  it("in the instructions toolbelt mcp gives its client, which still lists the working server's tools", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ mcp: await servers() }))
+    const mcp = await connectStdio({
+      dir: project,
+      env: cliEnv(home, { TOOLBELT_TRUST: "1" }) as Record<string, string>,
+      remove: async () => {},
+    })
+    try {
+      const instructions = mcp.client.getInstructions() ?? ""
+      expect(instructions).toContain("These MCP servers in the toolbelt config are not running")
+      expect(instructions).toMatch(/"missing" \(could not connect: .*ENOENT\)/)
+      expect(instructions).toMatch(/"refused" \(could not connect: /)
+      expect(instructions).toMatch(/"silent" \(could not connect: /)
+      expect(instructions).not.toContain('"good"')
+      const { tools } = await mcp.client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain("good_echo")
+    } finally {
+      await mcp.close()
+    }
   })
 
   it("in the library's withheld()", async () => {

@@ -1,4 +1,5 @@
-// What the MCP server tells the client at `initialize`: the project, and what of it was left out.
+// What the MCP server tells the client at `initialize`: the project, what of it was left out, and which
+// configured MCP servers are not running.
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 
 /**
@@ -7,11 +8,35 @@ import type { Toolbelt } from "../../compose/toolbelt.ts"
  * 2. When the project is not trusted and brings something (tool files, plugins, MCP servers, rules that
  *    loosen): one short paragraph saying what was left out and the command a person runs to trust it,
  *    so the agent can tell the person why a tool the project defines is missing, instead of guessing.
+ * 3. When a configured MCP server is not running (it did not start, or stopped): one paragraph naming
+ *    each with its reason, for the same purpose.
  */
-export function serverInstructions(toolbelt: Pick<Toolbelt, "directory" | "trust">): string {
+export function serverInstructions(toolbelt: Pick<Toolbelt, "directory" | "trust" | "mcp">): string {
   const about = `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`
-  const { trust } = toolbelt
-  if (trust.leftOut.length === 0) return about
+  return [about, leftOutParagraph(toolbelt.trust), notRunningParagraph(toolbelt.mcp)]
+    .filter(Boolean)
+    .join("\n\n")
+}
+
+/** The MCP servers from config that are not running, so their tools are missing, each with why. */
+function notRunningParagraph(mcp: Toolbelt["mcp"]): string {
+  const failed = (mcp?.servers ?? []).filter((server) => server.status === "failed")
+  if (failed.length === 0) return ""
+  // A reason can end with a server's stderr: a line's worth says enough here.
+  const named = failed.map(({ name, error }) => `"${name}" (${cut(error ?? "it failed", 300)})`)
+  return (
+    `These MCP servers in the toolbelt config are not running, so their tools are not offered: ${named.join("; ")}. ` +
+    'If the user expects their tools, tell them why; they fix the server\'s entry under "mcp" in toolbelt.json and restart this MCP server.'
+  )
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+/** What an untrusted project brought that was left out, and the command that trusts it. */
+function leftOutParagraph(trust: Toolbelt["trust"]): string {
+  if (trust.leftOut.length === 0) return ""
   const why =
     trust.reason === "changed"
       ? "was trusted, but what it would run has changed since, so it is not trusted now"
@@ -19,7 +44,6 @@ export function serverInstructions(toolbelt: Pick<Toolbelt, "directory" | "trust
   const shown = trust.leftOut.slice(0, 5).map((item) => item.detail)
   const more = trust.leftOut.length - shown.length
   return (
-    `${about}\n\n` +
     `This project ${why}: what it brings is not loaded or applied (${shown.join("; ")}${more > 0 ? `; and ${more} more` : ""}). ` +
     `Only the built-in tools are offered, under the user's rules. If the user wants the project's own tools, ` +
     `they can review them and run \`${trust.howToTrust}\` in a terminal, then restart this MCP server; do not run that command for them.`
