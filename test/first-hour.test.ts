@@ -133,6 +133,32 @@ describe("an MCP server that does not start is not offered, with its reason", ()
     }
   })
 
+  it("in serve's /api/info, beside the tools that need something configured", async () => {
+    await writeFile(join(project, "toolbelt.json"), JSON.stringify({ mcp: await servers() }))
+    const serve = startCli(["serve", "--port", "0", "--no-token"], {
+      cwd: project,
+      home,
+      env: { TOOLBELT_TRUST: "1" },
+    })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        serve.child.stderr!.on("data", () => {
+          const found = /^ {2}API {5}(\S+)\/api /m.exec(serve.stderr())
+          if (found) resolve(found[1]!)
+        })
+        serve.done.then(({ stderr }) => reject(new Error(`serve ended:\n${stderr}`)))
+      })
+      const info = (await (await fetch(`${url}/api/info`)).json()) as {
+        notOffered: { name: string; reason: string }[]
+      }
+      expectNotOffered(info.notOffered.map(({ name, reason }) => `${name}  ${reason}`).join("\n"))
+      expect(info.notOffered.map((entry) => entry.name)).toContain("websearch")
+    } finally {
+      serve.child.kill("SIGTERM")
+      await serve.done
+    }
+  })
+
   it("in the library's withheld()", async () => {
     await writeFile(join(project, "toolbelt.json"), JSON.stringify({ mcp: await servers() }))
     const toolbelt = await createToolbelt({

@@ -202,6 +202,11 @@ export const ServerInfo = z.object({
   auth: z.boolean().describe("Whether requests need the token (or the page's cookie)."),
   epoch: z.string().describe("Names this server process; the first part of every event id."),
   trust: ProjectTrustInfo,
+  notOffered: z
+    .array(z.object({ name: z.string(), reason: z.string() }))
+    .describe(
+      "What the server's agent is not offered, each with why: registered tools that need something configured (a search provider), and MCP servers from config that are not running (`mcp:<server>`).",
+    ),
 })
 
 // Requests.

@@ -25,15 +25,17 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
       method: "get",
       path: "/api/info",
       tag: "server",
-      summary: "The project, the version, the model, whether a token is needed, and the project's trust",
+      summary:
+        "The project, the version, the model, whether a token is needed, the project's trust, and what is not offered and why",
       responses: { 200: { description: "The server.", schema: ServerInfo } },
-      handler: () => ({
+      handler: async () => ({
         directory: deps.toolbelt.directory,
         version: deps.version,
         model: deps.model?.spec ?? null,
         auth: deps.access.required,
         epoch: deps.events.epoch,
         trust: trustInfo(deps.toolbelt.trust),
+        notOffered: await deps.toolbelt.withheld({ agent: deps.agent, client: "http" }),
       }),
     }),
     route({
