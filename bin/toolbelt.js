@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Starts the toolbelt CLI. This file stays plain JavaScript that any Node can parse, because a user's
-// PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.18+ / 24 LTS). When the
-// running Node cannot run toolbelt, it re-runs this file on the Node pinned in our own dependencies.
+// PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.13+, 24 LTS the target).
+// When the running Node cannot run toolbelt, it re-runs this file on the Node pinned in our own
+// dependencies, or, when there is none, says in one line which Node to use.
 //
 // Which code runs:
 // 1. The bundled build (dist/cli.bundle.js, made by `npm run build`, which `npm install` runs): when
@@ -14,6 +15,20 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import * as nodeModule from "node:module"
 import { dirname, join, sep } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+
+// Node prints an ExperimentalWarning when toolbelt first uses a feature Node still calls experimental
+// (node:sqlite on Node 22, type stripping before it was stable), on every command: noise about a choice
+// toolbelt made, which its user cannot act on. Only that kind is dropped; every other warning prints.
+const emitWarning = process.emitWarning
+process.emitWarning = function (warning, ...rest) {
+  const options = rest[0]
+  const kind = warning instanceof Error ? warning.name : typeof options === "string" ? options : options?.type
+  if (kind === "ExperimentalWarning") return
+  return Reflect.apply(emitWarning, this, [warning, ...rest])
+}
+
+/** Set by a re-running parent (below) for the child it starts, so the child can outlive it by nothing. */
+const PARENT_ENV = "TOOLBELT_RERUN_PARENT"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
@@ -50,12 +65,30 @@ function buildIsCurrent() {
   return true
 }
 
-function canRun() {
-  if (process.versions.bun) return true
+// What the chosen entry needs of this Node, asked of the runtime itself, so a Node started with or without
+// a flag is judged by what it really has: node:sqlite (unflagged from 22.13 and 23.4), and for the
+// sources, type stripping (on by default from 22.18 and 23.6).
+const hasSqlite =
+  Boolean(process.versions.bun) ||
+  (typeof process.getBuiltinModule === "function" && process.getBuiltinModule("node:sqlite") !== undefined)
+const stripsTypes = Boolean(process.versions.bun || process.features.typescript)
+const canRun = hasSqlite && (stripsTypes || !entry.endsWith(".ts"))
+
+/** The one line that says why this Node cannot run toolbelt and which Node to use. */
+function whichNode() {
+  const rerun = process.env[PARENT_ENV]
+    ? `the Node toolbelt pins (${process.execPath}) cannot run it either: `
+    : ""
   const [major, minor] = process.versions.node.split(".").map(Number)
-  if (entry.endsWith(".ts"))
-    return major > 23 || (major === 23 && minor >= 6) || (major === 22 && minor >= 18)
-  return major > 22 || (major === 22 && minor >= 12)
+  const shipsSqlite = major >= 24 || (major === 23 && minor >= 4) || (major === 22 && minor >= 13)
+  if (!hasSqlite && shipsSqlite)
+    return `${rerun}this Node (${process.version}) was started without node:sqlite, which toolbelt needs: remove --no-experimental-sqlite from its flags and from NODE_OPTIONS.`
+  const floor = hasSqlite ? "22.18" : "22.13"
+  const pinned = installed ? "" : `, or run npm install in ${root} so the Node 24 it pins is there`
+  const remedy = `install Node 24 LTS (or any ${floor}+) and run toolbelt with it${pinned}`
+  if (hasSqlite)
+    return `${rerun}toolbelt runs from its TypeScript sources here (no build newer than them), which needs Node 22.18 or newer (this is Node ${process.version}): run npm run build in ${root}, or ${remedy}.`
+  return `${rerun}toolbelt needs Node 22.13 or newer (this is Node ${process.version}): ${remedy}.`
 }
 
 function pinnedNode() {
@@ -68,10 +101,7 @@ function pinnedNode() {
   }
 }
 
-/** Set by a re-running parent (below) for the child it starts, so the child can outlive it by nothing. */
-const PARENT_ENV = "TOOLBELT_RERUN_PARENT"
-
-if (canRun()) {
+if (canRun) {
   const parent = Number(process.env[PARENT_ENV])
   // Not inherited further: a command that runs toolbelt itself must not watch this process's parent.
   delete process.env[PARENT_ENV]
@@ -86,16 +116,21 @@ if (canRun()) {
   nodeModule.enableCompileCache?.()
   await import(pathToFileURL(entry).href)
 } else {
-  const node = pinnedNode()
+  // A re-run that still cannot run (a broken pinned Node, a flag in NODE_OPTIONS) must not re-run again.
+  const node = process.env[PARENT_ENV] ? undefined : pinnedNode()
   if (!node) {
-    process.stderr.write(
-      `toolbelt needs Node 22.18 or newer (this is ${process.version}). Install Node 24 LTS, or run npm install in the toolbelt package so its pinned Node is available.\n`,
-    )
+    process.stderr.write(`${whichNode()}\n`)
     process.exit(2)
   }
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, [PARENT_ENV]: String(process.pid) },
+  })
+  child.on("error", (error) => {
+    process.stderr.write(
+      `toolbelt could not start the Node it pins (${node}: ${error.message}): install Node 24 LTS (or any 22.13+) and run toolbelt with it.\n`,
+    )
+    process.exit(2)
   })
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))
   child.on("exit", (code, signal) => {

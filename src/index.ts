@@ -1,5 +1,9 @@
 // toolbelt's public API.
 
+// First, before any other module runs: on a Node without node:sqlite this throws one line naming the
+// Node to use, instead of the ERR_UNKNOWN_BUILTIN_MODULE some module deeper in would meet.
+import "./platform/store/node-sqlite.ts"
+
 export { type CallInput, createToolbelt, type Toolbelt, type ToolbeltOptions } from "./compose/toolbelt.ts"
 export type { ToolPart, ToolState } from "./platform/store/part.ts"
 export type { FilePart, ModelContent } from "./platform/text/content.ts"

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { Checkpointer } from "./checkpointer.ts"
+import { nodeSqlite, unsupportedNodeMessage } from "./node-sqlite.ts"
 
 /** A value SQLite binds or returns (booleans are not bound: store 0/1). */
 export type SqlValue = null | number | bigint | string | Uint8Array
@@ -317,7 +318,9 @@ async function loadDriver(): Promise<Connect> {
       }
     }
   }
-  const { DatabaseSync } = await import("node:sqlite")
+  // node-sqlite.ts loaded it (without Node 22's experimental warning), or refused this Node in one line.
+  if (!nodeSqlite) throw new Error(unsupportedNodeMessage())
+  const { DatabaseSync } = nodeSqlite
   return (path) => {
     const db = new DatabaseSync(path)
     return {
