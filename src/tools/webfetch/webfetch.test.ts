@@ -8,7 +8,8 @@ import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import { type Loopback, proxy, serve } from "../../platform/net/fixtures/loopback.ts"
 import { MAX_RESPONSE_BYTES } from "./fetch-page.ts"
 import { appPage, docsPage } from "./fixtures/big-pages.ts"
-import { PNG, pdf } from "./fixtures/media.ts"
+import { nestedSpans, PNG, pdf, pdfBomb, pngHeader } from "./fixtures/media.ts"
+import { MAX_PARSE_DEPTH } from "./nesting.ts"
 
 const DOCS = readFileSync(new URL("fixtures/docs-page.html.bin", import.meta.url))
 const CP1252 = Buffer.from([
@@ -32,6 +33,7 @@ const withMeta = (bytes: Buffer, meta: string) =>
 
 let dir: string
 let site: Loopback
+let bomb: Buffer
 /** Bytes the endless body wrote before the client went away, and whether it did. */
 const endless = { written: 0, closed: false }
 const open: Toolbelt[] = []
@@ -47,6 +49,7 @@ function send(
 }
 
 beforeAll(async () => {
+  bomb = await pdfBomb(512 * 1024 * 1024)
   dir = mkdtempSync(join(tmpdir(), "toolbelt-webfetch-"))
   site = await serve((request, response) => {
     const path = new URL(request.url ?? "/", "http://x").pathname
@@ -138,6 +141,16 @@ beforeAll(async () => {
           "text/html",
           "<html><head><title>App</title></head><body><div id=root></div><script>render()</script></body></html>",
         )
+      case "/bomb.pdf":
+        return send(response, "application/pdf", bomb)
+      case "/nested-64k":
+        return send(response, "text/html", nestedSpans(64 * 1024))
+      case "/nested-1200": {
+        const levels = "<div><span>".repeat(600)
+        return send(response, "text/html", `<body><p>top</p>${levels}<h2>Deep heading</h2><p>deep text</p>`)
+      }
+      case "/huge.png":
+        return send(response, "image/png", pngHeader(100_000, 100_000))
       case "/big/docs":
         return send(response, "text/html; charset=utf-8", DOCS_5MB)
       case "/big/app":
@@ -345,6 +358,37 @@ describe("webfetch: limits", () => {
       abort: abort.signal,
     })
     expect(result).toMatchObject({ status: "error", metadata: { interrupted: true } })
+  })
+})
+
+describe("webfetch: bounded by what it produces, not only by what it reads", () => {
+  it("a PDF whose 0.5 MB stream inflates to 512 MiB is stopped once it decodes past 128 MB, saying what to do", async () => {
+    expect(bomb.length).toBeLessThan(1024 * 1024)
+    expect(await fetchError({ url: `${site.origin}/bomb.pdf` })).toBe(
+      `Reading the PDF at ${site.origin}/bomb.pdf was stopped: its compressed streams decode to more than 128 MB (the file is ${bomb.length} bytes), more than webfetch decodes for one document. If the task needs its text, download it with a shell command and extract the text there (e.g. pdftotext).`,
+    )
+  })
+
+  it.each(["markdown", "text"])(
+    "64 KiB of nested <div><span> is refused as %s with a message, not a stack overflow",
+    async (format) => {
+      expect(await fetchError({ url: `${site.origin}/nested-64k`, format })).toBe(
+        `Cannot convert ${site.origin}/nested-64k to ${format}: the page nests elements more than ${MAX_PARSE_DEPTH} deep (browsers stop at 512), which no readable page does. Fetch it with format "html" to see the markup as served.`,
+      )
+    },
+  )
+
+  it("a page nesting 1,200 elements deep converts: what lies past the written depth keeps its text", async () => {
+    const { output } = await fetchOk({ url: `${site.origin}/nested-1200` })
+    expect(output).toContain("top")
+    expect(output).toContain("Deep heading")
+    expect(output).toContain("deep text")
+  })
+
+  it("an image whose header declares 100000×100000 pixels is refused before it is attached", async () => {
+    expect(await fetchError({ url: `${site.origin}/huge.png` })).toBe(
+      `${site.origin}/huge.png is a image/png of 100000×100000 pixels (10000 megapixels once decoded, from ${pngHeader(1, 1).length} bytes), more than the 40 megapixels webfetch attaches. If the task needs it, download it with a shell command and scale it down first.`,
+    )
   })
 })
 
