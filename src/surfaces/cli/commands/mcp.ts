@@ -51,7 +51,7 @@ with a message). A client without elicitation gets the "mcp.ask" setting of tool
 for an answer in the page of "toolbelt serve", which also serves MCP at /mcp).
 
 Client configuration, with toolbelt's clone at /path/to/toolbelt (any Node on PATH will do: an older one
-than 22.12 hands over to the Node 24 that npm install put in the clone):
+than 22.13 hands over to the Node 24 that npm install put in the clone):
   Claude Desktop, Claude Code, Cursor:
     {"mcpServers": {"toolbelt": {"command": "node", "args": ["/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"]}}}
   opencode (opencode.json):
