@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest"
 import {
+  DEFAULT_MAX_CALLS,
+  DEFAULT_MAX_CALLS_PER_SESSION,
+  DEFAULT_MAX_QUEUED_CALLS,
   DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
@@ -10,6 +13,9 @@ const defaults = {
   sessionIdleMs: DEFAULT_SESSION_IDLE_MS,
   maxSessions: DEFAULT_MAX_SESSIONS,
   maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+  maxCallsPerSession: DEFAULT_MAX_CALLS_PER_SESSION,
+  maxCalls: DEFAULT_MAX_CALLS,
+  maxQueuedCalls: DEFAULT_MAX_QUEUED_CALLS,
 }
 
 describe("mcpSettings", () => {
@@ -27,6 +33,9 @@ describe("mcpSettings", () => {
       sessionIdleMs: 1_800_000,
       maxSessions: 100,
       maxRequestBytes: 16 * 1024 * 1024,
+      maxCallsPerSession: 32,
+      maxCalls: 128,
+      maxQueuedCalls: 256,
     })
   })
 
@@ -37,6 +46,9 @@ describe("mcpSettings", () => {
       sessionIdleMs: 5000,
       maxSessions: 3,
       maxRequestBytes: 1024,
+      maxCallsPerSession: DEFAULT_MAX_CALLS_PER_SESSION,
+      maxCalls: DEFAULT_MAX_CALLS,
+      maxQueuedCalls: DEFAULT_MAX_QUEUED_CALLS,
     })
   })
 

@@ -19,6 +19,22 @@ export const DEFAULT_MAX_SESSIONS = 100
  */
 export const DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
+/**
+ * Tool calls of one MCP session running at once. An agent runs a handful in parallel; each running
+ * call holds what it reads and produces (a 45 KB read: about 200 KB of heap), so the bound is what
+ * keeps a client that sends thousands at once from taking the machine.
+ */
+export const DEFAULT_MAX_CALLS_PER_SESSION = 32
+
+/** Tool calls running at once over all the sessions of one server (stdio has one session). */
+export const DEFAULT_MAX_CALLS = 128
+
+/**
+ * Calls of one session that wait for a free place, beyond those running; one more is refused at
+ * once with an error that names the limit. A waiting call holds only its request.
+ */
+export const DEFAULT_MAX_QUEUED_CALLS = 256
+
 export interface McpSettings {
   /**
    * `reject` (default): the call fails with an error that says how to allow it; `allow`: approved once;
@@ -31,6 +47,12 @@ export interface McpSettings {
   readonly maxSessions: number
   /** `max_request_bytes`: the largest HTTP request body. */
   readonly maxRequestBytes: number
+  /** `max_calls_per_session`: tool calls one session runs at once. */
+  readonly maxCallsPerSession: number
+  /** `max_calls`: tool calls the server runs at once, over all sessions. */
+  readonly maxCalls: number
+  /** `max_queued_calls`: calls of one session waiting for a place; more are refused. */
+  readonly maxQueuedCalls: number
 }
 
 /** The numeric settings: their config key, their default, and what the key means in an error. */
@@ -38,6 +60,9 @@ const NUMBERS = [
   ["sessionIdleMs", "session_idle_ms", DEFAULT_SESSION_IDLE_MS, "milliseconds"],
   ["maxSessions", "max_sessions", DEFAULT_MAX_SESSIONS, "sessions"],
   ["maxRequestBytes", "max_request_bytes", DEFAULT_MAX_REQUEST_BYTES, "bytes"],
+  ["maxCallsPerSession", "max_calls_per_session", DEFAULT_MAX_CALLS_PER_SESSION, "calls"],
+  ["maxCalls", "max_calls", DEFAULT_MAX_CALLS, "calls"],
+  ["maxQueuedCalls", "max_queued_calls", DEFAULT_MAX_QUEUED_CALLS, "calls"],
 ] as const
 
 /** The keys of `mcp` that are server settings, not MCP servers to connect to. */
@@ -45,7 +70,7 @@ export const SETTING_KEYS: readonly string[] = ["ask", ...NUMBERS.map(([, key]) 
 
 /**
  * Reads `{"mcp": {"ask": "reject" | "allow" | "web", "session_idle_ms": N, "max_sessions": N,
- * "max_request_bytes": N}}`; anything else is a config error that says what is allowed.
+ * "max_request_bytes": N, "max_calls_per_session": N, "max_calls": N, "max_queued_calls": N}}`; anything else is a config error that says what is allowed.
  */
 export function mcpSettings(config: Config): McpSettings {
   const section = config.mcp ?? {}

@@ -18,6 +18,22 @@ export const DEFAULT_EVENT_BYTES = 16 * 1024 * 1024
 /** The bus queue of the log's own subscriber: far more than a burst of calls publishes at once. */
 const SUBSCRIBER_LIMIT = 200_000
 
+/**
+ * SSE clients reading the log at once. Each holds at most one chunk of frames its connection has
+ * not taken (see `sse.ts`); past this many, the one furthest behind is closed to make room.
+ */
+export const DEFAULT_MAX_READERS = 64
+
+/** A client reading the log (an SSE stream), as the log sees it to choose whom to close. */
+export interface LogReader {
+  /** The seq of the last event it was handed. */
+  readonly cursor: number
+  /** Its connection has not asked for more since it was last handed some. */
+  readonly stalled: boolean
+  /** Ends it, saying why and how to come back. */
+  close(reason: string): void
+}
+
 /** An event the server adds to the stream itself: the client must fetch its state again. */
 export const SYNC_EVENT = "server.sync"
 
@@ -35,6 +51,8 @@ export interface EventLogOptions {
   readonly bus: Bus
   readonly capacity?: number
   readonly maxBytes?: number
+  /** SSE clients at once (default `DEFAULT_MAX_READERS`). */
+  readonly maxReaders?: number
 }
 
 /**
@@ -49,6 +67,8 @@ export interface EventLogOptions {
  *    client exactly what came after its last event; an id older than what is held gets `undefined`.
  * 4. Should the bus ever drop events for the log (its queue overflowed), a `server.sync` event
  *    takes their place: clients then fetch their state again rather than miss something silently.
+ * 5. Its readers are counted: one more than `maxReaders` closes the one furthest behind (a stalled
+ *    one first), which is told it may reconnect with its `Last-Event-ID`.
  */
 export class EventLog {
   readonly epoch: string
@@ -62,12 +82,15 @@ export class EventLog {
   #bytes = 0
   #lost = false
   #waiters = new Set<() => void>()
+  readonly #readers = new Set<LogReader>()
+  readonly #maxReaders: number
   readonly #subscription: Subscription
 
   constructor(options: EventLogOptions) {
     this.epoch = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`
     this.#capacity = options.capacity ?? DEFAULT_EVENT_CAPACITY
     this.#maxBytes = options.maxBytes ?? DEFAULT_EVENT_BYTES
+    this.#maxReaders = options.maxReaders ?? DEFAULT_MAX_READERS
     this.#subscription = options.bus.subscribe("*", (event) => this.#append(event), {
       limit: SUBSCRIBER_LIMIT,
       overflow: "drop-oldest",
@@ -140,6 +163,27 @@ export class EventLog {
     })
   }
 
+  /** Readers right now. */
+  get readers(): number {
+    return this.#readers.size
+  }
+
+  /** 5. A new reader, making room first; call the result when it ends. */
+  join(reader: LogReader): () => void {
+    while (this.#readers.size >= this.#maxReaders) {
+      const behind = furthestBehind(this.#readers)
+      if (!behind) break
+      this.#readers.delete(behind)
+      behind.close(
+        `${this.#maxReaders} clients were reading the events (the most this server keeps) and this one was the furthest behind`,
+      )
+    }
+    this.#readers.add(reader)
+    return () => {
+      this.#readers.delete(reader)
+    }
+  }
+
   /** Stops following the bus and wakes every waiting client. */
   close(): void {
     this.#subscription()
@@ -181,4 +225,15 @@ export class EventLog {
     if (this.#waiters.size === 0) return
     for (const waiter of [...this.#waiters]) waiter()
   }
+}
+
+/** The reader to close first: a stalled one before one that keeps up, then the one with the oldest cursor. */
+function furthestBehind(readers: Iterable<LogReader>): LogReader | undefined {
+  let worst: LogReader | undefined
+  for (const reader of readers) {
+    if (worst === undefined) worst = reader
+    else if (reader.stalled !== worst.stalled) worst = reader.stalled ? reader : worst
+    else if (reader.cursor < worst.cursor) worst = reader
+  }
+  return worst
 }

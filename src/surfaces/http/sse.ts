@@ -8,8 +8,17 @@ export const DEFAULT_HEARTBEAT_MS = 15_000
 /** How soon a browser's EventSource reconnects after the stream ends (sent as `retry:`). */
 const RETRY_MS = 1000
 
-/** Events written per read of the stream, at most. */
+/** Events looked at per read of the stream, at most. */
 const BATCH = 256
+
+/**
+ * Characters handed to the connection per read of the stream, at most: all a client that stops
+ * reading holds besides its socket (a larger frame goes out in pieces of this size).
+ */
+export const CHUNK_CHARS = 64 * 1024
+
+/** An event the server sends before it ends a stream: the client may reconnect with its `Last-Event-ID`. */
+export const CLOSED_EVENT = "server.closed"
 
 export interface EventStreamOptions {
   readonly log: EventLog
@@ -20,6 +29,8 @@ export interface EventStreamOptions {
   readonly heartbeatMs?: number
   /** Aborts when the client goes away. */
   readonly signal?: AbortSignal
+  /** Drops the client's connection: a stalled client closed by the log never reads to the end. */
+  readonly disconnect?: () => void
 }
 
 /**
@@ -34,6 +45,10 @@ export interface EventStreamOptions {
  *    only reads the log as fast as the connection takes the bytes, and a client that falls behind
  *    further than the log holds gets `server.sync` when it catches up, instead of holding memory.
  * 4. A heartbeat comment when nothing was written for `heartbeatMs`.
+ * 5. Each read hands the connection at most `CHUNK_CHARS` (a larger frame in pieces), so a client
+ *    that stops reading holds that much at most. The log counts its readers: one closed to make room
+ *    gets `server.closed` with the reason and its `Last-Event-ID` to reconnect with, and when it had
+ *    stopped reading its connection is dropped (it would never read to the end).
  */
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   const { log } = options
@@ -41,14 +56,45 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
   const sessions = options.sessions?.length ? new Set(options.sessions) : undefined
   const encoder = new TextEncoder()
   const stop = new AbortController()
-  const onAbort = () => stop.abort()
+  const onAbort = () => {
+    stop.abort()
+    leave?.()
+  }
   options.signal?.addEventListener("abort", onAbort, { once: true })
 
   // 1, 2. Where the client starts.
+  let leave: (() => void) | undefined
   const known = log.position(options.lastEventID)
   let cursor = known ?? log.last
   const resumed = known !== undefined && log.after(known, 0) !== undefined
   let lastWrite = Date.now()
+  /** What is left of the frame cut at the end of the last chunk. */
+  let rest = ""
+  /** Whether the connection asked for more and waits for it. */
+  let pulling = false
+  let stream: ReadableStreamDefaultController<Uint8Array> | undefined
+  const reader = {
+    get cursor() {
+      return cursor
+    },
+    get stalled() {
+      return !pulling
+    },
+    close(reason: string) {
+      const resume = cursor > 0 ? log.id(cursor) : undefined
+      stop.abort()
+      try {
+        stream?.enqueue(
+          encoder.encode(rest + data(CLOSED_EVENT, { reason: `${reason}; reconnect to go on`, resume })),
+        )
+        stream?.close()
+      } catch {
+        // Already closed.
+      }
+      rest = ""
+      if (!pulling) options.disconnect?.()
+    },
+  }
 
   const matches = (event: LoggedEvent) =>
     !sessions || event.type === SYNC_EVENT || (event.session !== undefined && sessions.has(event.session))
@@ -56,6 +102,8 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        stream = controller
+        leave = log.join(reader)
         const hello = { epoch: log.epoch, last: log.id(log.last), resumed }
         let text = `retry: ${RETRY_MS}\n\n${data("server.connected", hello)}`
         if (known !== undefined && !resumed) {
@@ -65,39 +113,64 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
         controller.enqueue(encoder.encode(text))
       },
       async pull(controller) {
-        // 3, 4. The next events, or a heartbeat.
-        while (!stop.signal.aborted) {
-          const batch = log.after(cursor, BATCH)
-          if (batch === undefined) {
-            cursor = log.last
-            return write(controller, data(SYNC_EVENT, { reason: "you fell too far behind the server" }))
+        pulling = true
+        try {
+          // 5. The rest of a frame cut short goes first.
+          if (rest !== "") return write(controller, "")
+          // 3, 4. The next events, or a heartbeat.
+          while (!stop.signal.aborted) {
+            const batch = log.after(cursor, BATCH)
+            if (batch === undefined) {
+              cursor = log.last
+              return write(controller, data(SYNC_EVENT, { reason: "you fell too far behind the server" }))
+            }
+            if (batch.length > 0) {
+              let text = ""
+              for (const event of batch) {
+                cursor = event.seq
+                if (matches(event)) text += event.frame
+                if (text.length >= CHUNK_CHARS) break
+              }
+              if (text !== "") return write(controller, text)
+              continue
+            }
+            const wait = Math.max(1, heartbeatMs - (Date.now() - lastWrite))
+            const news = await log.wait(cursor, wait, stop.signal)
+            if (!news && !stop.signal.aborted && Date.now() - lastWrite >= heartbeatMs) {
+              return write(controller, ": heartbeat\n\n")
+            }
           }
-          if (batch.length > 0) {
-            cursor = batch[batch.length - 1]!.seq
-            const frames = batch.filter(matches)
-            if (frames.length > 0) return write(controller, frames.map((event) => event.frame).join(""))
-            continue
-          }
-          const wait = Math.max(1, heartbeatMs - (Date.now() - lastWrite))
-          const news = await log.wait(cursor, wait, stop.signal)
-          if (!news && !stop.signal.aborted && Date.now() - lastWrite >= heartbeatMs) {
-            return write(controller, ": heartbeat\n\n")
-          }
+          // Closed by the log (it said why), or the client went away.
+          if (stream) controller.close()
+        } catch {
+          // The log closed the stream while this read waited.
+        } finally {
+          pulling = false
         }
-        controller.close()
       },
       cancel() {
         stop.abort()
+        leave?.()
         options.signal?.removeEventListener("abort", onAbort)
       },
     },
     { highWaterMark: 0 },
   )
 
+  /** Writes `text` after what was left, at most `CHUNK_CHARS` of it; keeps the rest for the next read. */
   function write(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
     lastWrite = Date.now()
-    controller.enqueue(encoder.encode(text))
+    const all = rest + text
+    let cut = Math.min(all.length, CHUNK_CHARS)
+    // Never between the two halves of a surrogate pair: each piece is encoded on its own.
+    if (cut < all.length && isHighSurrogate(all.charCodeAt(cut - 1))) cut--
+    rest = all.slice(cut)
+    controller.enqueue(encoder.encode(all.slice(0, cut)))
   }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
 }
 
 /** A frame without an id: it does not move the client's `Last-Event-ID`. */

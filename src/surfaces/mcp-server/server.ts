@@ -12,6 +12,7 @@ import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
 import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
+import { CallGate, callLimitsOf, type SessionCalls } from "./call-gate.ts"
 import { showsForms } from "./client-forms.ts"
 import { serverInstructions } from "./instructions.ts"
 import { outputSchemaOf, toolAnnotations } from "./listing.ts"
@@ -38,6 +39,11 @@ export interface CreateMcpServerOptions {
   readonly answerTimeoutMs?: number
   /** The revision the connection negotiated (from `trackProtocolVersion` on its transport). */
   readonly protocolVersion?: () => string | undefined
+  /**
+   * The places this connection's calls take, from the server's `CallGate` (default: a gate of its
+   * own, with the `mcp` settings' limits).
+   */
+  readonly calls?: SessionCalls
 }
 
 /** The SDK server of one connection, and its toolbelt session. */
@@ -93,7 +99,8 @@ export async function createMcpServer(
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
   )
-  const ask = options.ask ?? mcpSettings(toolbelt.config).ask
+  const settings = mcpSettings(toolbelt.config)
+  const ask = options.ask ?? settings.ask
   // The client's model, for subagents: offered in the listing and on each call while the client samples.
   const model = clientModel(server.server, { timeoutMs: answerTimeoutMs })
   const sampling = () => samples(server.server.getClientCapabilities())
@@ -106,6 +113,7 @@ export async function createMcpServer(
     clientCapabilities: () => server.server.getClientCapabilities(),
     protocolVersion: options.protocolVersion ?? (() => undefined),
     model: () => (sampling() ? model : undefined),
+    calls: options.calls ?? new CallGate(callLimitsOf(settings)).forSession(),
     // A call switched the session's agent (plan mode): its tools are listed before the result goes back.
     settled: async () => {
       if (agentNow() !== listedAgent) await resync()

@@ -14,6 +14,7 @@ import type { QuestionReply, QuestionRequest } from "../../runtime/question/ques
 import type { Turn } from "../../runtime/registry/registry.ts"
 import type { TurnModel } from "../../runtime/tool/subagent-services.ts"
 import { type AskAnswer, answerOf, fallbackRejection } from "./ask-form.ts"
+import { CallLimitError, type Release, type SessionCalls } from "./call-gate.ts"
 import { progressMessage } from "./progress.ts"
 import { canElicit, formOf, isModern, keyOf } from "./prompt-forms.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
@@ -41,6 +42,8 @@ export interface SessionOptions {
   readonly model?: () => TurnModel | undefined
   /** Awaited when a call settled, before its result goes back (the listing follows a plan-mode switch). */
   readonly settled?: () => Promise<void>
+  /** The places this session's calls take: how many run at once, how many may wait. */
+  readonly calls: SessionCalls
 }
 
 export interface CallRequest {
@@ -56,8 +59,10 @@ export interface CallRequest {
  * The calls of one MCP connection, all in one toolbelt session (its read ledger, todos and approvals).
  *
  * A call:
- * 1. A new request starts `toolbelt.call` with a fresh call id; a retried request (its
- *    `requestState` names a waiting call) applies the client's answer to the ask it was shown.
+ * 1. A new request takes a place (`SessionCalls`: it may wait for one, or be refused with the limit
+ *    and what to do), then starts `toolbelt.call` with a fresh call id, holding the place until the
+ *    call ends; a retried request (its `requestState` names a waiting call) applies the client's
+ *    answer to the ask it was shown.
  * 2. The request's cancellation aborts the call (and so kills its processes); its progress token
  *    receives the call's `ctx.metadata` updates as progress notifications.
  * 3. Wait for the settlement or the call's next permission ask.
@@ -121,7 +126,19 @@ export class McpSession {
       if (prompt) this.#answer(prompt, ctx.mcpReq.inputResponses?.[keyOf(prompt)])
     } else {
       if (this.#closed) return errorResult("The MCP session is closed.")
+      let release: Release
+      try {
+        release = await this.#options.calls.enter(ctx.mcpReq.signal)
+      } catch (error) {
+        if (error instanceof CallLimitError) return errorResult(error.message)
+        return errorResult("The call was cancelled while it waited for a place to run.")
+      }
+      if (this.#closed) {
+        release()
+        return errorResult("The MCP session is closed.")
+      }
       call = this.#start(request)
+      call.settled.then(release, release)
     }
 
     // 2. Cancellation and progress.

@@ -13,6 +13,12 @@ import {
 } from "@modelcontextprotocol/server"
 import { errorResponse, INVALID_REQUEST, readText } from "./json-rpc-body.ts"
 
+/**
+ * Bytes written to stdout and not yet taken by the client, past which stdin is not read: a client
+ * that stops reading stops the server from taking more work, instead of growing its memory.
+ */
+export const DEFAULT_OUTPUT_HIGH_WATER = 1024 * 1024
+
 /** A batch in flight: the responses it still waits for, and those it has. */
 interface PendingBatch {
   readonly waiting: Set<RequestId>
@@ -29,6 +35,8 @@ interface PendingBatch {
  *    every request in it has its response (a cancelled request is not waited for).
  * 4. Everything else goes to the SDK as it came; what the SDK sends is written one message a line,
  *    resolved once the stream took it.
+ * 5. Back-pressure: while more than `outputHighWater` bytes wait for the client to read them, no
+ *    line is read (the rest of a chunk waits, stdin is paused); reading resumes on stdout's `drain`.
  */
 export class StdioLineTransport implements Transport {
   onclose?: () => void
@@ -39,6 +47,9 @@ export class StdioLineTransport implements Transport {
   readonly #stdin: Readable
   readonly #stdout: Writable
   readonly #maxLineBytes: number
+  readonly #outputHighWater: number
+  /** Waiting for stdout to drain: the input after the last line read, if any. */
+  #paused: { rest: Buffer | undefined } | undefined
   #chunks: Buffer[] = []
   #buffered = 0
   /** Skipping the rest of a line that was too long. */
@@ -47,10 +58,15 @@ export class StdioLineTransport implements Transport {
   #started = false
   #closed = false
 
-  constructor(stdin: Readable, stdout: Writable, options: { maxLineBytes?: number } = {}) {
+  constructor(
+    stdin: Readable,
+    stdout: Writable,
+    options: { maxLineBytes?: number; outputHighWater?: number } = {},
+  ) {
     this.#stdin = stdin
     this.#stdout = stdout
     this.#maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
+    this.#outputHighWater = options.outputHighWater ?? DEFAULT_OUTPUT_HIGH_WATER
   }
 
   setProtocolVersion = (version: string): void => {
@@ -81,6 +97,8 @@ export class StdioLineTransport implements Transport {
     if (this.#closed) return
     this.#closed = true
     this.#listen("off")
+    this.#stdout.off("drain", this.#onDrain)
+    this.#paused = undefined
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause()
     this.#chunks = []
     this.#batches.clear()
@@ -98,7 +116,18 @@ export class StdioLineTransport implements Transport {
   // 1. Lines.
   #onData = (chunk: Buffer | string): void => {
     let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk
+    // 5. Paused while a line was being read: the chunk waits with the rest.
+    if (this.#paused) {
+      this.#paused.rest = this.#paused.rest ? Buffer.concat([this.#paused.rest, data]) : data
+      return
+    }
     for (;;) {
+      // A line just read filled stdout: the rest waits for its drain.
+      const paused = this.#paused as { rest: Buffer | undefined } | undefined
+      if (paused) {
+        if (data.length > 0) paused.rest = data
+        return
+      }
       const newline = data.indexOf(10)
       if (newline === -1) {
         this.#hold(data)
@@ -180,7 +209,25 @@ export class StdioLineTransport implements Transport {
     const { promise, resolve, reject } = Promise.withResolvers<void>()
     // The callback runs once the line is handed on (after a drain when the stream was full), or fails.
     this.#stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))
+    this.#pauseIfBehind()
     return promise
+  }
+
+  // 5. Back-pressure.
+  #pauseIfBehind(): void {
+    const out = this.#stdout
+    if (this.#paused || !out.writableNeedDrain || out.writableLength < this.#outputHighWater) return
+    this.#paused = { rest: undefined }
+    this.#stdin.pause()
+    out.once("drain", this.#onDrain)
+  }
+
+  #onDrain = (): void => {
+    const paused = this.#paused
+    if (!paused || this.#closed) return
+    this.#paused = undefined
+    if (paused.rest) this.#onData(paused.rest)
+    if (!this.#paused) this.#stdin.resume()
   }
 
   #onError = (error: Error): void => {
