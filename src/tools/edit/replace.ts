@@ -20,6 +20,8 @@
  * - a miss names the closest region of the file with a line diff (closest.ts);
  * - `describeMatch` turns a match that was not exact into the note the tool shows the model.
  */
+
+import { landAtBase } from "./base-indent.ts"
 import { describeClosest } from "./closest.ts"
 import { stripGutters } from "./gutter.ts"
 import {
@@ -271,6 +273,11 @@ function apply(input: Application): ReplaceResult {
         text = re.text
         if (!notes.includes(re.note)) notes.push(re.note)
       }
+    } else {
+      const landed = landingOf(context, candidate, text)
+      if (!landed.ok) return { ok: false, reason: "uncertain", message: landed.message }
+      text = landed.text
+      if (landed.note && !notes.includes(landed.note)) notes.push(landed.note)
     }
     if (candidate.missingNewline && text.endsWith("\n")) {
       text = text.slice(0, -1)
@@ -325,6 +332,23 @@ function mergeInto(
   })
   if (!merged.ok) return merged
   return { ok: true, text: merged.lines.join("\n") + (takesLineBreak ? "\n" : ""), notes: merged.notes }
+}
+
+/**
+ * A span matched as written (not line by line): newString at the indentation of the text it replaces
+ * (base-indent.ts), when the span begins a line's text (at its start, or after its indentation).
+ */
+function landingOf(context: MatchContext, candidate: Candidate, text: string) {
+  const first = context.lineOf(candidate.start)
+  const prefix = context.content.slice(context.starts[first], candidate.start)
+  if (prefix.trim() !== "") return { ok: true, text } as const
+  const last = context.lineOf(Math.max(candidate.start, candidate.end - 1))
+  return landAtBase({
+    fileLines: context.lines.slice(first, last + 1),
+    firstLine: first + 1,
+    prefix,
+    text,
+  })
 }
 
 /**

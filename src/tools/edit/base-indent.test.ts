@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest"
+import { landAtBase } from "./base-indent.ts"
+
+const block = ["        if x:", "            return 1"]
+
+describe("landAtBase", () => {
+  it.each([
+    [
+      "newString at the margin, block at 8",
+      block,
+      "",
+      "if y:\n    return 3",
+      "        if y:\n            return 3",
+    ],
+    ["one line at the margin", ["        return 2"], "", "return 4", "        return 4"],
+    [
+      "first line copied bare, the rest at the margin",
+      block,
+      "        ",
+      "if y:\n    return 3",
+      "if y:\n            return 3",
+    ],
+    [
+      "first line copied bare, the rest as in the file",
+      block,
+      "        ",
+      "if y:\n            return 3",
+      "if y:\n            return 3",
+    ],
+    [
+      "newString's first line bare, the rest exact",
+      block,
+      "",
+      "if x:\n            return 3",
+      "        if x:\n            return 3",
+    ],
+    [
+      "tabs: lines at the margin move by the block's tab",
+      ["\tfoo()", "\tbar()"],
+      "",
+      "foo()\nbaz()\nbar()",
+      "\tfoo()\n\tbaz()\n\tbar()",
+    ],
+    [
+      "a deliberate dedent that is not to the margin stays",
+      block,
+      "",
+      "    if y:\n        return 3",
+      "    if y:\n        return 3",
+    ],
+    [
+      "an else added below, kept lines in place, stays",
+      ["            return 1"],
+      "",
+      "            return 1\n        else:\n            return 0",
+      "            return 1\n        else:\n            return 0",
+    ],
+    [
+      "a block at the margin in the file stays",
+      ["if x:", "    return 1"],
+      "",
+      "if y:\n    return 3",
+      "if y:\n    return 3",
+    ],
+  ])("%s", (_name, fileLines, prefix, text, landed) => {
+    expect(landAtBase({ fileLines, firstLine: 3, prefix, text })).toMatchObject({ ok: true, text: landed })
+  })
+
+  it("refuses a newString that fits neither as written nor moved, showing the region", () => {
+    const result = landAtBase({
+      fileLines: ["  id: string", "  name: string"],
+      firstLine: 12,
+      prefix: "",
+      text: "  id: string\nname: string\n  slug: string",
+    })
+    expect(result.ok).toBe(false)
+    expect(!result.ok && result.message).toContain("(lines 12-13) is indented by 2 spaces")
+    expect(!result.ok && result.message).toContain("12:   id: string\n13:   name: string")
+  })
+
+  it("says what it did", () => {
+    const result = landAtBase({ fileLines: block, firstLine: 1, prefix: "", text: "if y:\n    return 3" })
+    expect(result.ok && result.note).toBe(
+      "newString was written without the block's indentation, so it was re-indented to the text it replaces (+8 spaces)",
+    )
+  })
+})
