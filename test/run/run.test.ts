@@ -134,11 +134,13 @@ describe("toolbelt run against an OpenAI-compatible server", () => {
     ])
     const result = await toolbelt(["run", "go outside", ...model, "--base-url", baseURL])
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain("rejected because stdin is not a terminal")
     expect(result.stderr).toContain(
       "✗ outside: This call needs a person's approval and no one could be asked",
     )
-    expect(result.stderr).toContain("toolbelt run: stopped:")
+    expect(result.stderr).toContain("cannot ask (stdin is not a terminal and --yes was not given)")
+    // Said once, on the call's line: the line that ends the run points at it.
+    expect(result.stderr.split("needs approval").length).toBe(2)
+    expect(result.stderr).toContain("toolbelt run: stopped at the call above")
     expect(result.stdout).toBe("")
     expect(requests).toHaveLength(1)
   })

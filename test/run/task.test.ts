@@ -93,7 +93,7 @@ describe("toolbelt run with task", () => {
     const result = await run(["check the env", ...model(baseURL)])
     expect(result.status).toBe(1)
     expect(result.stderr).toContain(
-      "permission read (.env), asked by the general subagent (task: read the env), needs approval; rejected because stdin is not a terminal",
+      "✗ read: This call needs a person's approval and no one could be asked, so it did not run: permission read for .env, asked by the general subagent (task: read the env), needs approval, and toolbelt run cannot ask (stdin is not a terminal",
     )
     expect(result.stderr).toContain("the general subagent (read the env) was stopped")
     expect(requests).toHaveLength(2)

@@ -1,6 +1,5 @@
 // The question flow at a terminal: each question as a numbered list of choices, several where the
 // question allows it, an answer of one's own, or a dismissal.
-import { createInterface } from "node:readline/promises"
 import type {
   AnswerQuestions,
   Question,
@@ -8,6 +7,8 @@ import type {
   QuestionRequest,
 } from "../../runtime/question/question.ts"
 import type { IO } from "./io.ts"
+import type { CommandStop } from "./stop-signal.ts"
+import { terminalLines } from "./terminal-line.ts"
 import { oneAtATime } from "./terminal-turn.ts"
 
 /** What one line typed at a question's prompt means. */
@@ -54,15 +55,27 @@ export function parseChoice(line: string, question: Question): Choice {
 
 /**
  * Asks the person at the terminal every question of a request, in order, on stderr (stdout keeps only
- * the command's result). A dismissal of any question dismisses the request.
+ * the command's result). A dismissal of any question dismisses the request. Ctrl+C stops the command
+ * (`stop`: the call is interrupted, the command exits 130); Ctrl+D dismisses, as "0" does. `signal`
+ * (the asking call ended) withdraws the questions; a command already stopped asks nothing.
  */
 export async function promptForQuestions(
   io: IO,
   request: QuestionRequest,
+  stop: CommandStop,
   signal?: AbortSignal,
 ): Promise<QuestionReply> {
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true })
-  const ask = (prompt: string) => rl.question(prompt, signal ? { signal } : {})
+  const ended = signal ? AbortSignal.any([stop.signal, signal]) : stop.signal
+  if (ended.aborted) return withdrawn
+  const lines = terminalLines(io, ended)
+  /** The line typed, or the reply that ends the request instead. */
+  const ask = async (prompt: string): Promise<{ line: string } | { ended: QuestionReply }> => {
+    const typed = await lines.read(prompt)
+    if (typed.kind === "line") return { line: typed.text }
+    if (typed.kind === "end") return { ended: "dismiss" }
+    if (typed.kind === "interrupt") stop.interrupt("the question prompt")
+    return { ended: withdrawn }
+  }
   try {
     const answers: string[][] = []
     const total = request.questions.length
@@ -71,7 +84,9 @@ export async function promptForQuestions(
       const prompt =
         question.multiple === true ? `Choose one or more (1-${choiceCount(question)}): ` : "Choose: "
       for (;;) {
-        const choice = parseChoice(await ask(prompt), question)
+        const typed = await ask(prompt)
+        if ("ended" in typed) return typed.ended
+        const choice = parseChoice(typed.line, question)
         if (choice.kind === "dismiss") return "dismiss"
         if (choice.kind === "retry") {
           io.stderr.write(`${choice.hint}\n`)
@@ -83,8 +98,9 @@ export async function promptForQuestions(
         }
         const labels = [...choice.labels]
         if (choice.typeOwn) {
-          const own = (await ask("Your answer: ")).trim()
-          if (own) labels.push(own)
+          const own = await ask("Your answer: ")
+          if ("ended" in own) return own.ended
+          if (own.line.trim()) labels.push(own.line.trim())
         }
         answers.push(labels)
         break
@@ -92,18 +108,24 @@ export async function promptForQuestions(
     }
     return answers
   } finally {
-    rl.close()
+    lines.close()
   }
 }
 
 /**
- * How a command answers the questions tools ask: on a terminal the person is asked (one prompt at a
- * time, permission asks included); otherwise nobody can answer, and the call says so. (Where nobody
- * can answer, the tools that ask are not offered to a model in the first place.)
+ * The reply to questions whose call ended or whose command was stopped: never used in practice, because
+ * the call's end withdraws the request before any reply could reach it.
  */
-export function commandAnswer(io: IO, command: string): AnswerQuestions {
+const withdrawn: QuestionReply = { unanswered: "the call ended before the question was answered." }
+
+/**
+ * How a command answers the questions tools ask: on a terminal the person is asked (one prompt at a
+ * time, permission asks included; Ctrl+C there is `stop`'s); otherwise nobody can answer, and the call
+ * says so. (Where nobody can answer, the tools that ask are not offered to a model in the first place.)
+ */
+export function commandAnswer(io: IO, command: string, stop: CommandStop): AnswerQuestions {
   if (io.stdin.isTTY)
-    return (request, options) => oneAtATime(() => promptForQuestions(io, request, options.signal))
+    return (request, options) => oneAtATime(() => promptForQuestions(io, request, stop, options.signal))
   return async () => ({
     unanswered: `toolbelt ${command} cannot ask the user: stdin is not a terminal. Run it in a terminal to answer questions.`,
   })

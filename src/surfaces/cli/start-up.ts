@@ -4,6 +4,7 @@ import { type IO, UsageError } from "./io.ts"
 import { projectDirectory } from "./project-dir.ts"
 import { commandDecide } from "./prompt.ts"
 import { commandAnswer } from "./question-prompt.ts"
+import type { CommandStop } from "./stop-signal.ts"
 import { chooseTrust, sayTrust } from "./trust-gate.ts"
 
 /**
@@ -12,7 +13,8 @@ import { chooseTrust, sayTrust } from "./trust-gate.ts"
  * 2. Whether what the project brings applies (`chooseTrust`: `--trust`, else the person at a terminal
  *    when the project is not trusted, else the store and `TOOLBELT_TRUST`).
  * 3. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
- *    Questions tools ask go to the terminal; without one nobody can answer them.
+ *    Questions tools ask go to the terminal; without one nobody can answer them. Ctrl+C at either
+ *    prompt is `stop`'s, as SIGINT is.
  * 4. No sweep of the output store: a short-lived command leaves that to long-running servers.
  * 5. Say on stderr what runs because of `--trust`, and (with `leftOut`) what was left out.
  */
@@ -28,16 +30,18 @@ export async function openForCalls(options: {
   leftOut?: boolean
   /** Edits wait for language servers' diagnostics (`call` turns it on with `--diagnostics`). */
   editDiagnostics?: boolean
+  /** How the command is stopped: Ctrl+C at a permission or question prompt stops it too. */
+  stop: CommandStop
 }): Promise<Toolbelt> {
-  const { io, command, cwd, yes } = options
+  const { io, command, cwd, yes, stop } = options
   const directory = projectDirectory(cwd, io.cwd)
   const choice = await chooseTrust({ io, directory, flag: options.trust, ask: true })
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
     ...(choice.trust ? { trust: true } : {}),
-    decide: commandDecide(io, command, yes),
-    answer: commandAnswer(io, command),
+    decide: commandDecide(io, command, yes, stop),
+    answer: commandAnswer(io, command, stop),
     sweep: false,
     editDiagnostics: options.editDiagnostics ?? true,
   })

@@ -11,6 +11,44 @@ export function onStopSignal(stop: () => void): () => void {
   }
 }
 
+/**
+ * How the person stops a command that runs calls (`call`, `run`): SIGINT or SIGTERM, or Ctrl+C at one
+ * of its prompts, where the terminal is read in raw mode and Ctrl+C is a key, not a signal. Both end
+ * the same way: `signal`, which the command's calls run under, aborts, so each call in flight is
+ * recorded as interrupted (a pending ask or question is withdrawn) and the command exits 130.
+ */
+export class CommandStop {
+  readonly #controller = new AbortController()
+  #prompt: string | undefined
+
+  /** Aborted once the command is stopped. */
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  /** The prompt Ctrl+C was pressed at ("the permission prompt"), when that is what stopped the command. */
+  get prompt(): string | undefined {
+    return this.#prompt
+  }
+
+  /** Ctrl+C at `prompt`. */
+  interrupt(prompt: string): void {
+    if (this.#controller.signal.aborted) return
+    this.#prompt = prompt
+    this.#controller.abort()
+  }
+
+  /** Stops the command on the first SIGINT or SIGTERM; returns how to stop listening. */
+  listen(): () => void {
+    return onStopSignal(() => this.#controller.abort())
+  }
+
+  /** What the command says when it ends stopped (after `toolbelt <command>: `). */
+  message(what: string): string {
+    return `interrupted${this.#prompt ? ` at ${this.#prompt} (Ctrl+C)` : ""}; ${what}`
+  }
+}
+
 /** A server a command runs until it is stopped. */
 export interface RunningServer {
   /** Resolves when the server ended by itself (a stdio client closed the connection). */

@@ -1,9 +1,9 @@
 import type { InterruptedCall } from "../../../runtime/settle/interrupted-calls.ts"
 import type { Settlement } from "../../../runtime/settle/settle.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
-import { EXIT, type IO, readAll, UsageError, writeJson } from "../io.ts"
+import { EXIT, Interrupted, type IO, readAll, UsageError, writeJson } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
-import { onStopSignal } from "../stop-signal.ts"
+import { CommandStop } from "../stop-signal.ts"
 import { unknownToolReason } from "../trust-text.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
@@ -25,8 +25,9 @@ Options:
                   or {"status":"error","error"}
   -h, --help      show this help
 
-Exit codes: 0 completed, 1 the tool returned an error, 2 usage error (unknown tool, a tool not offered
-here and why, bad JSON).
+Exit codes: 0 completed, 1 the tool returned an error (a rejected permission ask included: "r" or
+Ctrl+D at the prompt), 2 usage error (unknown tool, a tool not offered here and why, bad JSON), 130
+interrupted (Ctrl+C, also at a prompt).
 `
 
 /** The command line `call` takes. */
@@ -53,6 +54,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     )
   const input = await parseInput(rawArgs, io)
 
+  const stop = new CommandStop()
   const toolbelt = await openForCalls({
     io,
     command: "call",
@@ -60,9 +62,9 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     yes: values.yes,
     trust: values.trust,
     editDiagnostics: values.diagnostics ?? false,
+    stop,
   })
-  const abort = new AbortController()
-  const stopListening = onStopSignal(() => abort.abort())
+  const stopListening = stop.listen()
   try {
     warnStartUp(toolbelt, io)
     // A session in plan mode runs as plan unless --agent says otherwise.
@@ -92,9 +94,15 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
       tool: known,
       input,
       agent,
-      abort: abort.signal,
+      abort: stop.signal,
       ...(values.session ? { sessionID: values.session } : {}),
     })
+    // Stopped (Ctrl+C at the prompt, or a signal): one line from main and exit 130, not the call's error.
+    if (stop.signal.aborted && result.status === "error" && result.metadata.interrupted === true) {
+      const interrupted = result.metadata.interrupted_calls as readonly InterruptedCall[] | undefined
+      if (interrupted) warnInterrupted(interrupted, io)
+      throw new Interrupted(stop.message("the call was stopped and is recorded as interrupted."))
+    }
     report(result, json, io)
     return result.status === "completed" ? EXIT.ok : EXIT.failed
   } finally {

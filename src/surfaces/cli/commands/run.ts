@@ -4,9 +4,9 @@ import type { ToolPart } from "../../../platform/store/part.ts"
 import type { Subscription } from "../../../runtime/bus/bus.ts"
 import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
-import { EXIT, type IO, readAll, UsageError } from "../io.ts"
+import { EXIT, Interrupted, type IO, readAll, UsageError } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
-import { onStopSignal } from "../stop-signal.ts"
+import { CommandStop } from "../stop-signal.ts"
 import { TurnParts } from "./turn-parts.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
@@ -75,6 +75,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     throw error
   }
 
+  const stop = new CommandStop()
   const toolbelt = await openForCalls({
     io,
     command: "run",
@@ -82,10 +83,11 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     yes: values.yes,
     trust: values.trust,
     leftOut: true,
+    stop,
   })
-  const abort = new AbortController()
-  const stopListening = onStopSignal(() => abort.abort())
+  const stopListening = stop.listen()
   const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR
+  const shown = new Set<string>()
   let subscription: Subscription | undefined
   try {
     warnStartUp(toolbelt, io)
@@ -102,7 +104,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
       // Questions (and plan mode's approval) are offered only where the person can answer them.
       interactive: Boolean(io.stdin.isTTY),
       steps,
-      abort: abort.signal,
+      abort: stop.signal,
       ...(values.session ? { sessionID: values.session } : {}),
       onStart: ({ sessionID }) => {
         // The turn's calls, and those of the subagents it starts, indented under them.
@@ -110,7 +112,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
           root: sessionID,
           session: (id) => toolbelt.store.sessions.get(id),
           out: io.stderr,
-          make: (out) => new PartRenderer(out, color),
+          make: (out) => new PartRenderer(out, color, shown),
         })
         subscription = toolbelt.bus.subscribe("message.part.updated", (event) =>
           view.update(event.properties.part),
@@ -128,7 +130,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     })
     if (text && !text.endsWith("\n")) io.stdout.write("\n")
     await drain(subscription)
-    return report(result, io, before)
+    return report(result, io, { before, shown, stop })
   } finally {
     subscription?.()
     stopListening()
@@ -143,8 +145,16 @@ async function drain(subscription: Subscription | undefined): Promise<void> {
   }
 }
 
-/** How the turn ended; `before` is the agent it started as (plan mode may have switched it). */
-function report(result: TurnResult, io: IO, before: string): number {
+/**
+ * How the turn ended; `before` is the agent it started as (plan mode may have switched it), `shown` the
+ * errors the live view printed in full (a refusal that stopped the turn is not said twice), `stop` what
+ * stopped it (a signal, or Ctrl+C at a prompt).
+ */
+function report(
+  result: TurnResult,
+  io: IO,
+  { before, shown, stop }: { before: string; shown: ReadonlySet<string>; stop: CommandStop },
+): number {
   const session = `(session ${result.sessionID})`
   switch (result.status) {
     case "finished":
@@ -155,10 +165,14 @@ function report(result: TurnResult, io: IO, before: string): number {
         )
       return EXIT.ok
     case "aborted":
-      io.stderr.write(`toolbelt run: interrupted ${session}\n`)
-      return 130
+      // main says it in one line and exits 130, as for every command the person stopped.
+      throw new Interrupted(stop.message(`the turn was stopped ${session}.`))
     case "blocked":
-      io.stderr.write(`toolbelt run: stopped: ${result.error} ${session}\n`)
+      io.stderr.write(
+        result.error !== undefined && shown.has(result.error)
+          ? `toolbelt run: stopped at the call above (its error says why) ${session}\n`
+          : `toolbelt run: stopped: ${result.error} ${session}\n`,
+      )
       return EXIT.failed
     case "failed":
       io.stderr.write(`toolbelt run: the model failed: ${result.error} ${session}\n`)
@@ -173,11 +187,14 @@ function report(result: TurnResult, io: IO, before: string): number {
 export class PartRenderer {
   readonly #out: NodeJS.WritableStream
   readonly #color: boolean
+  readonly #shown: Set<string> | undefined
   readonly #seen = new Map<string, { status: string; printed: string; partial: string }>()
 
-  constructor(out: NodeJS.WritableStream, color: boolean) {
+  /** `shown` collects the errors printed in full (not cut), so the command need not repeat them. */
+  constructor(out: NodeJS.WritableStream, color: boolean, shown?: Set<string>) {
     this.#out = out
     this.#color = color
+    this.#shown = shown
   }
 
   update(part: ToolPart): void {
@@ -209,7 +226,9 @@ export class PartRenderer {
     } else {
       const interrupted = state.metadata?.interrupted === true
       const first = state.error.split("\n")[0] ?? ""
-      this.#write(`${this.#paint("31", interrupted ? "⊘" : "✗")} ${part.tool}: ${clip(first, 300)}\n`)
+      const line = clip(first, 300)
+      if (line === state.error) this.#shown?.add(state.error)
+      this.#write(`${this.#paint("31", interrupted ? "⊘" : "✗")} ${part.tool}: ${line}\n`)
     }
   }
 
