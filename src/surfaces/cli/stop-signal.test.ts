@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type RunningServer, serveUntilStopped } from "./stop-signal.ts"
+import { CommandStop, type RunningServer, serveUntilStopped } from "./stop-signal.ts"
 
 /** A server that counts its closes; `end` ends it by itself. */
 function server(options: { endsByItself?: boolean } = {}) {
@@ -55,6 +55,30 @@ describe("serveUntilStopped", () => {
         throw new Error("port taken")
       }),
     ).rejects.toThrow("port taken")
+    expect(listeners()).toBe(before)
+  })
+})
+
+describe("CommandStop", () => {
+  it("Ctrl+C at a prompt aborts the command's signal and names the prompt", () => {
+    const stop = new CommandStop()
+    stop.interrupt("the permission prompt")
+    expect(stop.signal.aborted).toBe(true)
+    expect(stop.message("the call was stopped.")).toBe(
+      "interrupted at the permission prompt (Ctrl+C); the call was stopped.",
+    )
+  })
+
+  it("a signal aborts it without naming a prompt; a later Ctrl+C does not rename what stopped it", () => {
+    const before = listeners()
+    const stop = new CommandStop()
+    const stopListening = stop.listen()
+    process.emit("SIGTERM")
+    stop.interrupt("the question prompt")
+    stopListening()
+    expect(stop.signal.aborted).toBe(true)
+    expect(stop.prompt).toBeUndefined()
+    expect(stop.message("the turn was stopped.")).toBe("interrupted; the turn was stopped.")
     expect(listeners()).toBe(before)
   })
 })
