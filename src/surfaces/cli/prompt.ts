@@ -92,7 +92,9 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined,
       unanswered:
         `permission ${request.permission} for ${request.patterns.join(", ")}${by ? `, asked by ${by},` : ""} needs approval, and toolbelt ${command} ` +
         `cannot ask (stdin is not a terminal and --yes was not given).` +
-        (note ? ` ${note}` : ` Re-run with --yes to approve it, or allow it in toolbelt.json.`),
+        (note
+          ? ` ${note}`
+          : ` Re-run with --yes to approve it, or allow it in your own ~/.config/toolbelt/toolbelt.json (a project's toolbelt.json can allow it only once you trust the project).`),
     }
   }
 }
