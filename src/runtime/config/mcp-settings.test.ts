@@ -35,7 +35,7 @@ describe("mcpSettings", () => {
       maxRequestBytes: 16 * 1024 * 1024,
       maxCallsPerSession: 32,
       maxCalls: 128,
-      maxQueuedCalls: 256,
+      maxQueuedCalls: 64,
     })
   })
 

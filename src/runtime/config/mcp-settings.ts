@@ -33,7 +33,7 @@ export const DEFAULT_MAX_CALLS = 128
  * Calls of one session that wait for a free place, beyond those running; one more is refused at
  * once with an error that names the limit. A waiting call holds only its request.
  */
-export const DEFAULT_MAX_QUEUED_CALLS = 256
+export const DEFAULT_MAX_QUEUED_CALLS = 64
 
 export interface McpSettings {
   /**
