@@ -94,7 +94,7 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined,
         `cannot ask (stdin is not a terminal and --yes was not given).` +
         (note
           ? ` ${note}`
-          : ` Re-run with --yes to approve it, or allow it in your own ~/.config/toolbelt/toolbelt.json (a project's toolbelt.json can allow it only once you trust the project).`),
+          : ` Re-run with --yes to approve it, or allow it in ~/.config/toolbelt/toolbelt.json.`),
     }
   }
 }
