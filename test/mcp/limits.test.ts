@@ -1,36 +1,15 @@
 // The stdio server's resources under a hostile client: thousands of calls at once, and a client that
 // sends and never reads. Memory is measured in the server process itself (/proc/<pid>/status).
 import { spawn } from "node:child_process"
-import { readdir, readFile, writeFile } from "node:fs/promises"
+import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { MiB, memoryOf, settled } from "../proc-memory.ts"
 import { bin, makeProject, type Project } from "./helpers.ts"
 import { callTool, initialize, initialized } from "./raw.ts"
 
-const MiB = 1024 * 1024
 const onLinux = process.platform === "linux"
-
-/**
- * VmRSS and VmHWM of a live process and its descendants, summed, in bytes: the launcher may hand over
- * to a Node of its own, which is then the server.
- */
-async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "")
-  const kib = (name: string) =>
-    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024
-  const total = { rss: kib("VmRSS"), peak: kib("VmHWM") }
-  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[])
-  for (const task of tasks) {
-    const children = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")
-    for (const child of children.split(" ").filter(Boolean)) {
-      const below = await memoryOf(Number(child))
-      total.rss += below.rss
-      total.peak += below.peak
-    }
-  }
-  return total
-}
 
 /** A 45 KB file of numbered lines, like a source file an agent reads. */
 async function bigFile(dir: string): Promise<string> {
@@ -73,18 +52,6 @@ async function handshake(server: ReturnType<typeof startMcp>): Promise<void> {
   await new Promise<void>((resolve) => lines.once("line", () => resolve()))
   lines.close()
   server.child.stdin.write(`${JSON.stringify(initialized)}\n`)
-}
-
-/** Waits until `sample` gives the same value `times` samples in a row (the process settled). */
-async function settled(sample: () => Promise<number>, times = 5, everyMs = 300): Promise<void> {
-  let last = Number.NaN
-  let same = 0
-  while (same < times) {
-    await new Promise((resolve) => setTimeout(resolve, everyMs))
-    const now = await sample()
-    same = now === last ? same + 1 : 0
-    last = now
-  }
 }
 
 describe.skipIf(!onLinux)("MCP stdio server resources (Linux: memory read from /proc)", () => {
