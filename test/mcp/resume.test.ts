@@ -1,12 +1,14 @@
 // Resumable MCP streams over real HTTP on loopback: a client whose stream drops in the middle of a call
 // reconnects with `GET` + `Last-Event-ID` and gets what it missed, once; and what may not be resumed
 // (another session's event, one dropped by the bounds, an ended session, a cancelled request).
+import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client, type Progress, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { serveHttp } from "../../src/surfaces/http/server.ts"
+import { DEFAULT_REPLAY_LIMITS } from "../../src/surfaces/mcp-server/event-store.ts"
 import {
   type McpHandlerOptions,
   type McpHttpServer,
@@ -301,6 +303,62 @@ describe("a stream cut in the middle of a call", () => {
     } finally {
       await served.close()
     }
+  })
+})
+
+describe("a long replay", () => {
+  it("is sent in pieces: each resume replays a bounded amount and ends, and resuming from its last event goes on", async () => {
+    const replayBytes = 1000
+    await using server = await serve({ replayLimits: { ...DEFAULT_REPLAY_LIMITS, replayBytes } })
+    const session = await openSession(server.url, "2025-11-25")
+    const marker = join(project.dir, "long-replay.done")
+    const cut = new AbortController()
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { ...JSON_HEADERS, ...session },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: CALL_ID,
+        method: "tools/call",
+        params: {
+          name: "bash",
+          arguments: {
+            command: `for i in $(seq 1 15); do echo "line $i of a long replay"; sleep 0.15; done; touch ${marker}`,
+            description: "print slowly",
+          },
+          _meta: { progressToken: "progress-long" },
+        },
+      }),
+      signal: cut.signal,
+    })
+    const primed = await new EventReader(response).next()
+    cut.abort()
+    // Nobody listens while the command prints: its progress piles up to be replayed.
+    await until(() => existsSync(marker), "the command to end", 30_000)
+
+    const pieces: SseEvent[][] = []
+    let last = primed!.id!
+    while (!pieces.flat().some((event) => event.message?.id === CALL_ID)) {
+      const resumed = await resume(server.url, session, last)
+      expect(resumed.status).toBe(200)
+      const piece = await new EventReader(resumed).rest()
+      expect(piece.length).toBeGreaterThan(0)
+      pieces.push(piece)
+      last = piece.at(-1)!.id!
+    }
+
+    expect(pieces.length).toBeGreaterThan(1)
+    for (const piece of pieces.slice(0, -1)) {
+      const bytes = piece.reduce((sum, event) => sum + JSON.stringify(event.message).length, 0)
+      expect(bytes).toBeLessThanOrEqual(replayBytes)
+    }
+    const all = pieces.flat()
+    const ids = all.map((event) => event.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    const values = all.flatMap((event) => progressOf(event)?.progress ?? [])
+    expect(values).toEqual([...values].sort((a, b) => a - b))
+    expect(new Set(values).size).toBe(values.length)
+    expect(textOf(all.at(-1)!.message!.result)).toContain("line 15 of a long replay")
   })
 })
 

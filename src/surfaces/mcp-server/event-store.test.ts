@@ -1,6 +1,13 @@
 import { type JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { describe, expect, it } from "vitest"
-import { type ReplayLimits, ReplayStore, relateSends, relating, type SessionEvents } from "./event-store.ts"
+import {
+  DEFAULT_REPLAY_BYTES,
+  type ReplayLimits,
+  ReplayStore,
+  relateSends,
+  relating,
+  type SessionEvents,
+} from "./event-store.ts"
 
 const roomy: ReplayLimits = {
   sessionEvents: 100,
@@ -14,6 +21,14 @@ const PRIMING = {} as JSONRPCMessage
 
 function progress(n: number): JSONRPCMessage {
   return { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: n } }
+}
+
+function progressWith(n: number, message: string): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progressToken: 1, progress: n, message },
+  }
 }
 
 function result(id: number, text = "done"): JSONRPCMessage {
@@ -62,6 +77,36 @@ describe("SessionEvents: replay", () => {
       },
     })
     expect(sent).toEqual([progress(1), result(1)])
+  })
+
+  it("replays at most DEFAULT_REPLAY_BYTES at once, then names no stream of the transport, so the response ends", async () => {
+    const events = new ReplayStore({ ...roomy, sessionBytes: 1 << 24 }).forSession()
+    const primed = await events.storeEvent("post-1", PRIMING)
+    for (let n = 0; n < 40; n++) await events.storeEvent("post-1", progressWith(n, "x".repeat(100_000)))
+    const last = await events.storeEvent("post-1", result(1))
+
+    const pieces: number[] = []
+    let from = primed
+    for (;;) {
+      const sent: string[] = []
+      let bytes = 0
+      const stream = await events.replayEventsAfter(from, {
+        send: async (id, message) => {
+          sent.push(id)
+          bytes += JSON.stringify(message).length
+        },
+      })
+      expect(bytes).toBeLessThanOrEqual(DEFAULT_REPLAY_BYTES)
+      pieces.push(sent.length)
+      from = sent.at(-1)!
+      if (from === last) {
+        expect(stream).toBe("post-1")
+        break
+      }
+      expect(stream).not.toBe("post-1")
+    }
+    expect(pieces.length).toBeGreaterThan(3)
+    expect(pieces.reduce((sum, count) => sum + count, 0)).toBe(41)
   })
 
   it("gives ids that name nothing in another session, and refuses ids it never gave", async () => {

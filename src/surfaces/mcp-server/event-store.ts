@@ -17,7 +17,16 @@ export interface ReplayLimits {
   readonly sessionBytes: number
   readonly totalEvents: number
   readonly totalBytes: number
+  /** Bytes of JSON one replay sends at most (default `DEFAULT_REPLAY_BYTES`). */
+  readonly replayBytes?: number
 }
+
+/**
+ * What one resume replays at most. The SDK queues a replay on the stream before it answers, so this
+ * is what a client that resumes and then does not read can hold; a client with more to get resumes
+ * again from the last event it got.
+ */
+export const DEFAULT_REPLAY_BYTES = 1024 * 1024
 
 /**
  * Enough for the progress and the results of the calls a session has in flight (results are already
@@ -31,6 +40,9 @@ export const DEFAULT_REPLAY_LIMITS: ReplayLimits = {
   totalEvents: 20_000,
   totalBytes: 16 * 1024 * 1024,
 }
+
+/** Appended to a stream's id to name none (the SDK's ids are UUIDs and `_GET_stream`): a cut replay. */
+const CUT_STREAM = "#replay-cut"
 
 /** What one kept event costs besides its JSON: its maps' entries and the entry itself. */
 const EVENT_OVERHEAD_BYTES = 64
@@ -224,6 +236,9 @@ export class SessionEvents implements EventStore {
   /**
    * Sends the kept messages of the event's stream that came after it, in order. Events stored while
    * this runs are sent too: the transport only writes live to the stream once this returns.
+   * At most `replayBytes` go (at least one event): when more is left, the replay names a stream the
+   * transport does not have, which makes it end the response after what was sent (it closes a
+   * resumed stream without open requests), and the client resumes from the last event it got.
    */
   async replayEventsAfter(
     lastEventId: EventId,
@@ -232,10 +247,14 @@ export class SessionEvents implements EventStore {
     const found = this.#find(lastEventId)
     if (!found) throw new Error(`No stream of this session has the event ${lastEventId}.`)
     const { stream, after } = found
+    const most = this.#store.limits.replayBytes ?? DEFAULT_REPLAY_BYTES
+    let sent = 0
     // A Map's iteration also visits what is added to it meanwhile.
     for (const entry of stream.events.values()) {
       if (entry.number <= after || entry.json === undefined) continue
+      if (sent > 0 && sent + entry.bytes > most) return `${stream.id}${CUT_STREAM}`
       await send(`${stream.token}.${entry.number}`, JSON.parse(entry.json) as JSONRPCMessage)
+      sent += entry.bytes
     }
     return stream.id
   }

@@ -196,8 +196,9 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
  * 6. Streams are resumable: every message sent on them is kept for a while (`ReplayStore`, bounded
  *    per session and in total, dropped with the session), each SSE event carries its id, and a
  *    client whose stream dropped reconnects with `GET` and `Last-Event-ID` to get what came after,
- *    then the rest of the call live. An id the session does not keep, or the stream of a cancelled
- *    request, is refused here with why.
+ *    then the rest of the call live. One resume replays at most 1 MiB and then ends, and the client
+ *    resumes again from its last event. An id the session does not keep, or the stream of a
+ *    cancelled request, is refused here with why.
  */
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const settings = mcpSettings(options.toolbelt.config)
