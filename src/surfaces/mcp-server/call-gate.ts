@@ -41,6 +41,8 @@ interface Waiter {
  *    `queued` calls waiting: then it is refused (`CallLimitError`) and holds nothing.
  * 3. A place given back goes to the oldest waiter whose session has room.
  * 4. A waiter whose request is cancelled leaves the line.
+ * 5. A session on hold (its client is not reading what it was sent) gets no place: its calls wait,
+ *    or are refused past `queued`, so what it answers cannot pile up; let go, its waiters run.
  */
 export class CallGate {
   readonly limits: CallLimits
@@ -88,8 +90,13 @@ export class CallGate {
     return promise.finally(() => signal?.removeEventListener("abort", onAbort))
   }
 
+  /** 5. A session let go of its hold: its waiters may run. */
+  wake(): void {
+    this.#next()
+  }
+
   #hasRoom(session: SessionCalls): boolean {
-    return session.running < this.limits.perSession && this.#running < this.limits.total
+    return !session.held && session.running < this.limits.perSession && this.#running < this.limits.total
   }
 
   #take(session: SessionCalls): Release {
@@ -133,6 +140,8 @@ export class SessionCalls {
   readonly #gate: CallGate
   running = 0
   waiting = 0
+  /** On hold: its calls get no place (the client does not read what it was sent). */
+  held = false
 
   constructor(gate: CallGate) {
     this.#gate = gate
@@ -141,5 +150,12 @@ export class SessionCalls {
   /** A place for one call: resolves when it may run, rejects with `CallLimitError` when it may not wait. */
   enter(signal?: AbortSignal): Promise<Release> {
     return this.#gate.enter(this, signal)
+  }
+
+  /** Holds new calls back while `held` (the running ones go on), and lets them run once not. */
+  hold(held: boolean): void {
+    if (this.held === held) return
+    this.held = held
+    if (!held) this.#gate.wake()
   }
 }

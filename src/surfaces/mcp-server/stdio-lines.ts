@@ -37,11 +37,14 @@ interface PendingBatch {
  *    resolved once the stream took it.
  * 5. Back-pressure: while more than `outputHighWater` bytes wait for the client to read them, no
  *    line is read (the rest of a chunk waits, stdin is paused); reading resumes on stdout's `drain`.
+ *    `onBehind` hears both, so the server starts no more of the calls already read meanwhile.
  */
 export class StdioLineTransport implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
   onmessage?: Transport["onmessage"]
+  /** The client fell behind reading stdout (true), or caught up (false). */
+  onBehind?: (behind: boolean) => void
   sessionId?: string
   #version: string | undefined
   readonly #stdin: Readable
@@ -220,12 +223,14 @@ export class StdioLineTransport implements Transport {
     this.#paused = { rest: undefined }
     this.#stdin.pause()
     out.once("drain", this.#onDrain)
+    this.onBehind?.(true)
   }
 
   #onDrain = (): void => {
     const paused = this.#paused
     if (!paused || this.#closed) return
     this.#paused = undefined
+    this.onBehind?.(false)
     if (paused.rest) this.#onData(paused.rest)
     if (!this.#paused) this.#stdin.resume()
   }

@@ -5,7 +5,8 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
-import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
+import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
+import { CallGate, callLimitsOf } from "./call-gate.ts"
 import { trackProtocolVersion } from "./protocol-versions.ts"
 import { createMcpServer } from "./server.ts"
 import { StdioLineTransport } from "./stdio-lines.ts"
@@ -42,12 +43,16 @@ export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
     options.transport ??
     new StdioLineTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout)
   const protocolVersion = trackProtocolVersion(wire)
+  // Calls read while the client is not reading stdout wait to start: their answers would pile up.
+  const calls = new CallGate(callLimitsOf(mcpSettings(options.toolbelt.config))).forSession()
+  if (wire instanceof StdioLineTransport) wire.onBehind = (behind) => calls.hold(behind)
   const handle = serveStdio(
     async () =>
       (
         await createMcpServer(options.toolbelt, {
           session: ascending("ses"),
           protocolVersion,
+          calls,
           ...(options.agent ? { agent: options.agent } : {}),
           ...(options.ask ? { ask: options.ask } : {}),
           ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
