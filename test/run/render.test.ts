@@ -126,4 +126,22 @@ describe("PartRenderer (toolbelt run's live view)", () => {
     )
     expect(text()).toContain("⊘ bash: Tool execution aborted")
   })
+
+  it("shows a refusal whose one line names a deep path in full, so the run need not repeat it", () => {
+    let text = ""
+    const write = (chunk: string) => {
+      text += chunk
+      return true
+    }
+    const out = { write } as unknown as NodeJS.WritableStream
+    const shown = new Set<string>()
+    const render = new PartRenderer(out, false, shown)
+    const deep = `/tmp/${"nested-folder/".repeat(30)}outside/*`
+    const error = `This call needs a person's approval and no one could be asked, so it did not run: permission external_directory for ${deep} needs approval.`
+    expect(error.length).toBeGreaterThan(300)
+    render.update(part({ status: "running", input: {}, time: { start: 1 } }, "read"))
+    render.update(part({ status: "error", input: {}, error, time: { start: 1, end: 2 } }, "read"))
+    expect(text).toContain(`✗ read: ${error}\n`)
+    expect(shown.has(error)).toBe(true)
+  })
 })

@@ -184,6 +184,9 @@ function report(
  * Shows tool parts as they move: a line when a call starts, its streaming output (the shell's
  * `metadata.output`) as it grows, and the outcome with the diff (`metadata.diff`) of file changes.
  */
+/** The longest first line of a failed call shown whole on its ✗ line. */
+const ERROR_LINE_MAX = 1000
+
 export class PartRenderer {
   readonly #out: NodeJS.WritableStream
   readonly #color: boolean
@@ -226,7 +229,9 @@ export class PartRenderer {
     } else {
       const interrupted = state.metadata?.interrupted === true
       const first = state.error.split("\n")[0] ?? ""
-      const line = clip(first, 300)
+      // A refusal is one line that names paths and commands: cut only a line no one reads whole, so the
+      // refusal that stops a turn is said here in full, once, wherever the project lives.
+      const line = clip(first, ERROR_LINE_MAX)
       if (line === state.error) this.#shown?.add(state.error)
       this.#write(`${this.#paint("31", interrupted ? "⊘" : "✗")} ${part.tool}: ${line}\n`)
     }
