@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { landAtBase } from "./base-indent.ts"
+import { landAligned, landAtBase } from "./base-indent.ts"
+import { replace } from "./replace.ts"
 
 const block = ["        if x:", "            return 1"]
 
@@ -83,5 +84,82 @@ describe("landAtBase", () => {
     expect(result.ok && result.note).toBe(
       "newString was written without the block's indentation, so it was re-indented to the text it replaces (+8 spaces)",
     )
+  })
+})
+
+describe("landAligned: the landing checked after the line-aligned path", () => {
+  it.each([
+    [
+      "oldString at the margin, newString's first line bare: the rest was moved twice",
+      "if x:\n            return 3",
+      "        if x:\n                    return 3",
+      "        if x:\n            return 3",
+    ],
+    [
+      "oldString's rest a level too deep, newString at the margin: the rest was moved to the margin",
+      "if x:\n    return 3",
+      "        if x:\nreturn 3",
+      "        if x:\n            return 3",
+    ],
+    [
+      "what the path produced already sits in place: kept",
+      "if x:\n    return 3",
+      "        if x:\n            return 3",
+      "        if x:\n            return 3",
+    ],
+    [
+      "a deliberate wrap (kept lines moved a level deeper) fits no reading: kept",
+      "if y:\n    if x:\n        return 1",
+      "        if y:\n            if x:\n                return 1",
+      "        if y:\n            if x:\n                return 1",
+    ],
+  ])("%s", (_name, text, produced, landed) => {
+    expect(landAligned({ fileLines: block, firstLine: 3, prefix: "", text, produced })).toMatchObject({
+      ok: true,
+      text: landed,
+    })
+  })
+})
+
+describe("replace: a slipped oldString matched line by line lands newString at the block", () => {
+  const file =
+    "class A:\n    def f(self, x):\n        if x:\n            say(\u201chi\u201d)\n            return 1\n        return 2\n"
+  const landed =
+    "class A:\n    def f(self, x):\n        if x:\n            say(\u201chi\u201d)\n            return 3\n        return 2\n"
+  it.each([
+    [
+      "oldString dedented to the margin, newString's first line bare and the rest at the file's depth",
+      "if x:\n    say(\u201chi\u201d)\n    return 1",
+      "if x:\n            say(\u201chi\u201d)\n            return 3",
+    ],
+    [
+      "oldString's first line bare and the rest a level too deep, newString at the margin",
+      "if x:\n                say(\u201chi\u201d)\n                return 1",
+      "if x:\n    say(\u201chi\u201d)\n    return 3",
+    ],
+    [
+      "the same through the merge (straight quotes for the file's curly ones), dedented",
+      'if x:\n    say("hi")\n    return 1',
+      'if x:\n            say("hi")\n            return 3',
+    ],
+    [
+      "the same through the merge, a level too deep",
+      'if x:\n                say("hi")\n                return 1',
+      'if x:\n    say("hi")\n    return 3',
+    ],
+  ])("%s", (_name, oldString, newString) => {
+    expect(replace({ content: file, oldString, newString })).toMatchObject({ ok: true, content: landed })
+  })
+
+  it("keeps the merge's typography note", () => {
+    const result = replace({
+      content: file,
+      oldString: 'if x:\n    say("hi")\n    return 1',
+      newString: 'if x:\n            say("hi")\n            return 3',
+    })
+    expect(result.ok && result.normalisation).toContain(
+      "newString's first line was copied without its indentation",
+    )
+    expect(result.ok && result.normalisation).not.toContain("re-indented to the file's indentation")
   })
 })

@@ -85,6 +85,31 @@ export function landAtBase(input: LandingInput): Landing {
 }
 
 /**
+ * The same landing, checked after the line-aligned path (merge.ts, reindent.ts) re-indented newString by
+ * oldString's indentation: when oldString's own indentation was slipped (its lines dedented to the
+ * margin, or its first line bare and the rest a level too deep), that move shifts newString. `produced`
+ * is kept when its lines fit the evidence (or there is none); otherwise newString as the model wrote
+ * it (`text`) is landed at the base as above, and taken when that fits. When neither fits, `produced`
+ * stands: a deliberate re-indentation (a block wrapped or unwrapped) fits no reading of newString.
+ */
+export function landAligned(input: LandingInput & { readonly produced: string }): Landing {
+  const { fileLines, produced } = input
+  const asProduced = { ok: true, text: produced } as const
+  if (fileLines.every(isBlank) || fitsInPlace(produced, fileLines) !== false) return asProduced
+  const landed = landAtBase({ ...input, prefix: "" })
+  if (!landed.ok || landed.text === produced || !fitsInPlace(landed.text, fileLines)) return asProduced
+  return landed
+}
+
+/** Whether text's lines sit where the evidence says (undefined when there is none). */
+function fitsInPlace(text: string, fileLines: readonly string[]): boolean | undefined {
+  const lines = text.split("\n")
+  const evidence = keptLines(lines, fileLines, false)
+  if (evidence.length === 0) return undefined
+  return evidence.every(([k, j]) => indentOf(lines[k]!) === indentOf(fileLines[j]!))
+}
+
+/**
  * Pairs [line of newString, line of the file] that should sit at the same indentation: the lines
  * newString keeps, matched in order by their text, and its first two non-blank lines with the file's
  * first two where those are not paired already (a changed line stands where the line it changes was).

@@ -21,7 +21,7 @@
  * - `describeMatch` turns a match that was not exact into the note the tool shows the model.
  */
 
-import { landAtBase } from "./base-indent.ts"
+import { landAligned, landAtBase } from "./base-indent.ts"
 import { describeClosest } from "./closest.ts"
 import { stripGutters } from "./gutter.ts"
 import {
@@ -36,7 +36,7 @@ import {
 import { type Candidate, MatchContext, type Matcher, type MatcherName } from "./match-context.ts"
 import { MATCHERS } from "./matchers.ts"
 import { merge } from "./merge.ts"
-import { indentOf, reindent } from "./reindent.ts"
+import { indentOf, isBlank, reindent } from "./reindent.ts"
 
 // What the tools say about a match that was not exact (edit and multiedit reach it through here).
 export { describeMatch } from "./describe-match.ts"
@@ -91,6 +91,8 @@ export interface ReplaceInput {
  *    - otherwise one candidate is replaced, and several are `ambiguous`, with their line numbers.
  * 5. Each replacement is newString adapted to its span: unescaped or trimmed as the matcher requires,
  *    or merged line by line into an aligned span (merge.ts; a change it cannot place is `uncertain`),
+ *    then landed at the indentation of the lines it replaces when oldString's own indentation slipped
+ *    (base-indent.ts; a span matched as written is landed or refused there too),
  *    its final line break dropped at the end of a file that has none. An edit that leaves the file as
  *    it was is `identical`.
  * 6. Nothing found → `not-found`, naming the closest region of the file with a line diff (closest.ts).
@@ -265,13 +267,19 @@ function apply(input: Application): ReplaceResult {
           message: `oldString matches ${where} only ${matcher.when}, and ${merged.message}\n\n${describeClosest({ fileLines: context.lines, findLines: context.findLines, trimmed: context.trimmed })}`,
         }
       }
-      text = merged.text
-      for (const note of merged.notes) if (!notes.includes(note)) notes.push(note)
+      const landed = candidate.alignment.firstColumn === 0 && relanded(context, candidate, text, merged.text)
+      text = landed ? landed.text : merged.text
+      // Relanded, the merge's own re-indentation note no longer holds; its others (typography, blank lines) do.
+      const mergeNotes = landed ? merged.notes.filter((note) => !note.startsWith("newString ")) : merged.notes
+      for (const note of landed ? [landed.note, ...mergeNotes] : mergeNotes)
+        if (!notes.includes(note)) notes.push(note)
     } else if (candidate.lines) {
       const re = reindentFor(context, candidate, text)
       if (re) {
-        text = re.text
-        if (!notes.includes(re.note)) notes.push(re.note)
+        const landed = relanded(context, candidate, text, re.text)
+        text = landed ? landed.text : re.text
+        const note = landed ? landed.note : re.note
+        if (!notes.includes(note)) notes.push(note)
       }
     } else {
       const landed = landingOf(context, candidate, text)
@@ -349,6 +357,39 @@ function landingOf(context: MatchContext, candidate: Candidate, text: string) {
     prefix,
     text,
   })
+}
+
+/**
+ * After the line-aligned path moved newString by oldString's indentation: newString landed at the
+ * indentation of the lines it replaces instead, when what that path produced does not sit there and
+ * newString as written, landed at the base, does (base-indent.ts `landAligned`). Only the indentation
+ * moves, and only when the produced lines are newString's line for line (the merge's text, in the
+ * file's typography, is kept); undefined: keep what was produced.
+ */
+function relanded(
+  context: MatchContext,
+  candidate: Candidate,
+  replacement: string,
+  produced: string,
+): { text: string; note: string } | undefined {
+  const written = replacement.split("\n")
+  const lines = produced.split("\n")
+  if (written.length !== lines.length || lines.some((line, k) => isBlank(line) !== isBlank(written[k]!)))
+    return undefined
+  const first = context.lineOf(candidate.start)
+  const last = context.lineOf(Math.max(candidate.start, candidate.end - 1))
+  const landed = landAligned({
+    fileLines: context.lines.slice(first, last + 1),
+    firstLine: first + 1,
+    prefix: "",
+    // The produced lines at newString's own indentation: newString as written, in the file's text.
+    text: lines
+      .map((line, k) => (isBlank(line) ? line : indentOf(written[k]!) + line.trimStart()))
+      .join("\n"),
+    produced,
+  })
+  if (!landed.ok || !landed.note || landed.text === produced) return undefined
+  return { text: landed.text, note: landed.note }
 }
 
 /**
