@@ -76,7 +76,8 @@ describe("toolbelt serve", () => {
     const opened = join(project.home, "opened.txt")
     await writeFile(join(opener, "xdg-open"), `#!/bin/sh\necho "$@" > ${opened}\n`, { mode: 0o755 })
     const serve = await startServe(
-      { ...project, env: { ...project.env, PATH: `${opener}:${project.env.PATH}` } },
+      // A desktop session: without a display toolbelt does not try an opener at all (it says so instead).
+      { ...project, env: { ...project.env, PATH: `${opener}:${project.env.PATH}`, DISPLAY: ":0" } },
       ["--open"],
     )
     try {
