@@ -8,7 +8,7 @@
  *   character, so the first line of newString lands at the file's indentation while the rest land as
  *   written, relative either to the file (as oldString's) or to the margin.
  */
-import { indentOf, isBlank } from "./reindent.ts"
+import { describeIndent, indentOf, isBlank } from "./reindent.ts"
 
 export interface LandingInput {
   /** The file's lines the span covers, whole (the first from its start, the last to its end). */
@@ -160,13 +160,4 @@ function refusal(input: LandingInput, base: string): string {
   const where = fileLines.length === 1 ? `line ${firstLine}` : `lines ${firstLine}-${last}`
   const excerpt = fileLines.map((line, k) => `${firstLine + k}: ${line}`).join("\n")
   return `newString starts at the margin, but the text it replaces (${where}) is indented by ${describeIndent(base)}, and newString's lines fit neither as written nor moved to that indentation, so the edit would land shifted. Write newString with the indentation the lines have in the file:\n\n${excerpt}`
-}
-
-function describeIndent(indent: string): string {
-  const tabs = [...indent].filter((char) => char === "\t").length
-  const spaces = indent.length - tabs
-  const parts: string[] = []
-  if (tabs > 0) parts.push(`${tabs} tab${tabs === 1 ? "" : "s"}`)
-  if (spaces > 0) parts.push(`${spaces} space${spaces === 1 ? "" : "s"}`)
-  return parts.join(" and ")
 }

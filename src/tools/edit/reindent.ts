@@ -224,7 +224,8 @@ function commonPrefix(values: readonly (string | undefined)[]): string | undefin
   return values.every((value) => value === first) ? first : undefined
 }
 
-function describeIndent(indent: string): string {
+/** "2 tabs and 4 spaces": an indentation as words, for messages. */
+export function describeIndent(indent: string): string {
   const tabs = [...indent].filter((char) => char === "\t").length
   const spaces = indent.length - tabs
   const parts: string[] = []
