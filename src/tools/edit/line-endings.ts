@@ -94,3 +94,12 @@ function countBefore(sorted: readonly number[], value: number): number {
   }
   return low
 }
+
+/** Says so when newString's line breaks were written in another convention than it used. */
+export function lineEndingNote(newString: string, endings: ReadonlySet<LineEnding>): string | undefined {
+  const crlf = newString.includes("\r\n")
+  const bareLF = /(^|[^\r])\n/.test(newString)
+  if (endings.has("\r\n") && bareLF) return "newString's line breaks written as CRLF, as the file uses"
+  if (endings.has("\n") && crlf) return "newString's line breaks written as LF, as the file uses"
+  return undefined
+}

@@ -21,22 +21,24 @@
  * - `describeMatch` turns a match that was not exact into the note the tool shows the model.
  */
 
-import { landAligned, landAtBase } from "./base-indent.ts"
 import { describeClosest } from "./closest.ts"
 import { stripGutters } from "./gutter.ts"
+import { landingOf, relanded } from "./landing.ts"
 import {
   endingForSpan,
   type LFText,
   type LineEnding,
+  lineEndingNote,
   normaliseLineEndings,
   originalOffset,
   toLF,
   withLineEnding,
 } from "./line-endings.ts"
+import { lineNumbers } from "./line-numbers.ts"
 import { type Candidate, MatchContext, type Matcher, type MatcherName } from "./match-context.ts"
 import { MATCHERS } from "./matchers.ts"
 import { merge } from "./merge.ts"
-import { indentOf, isBlank, reindent } from "./reindent.ts"
+import { indentOf, reindent } from "./reindent.ts"
 
 // What the tools say about a match that was not exact (edit and multiedit reach it through here).
 export { describeMatch } from "./describe-match.ts"
@@ -343,56 +345,6 @@ function mergeInto(
 }
 
 /**
- * A span matched as written (not line by line): newString at the indentation of the text it replaces
- * (base-indent.ts), when the span begins a line's text (at its start, or after its indentation).
- */
-function landingOf(context: MatchContext, candidate: Candidate, text: string) {
-  const first = context.lineOf(candidate.start)
-  const prefix = context.content.slice(context.starts[first], candidate.start)
-  if (prefix.trim() !== "") return { ok: true, text } as const
-  const last = context.lineOf(Math.max(candidate.start, candidate.end - 1))
-  return landAtBase({
-    fileLines: context.lines.slice(first, last + 1),
-    firstLine: first + 1,
-    prefix,
-    text,
-  })
-}
-
-/**
- * After the line-aligned path moved newString by oldString's indentation: newString landed at the
- * indentation of the lines it replaces instead, when what that path produced does not sit there and
- * newString as written, landed at the base, does (base-indent.ts `landAligned`). Only the indentation
- * moves, and only when the produced lines are newString's line for line (the merge's text, in the
- * file's typography, is kept); undefined: keep what was produced.
- */
-function relanded(
-  context: MatchContext,
-  candidate: Candidate,
-  replacement: string,
-  produced: string,
-): { text: string; note: string } | undefined {
-  const written = replacement.split("\n")
-  const lines = produced.split("\n")
-  if (written.length !== lines.length || lines.some((line, k) => isBlank(line) !== isBlank(written[k]!)))
-    return undefined
-  const first = context.lineOf(candidate.start)
-  const last = context.lineOf(Math.max(candidate.start, candidate.end - 1))
-  const landed = landAligned({
-    fileLines: context.lines.slice(first, last + 1),
-    firstLine: first + 1,
-    prefix: "",
-    // The produced lines at newString's own indentation: newString as written, in the file's text.
-    text: lines
-      .map((line, k) => (isBlank(line) ? line : indentOf(written[k]!) + line.trimStart()))
-      .join("\n"),
-    produced,
-  })
-  if (!landed.ok || !landed.note || landed.text === produced) return undefined
-  return { text: landed.text, note: landed.note }
-}
-
-/**
  * For a line-trimmed match, what exactly differed; "" when the lines are equal (the match only had to
  * give up oldString's final line break at the end of the file).
  */
@@ -430,32 +382,4 @@ function reindentFor(context: MatchContext, candidate: Candidate, text: string) 
     pairs,
     ...(context.indentUnit ? { fileUnit: context.indentUnit } : {}),
   })
-}
-
-/** Says so when newString's line breaks were written in another convention than it used. */
-function lineEndingNote(newString: string, endings: ReadonlySet<LineEnding>): string | undefined {
-  const crlf = newString.includes("\r\n")
-  const bareLF = /(^|[^\r])\n/.test(newString)
-  if (endings.has("\r\n") && bareLF) return "newString's line breaks written as CRLF, as the file uses"
-  if (endings.has("\n") && crlf) return "newString's line breaks written as LF, as the file uses"
-  return undefined
-}
-
-/** 1-based line numbers of ascending offsets, counting line breaks once. */
-function lineNumbers(text: string, offsets: readonly number[]): number[] {
-  const out: number[] = []
-  let line = 1
-  let at = 0
-  for (const offset of offsets) {
-    for (
-      let next = text.indexOf("\n", at);
-      next !== -1 && next < offset;
-      next = text.indexOf("\n", next + 1)
-    ) {
-      line++
-      at = next + 1
-    }
-    out.push(line)
-  }
-  return out
 }
