@@ -1,0 +1,83 @@
+// A tool definition as the fields the ranking weighs: its own name (without the server's prefix),
+// the first sentence of its description, the rest of it, its parameters' names and descriptions,
+// and its server. Long texts are cut to a bounded number of terms, so a 20 KB description or a
+// schema with hundreds of properties costs what a long ordinary one does and cannot drown the rest.
+import { sanitize } from "./sanitize.ts"
+import { nameTerms, terms } from "./terms.ts"
+import type { SearchDoc } from "./types.ts"
+
+export const FIELDS = ["name", "lead", "body", "params", "server"] as const
+export type Field = (typeof FIELDS)[number]
+
+/** The terms of each field of one tool, in order. */
+export type Fields = Readonly<Record<Field, readonly string[]>>
+
+/** At most this many terms per field (the first ones: what a description leads with matters most). */
+const MAX_TERMS: Readonly<Record<Field, number>> = { name: 32, lead: 80, body: 300, params: 300, server: 120 }
+/** At most this many characters of a text are read, so a huge one costs little. */
+const MAX_CHARS = 8_000
+const MAX_PROPERTIES = 120
+const MAX_DEPTH = 3
+
+export function fieldsOf(doc: SearchDoc): Fields {
+  const { lead, body } = splitLead(doc.description.slice(0, MAX_CHARS))
+  const server = doc.server ? `${doc.server.name} ${(doc.server.description ?? "").slice(0, MAX_CHARS)}` : ""
+  return {
+    name: cap(nameTerms(ownName(doc)), "name"),
+    lead: cap(terms(lead), "lead"),
+    body: cap(terms(body), "body"),
+    params: cap(terms(paramText(doc.inputSchema)), "params"),
+    server: cap(terms(server), "server"),
+  }
+}
+
+/** The tool's name without its server's prefix (`github_create_issue` → `create_issue`). */
+export function ownName(doc: SearchDoc): string {
+  if (!doc.server) return doc.name
+  const prefix = `${sanitize(doc.server.name)}_`
+  for (const candidate of [prefix, `mcp_${prefix}`])
+    if (doc.name.startsWith(candidate) && doc.name.length > candidate.length)
+      return doc.name.slice(candidate.length)
+  return doc.name
+}
+
+/** The first sentence, and the rest. A sentence ends at . ! ? (then a space) or at 。！？ or a blank line. */
+export function splitLead(text: string): { lead: string; body: string } {
+  const trimmed = text.trim()
+  const end = /[.!?](?=\s)|[。！？]|\n\s*\n/.exec(trimmed)
+  if (!end) return { lead: trimmed, body: "" }
+  const at = end.index + end[0].length
+  return { lead: trimmed.slice(0, at), body: trimmed.slice(at) }
+}
+
+/** Parameter names and descriptions, nested objects and arrays' items included, to a bound. */
+function paramText(schema: Record<string, unknown>): string {
+  const parts: string[] = []
+  let seen = 0
+  const walk = (node: unknown, depth: number) => {
+    if (!isObject(node) || depth > MAX_DEPTH) return
+    const properties = node.properties
+    if (isObject(properties)) {
+      for (const [key, value] of Object.entries(properties)) {
+        if (++seen > MAX_PROPERTIES) return
+        parts.push(key)
+        if (isObject(value) && typeof value.description === "string")
+          parts.push(value.description.slice(0, 400))
+        walk(value, depth + 1)
+      }
+    }
+    if (isObject(node.items)) walk(node.items, depth + 1)
+    for (const key of ["anyOf", "oneOf", "allOf"])
+      if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) walk(branch, depth + 1)
+  }
+  walk(schema, 0)
+  return parts.join(" \n ")
+}
+
+function cap(list: string[], field: Field): string[] {
+  return list.length > MAX_TERMS[field] ? list.slice(0, MAX_TERMS[field]) : list
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}

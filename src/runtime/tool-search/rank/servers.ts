@@ -1,0 +1,60 @@
+// Server-level evidence: each server (MCP server, plugin, tool file) is also a document, made of its
+// name, its description and its tools' names and leading sentences. A query that names or describes a
+// server ("in my Notion workspace", "on GitHub") scores that server, and the score lifts its tools:
+// among near-duplicates from several servers, the one the query speaks of wins.
+import { Bm25f } from "./bm25f.ts"
+import type { Fields } from "./fields.ts"
+import { nameTerms, terms } from "./terms.ts"
+import type { SearchDoc } from "./types.ts"
+
+const SERVER_FIELDS = {
+  name: { weight: 3, b: 0 },
+  about: { weight: 1, b: 0.75 },
+  tools: { weight: 0.5, b: 0.75 },
+} as const
+
+export interface ServerIndex {
+  /** Per tool (by index), the index of its server, or -1. */
+  readonly serverOf: readonly number[]
+  /** Each server's BM25F score for the weighted query terms (0: no match). */
+  score(weights: ReadonlyMap<string, number>): Float64Array
+}
+
+export function buildServerIndex(docs: readonly SearchDoc[], fields: readonly Fields[]): ServerIndex {
+  const ids = new Map<string, number>()
+  const serverOf = docs.map((doc) => {
+    if (!doc.server) return -1
+    let id = ids.get(doc.server.name)
+    if (id === undefined) {
+      id = ids.size
+      ids.set(doc.server.name, id)
+    }
+    return id
+  })
+  const bags = [...ids.keys()].map(() => ({
+    name: [] as string[],
+    about: [] as string[],
+    tools: [] as string[],
+  }))
+  const described = new Set<number>()
+  for (const [i, doc] of docs.entries()) {
+    const id = serverOf[i]!
+    if (id < 0) continue
+    const bag = bags[id]!
+    if (!described.has(id)) {
+      described.add(id)
+      bag.name.push(...nameTerms(doc.server!.name))
+      bag.about.push(...terms((doc.server!.description ?? "").slice(0, 4_000)).slice(0, 200))
+    }
+    if (bag.tools.length < 600) bag.tools.push(...fields[i]!.name, ...fields[i]!.lead.slice(0, 12))
+  }
+  const engine = new Bm25f(bags, { k1: 1.2, fields: SERVER_FIELDS })
+  return {
+    serverOf,
+    score(weights) {
+      const out = new Float64Array(bags.length)
+      for (const [id, value] of engine.score(weights)) out[id] = value
+      return out
+    },
+  }
+}

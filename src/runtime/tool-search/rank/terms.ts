@@ -1,0 +1,68 @@
+// Text to search terms: split identifiers and prose alike (`_`, `-`, `.`, `/`, camelCase, letters
+// against digits), lower-case, drop words that carry no intent, stem. Han, kana and Hangul have no
+// spaces between words, so their runs become single characters and character bigrams: a Chinese
+// query then meets a Chinese description without a dictionary, and English names still meet English.
+import { stem } from "./stem.ts"
+
+/** English function words, and words that say nothing about which tool is wanted. */
+const STOP = new Set(
+  (
+    "a an and are as at be been being but by can could do does did for from has have had he her him his how " +
+    "i if in into is it its itself me my mine of on or our ours she should so than that the their them then " +
+    "there these they this those to too us was we were what when where which while who whom why will with " +
+    "would you your yours via per also just only very each any some such not no nor own same both other " +
+    "about above after again against all am before below between during further here more most once over " +
+    "under until up down out off through again ever etc e.g eg ie i.e " +
+    "tool tools please using use want need help let lets like something thing things way able " +
+    "given specified specific provided based must may might shall"
+  ).split(" "),
+)
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
+const RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}]+/gu
+
+/** The lower-cased pieces of a text, before stop words and stemming (CJK as chars and bigrams). */
+export function pieces(text: string): string[] {
+  const out: string[] = []
+  for (const match of text.matchAll(RUN)) {
+    const run = match[0]
+    if (CJK.test(run[0]!)) {
+      cjkGrams(run, out)
+      continue
+    }
+    const parts = splitIdentifier(run)
+    for (const part of parts) out.push(part.toLowerCase())
+    // "s3", "ec2", "oauth2": the whole also names the thing, so keep it beside its parts.
+    if (parts.length > 1 && run.length <= 8 && /\d/.test(run) && /\p{L}/u.test(run))
+      out.push(run.toLowerCase())
+  }
+  return out
+}
+
+/** Search terms: pieces without stop words, stemmed. */
+export function terms(text: string): string[] {
+  const out: string[] = []
+  for (const piece of pieces(text)) {
+    if (STOP.has(piece)) continue
+    out.push(stem(piece))
+  }
+  return out
+}
+
+/** Terms of an identifier: like `terms`, but nothing is a stop word in a name (`list_all`). */
+export function nameTerms(name: string): string[] {
+  return pieces(name).map(stem)
+}
+
+/** getHTTPResponse2 → get, HTTP, Response, 2. */
+function splitIdentifier(run: string): string[] {
+  return run.match(/\p{Lu}+(?![\p{Ll}])|\p{Lu}?\p{Ll}+|\p{Lu}|\p{N}+|\p{L}+/gu) ?? [run]
+}
+
+function cjkGrams(run: string, out: string[]): void {
+  const chars = [...run]
+  for (let i = 0; i < chars.length; i++) {
+    out.push(chars[i]!)
+    if (i + 1 < chars.length) out.push(chars[i]! + chars[i + 1]!)
+  }
+}
