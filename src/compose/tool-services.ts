@@ -19,6 +19,7 @@ import type { CallInput } from "../runtime/settle/types.ts"
 import type { SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { CallRemoteTool, ChildCalls, ServiceExtra } from "../runtime/tool/services.ts"
 import type { Subagents } from "../runtime/tool/subagent-services.ts"
+import type { ToolSearchService } from "../tools/tool_search/service.ts"
 import { childCalls, type ParentCall } from "./child-calls.ts"
 
 export interface ToolServicesFor {
@@ -45,7 +46,7 @@ export interface ToolServicesFor {
  * 5. The config and environment (tools read their own sections: `webfetch`, `websearch`), and the MCP
  *    client for search providers that speak MCP (loaded on first use: the SDK is not cheap to import).
  * 6. The project's skills, and the calls a call may make on its behalf (settled through `settleChild`,
- *    naming the tools `tools` advertises).
+ *    naming the tools `tools` advertises); tool search (tool_search's index and the sessions' loads).
  * 7. The project's language servers (config `lsp`), started when a tool first needs one; the project's
  *    own server programs only when a person trusted it.
  */
@@ -69,6 +70,7 @@ export function toolServices({
   settleChild,
   tools,
   subagents,
+  toolSearch,
   afterEdits,
   trust,
 }: {
@@ -97,6 +99,8 @@ export function toolServices({
   tools?: ((query: ToolsQuery) => Promise<Advertised[]>) | undefined
   /** Starts subagents (the task tool). */
   subagents?: Subagents | undefined
+  /** Finds deferred tools and loads them into a session (the tool_search tool). */
+  toolSearch?: ToolSearchService | undefined
   /** Edits wait for language servers' diagnostics (default true). */
   afterEdits?: boolean | undefined
 }): ToolServicesFor {
@@ -134,6 +138,7 @@ export function toolServices({
     },
     ...(skills ? { skills } : {}),
     ...(subagents ? { subagents } : {}),
+    ...(toolSearch ? { toolSearch } : {}),
   }
   const shell = { shell: config.shell, limits, outputDir, dataDir }
   const pagerFor = (agent: string) =>

@@ -8,7 +8,7 @@ import type { Store } from "../platform/store/store.ts"
 import { type Limits, resolveLimits } from "../platform/text/limits.ts"
 import { logger } from "../platform/util/log.ts"
 import { Bus } from "../runtime/bus/bus.ts"
-import type { Config } from "../runtime/config/config.ts"
+import { type Config, toolSearchSettings } from "../runtime/config/config.ts"
 import type { ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { Hooks } from "../runtime/hooks/hooks.ts"
@@ -22,6 +22,7 @@ import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/
 import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
 import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
+import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { advertise, withheld } from "./advertise.ts"
 import { openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
@@ -30,6 +31,7 @@ import { type CallInput, sessionCalls } from "./session-calls.ts"
 import { startPermissions } from "./start-permissions.ts"
 import { SubagentSessions } from "./subagent-sessions.ts"
 import { subagentService } from "./subagents.ts"
+import { toolSearchWiring } from "./tool-search.ts"
 import { toolServices } from "./tool-services.ts"
 
 export type { CallInput } from "./session-calls.ts"
@@ -111,8 +113,13 @@ export interface Toolbelt {
   readonly skills: SkillCatalog
   /** The MCP servers from config and their state (connected, failed, disabled). */
   readonly mcp: McpServers | undefined
-  /** The tools an agent may see: registered, available, not hidden by its permission rules. */
+  /**
+   * The tools an agent may see: registered, available, not hidden by its permission rules; with
+   * `listing: "listed"` (default) deferred tools are left out but those the session loaded.
+   */
   tools(query?: ToolsQuery): Promise<Advertised[]>
+  /** Tool search: what each session loaded, the listeners to loads, and the deferral in effect. */
+  readonly toolSearch: ToolSearchControl
   /**
    * What background subagents that finished since a session's last turn say, one message each, for its
    * next turn (the agent loop puts them before the prompt); each is handed out once.
@@ -126,7 +133,7 @@ export interface Toolbelt {
   call(input: CallInput): Promise<Settlement>
   /**
    * A session's connection ended (an MCP client left): its background jobs are killed, and what this
-   * process holds for it (session-only approvals, loop history) is let go. The store keeps its record.
+   * process holds for it (session-only approvals, loop history, tools it loaded) is let go. The store keeps its record.
    */
   endSession(sessionID: string): Promise<void>
   /** Stops everything: pending asks are rejected, MCP servers and language servers closed, the store closed (if it is ours). */
@@ -149,7 +156,8 @@ export interface Toolbelt {
  * 5. The tools: built-ins, then tool files, then plugins (their tools and hooks), then MCP servers.
  *    (The skills were found in step 1; a v1 tool's `init` gets the services, so the skill tool lists them.)
  * 6. The output store's hourly sweep.
- * 7. The services the tools get in `ctx.extra`.
+ * 7. The services the tools get in `ctx.extra`; tool search (deferral, loaded sets, the index, built in
+ *    the background).
  * 8. `call`: settles one call with the journal recording every step and the bus publishing it.
  * 9. `close`: undoes the above in reverse, once.
  */
@@ -197,6 +205,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     ...(options.answer ? { answer: options.answer } : {}),
   })
   const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
+  const searchSettings = toolSearchSettings(config)
 
   // 5. Tools.
   // Initialised on first use, after the services exist.
@@ -236,6 +245,14 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       takeNotices: subagents.takeNotices,
     }),
   })
+  const search = toolSearchWiring({
+    registry,
+    settings: searchSettings,
+    dataDir,
+    visible: (query) => visible(query),
+    extraFor: (agent) => services.extraFor(agent),
+    aboutSource: (source) => mcp?.about(source),
+  })
   const services = toolServices({
     ...project,
     ...runtime,
@@ -249,13 +266,17 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     settleChild: (input) => calls.call(input),
     tools: (query) => tools(query),
     subagents,
+    toolSearch: search.service,
   })
-  const tools = advertise({
+  // What the agent may see, then what of it is listed (tool search defers some).
+  const visible = advertise({
     registry,
     hooks,
     rulesetsFor,
     extraFor: services.extraFor,
   })
+  const tools = search.tools
+  search.warm()
 
   // 8. Calls.
   const calls = sessionCalls({
@@ -275,6 +296,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       sweeper?.stop()
       subagents.close()
       calls.endAll()
+      await search.close()
       stopPermissions()
       questions.dispose()
       for (const handle of registered.handles.splice(0)) handle.close()
@@ -311,6 +333,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     ],
     skills,
     tools,
+    toolSearch: search.control,
     withheld: withheld({
       registry,
       extraFor: services.extraFor,
@@ -318,7 +341,10 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     }),
     call: calls.call,
     takeNotices: subagents.takeNotices,
-    endSession: calls.endSession,
+    endSession: (sessionID) => {
+      search.endSession(sessionID)
+      return calls.endSession(sessionID)
+    },
     close,
     [Symbol.asyncDispose]: close,
   }

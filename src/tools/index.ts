@@ -22,6 +22,7 @@ import { SkillTool } from "./skill/skill.ts"
 import { TaskTool } from "./task/task.ts"
 import { TodoReadTool } from "./todoread/todoread.ts"
 import { TodoWriteTool } from "./todowrite/todowrite.ts"
+import { ToolSearchTool } from "./tool_search/tool_search.ts"
 import { WebfetchTool } from "./webfetch/webfetch.ts"
 import { WebsearchTool } from "./websearch/websearch.ts"
 import { WriteTool } from "./write/write.ts"
@@ -73,5 +74,12 @@ export function builtins(): Record<string, AnyTool | AnyInfo> {
     plan_exit: PlanExitTool,
     task: TaskTool,
     lsp: LspTool,
+    // Finds deferred tools (MCP, plugins, tool files): needs a toolbelt's index, which lists it only while
+    // some are deferred.
+    tool_search: {
+      ...ToolSearchTool,
+      available: (env) => env.extra?.toolSearch !== undefined,
+      annotations: { readOnly: true, idempotent: true },
+    },
   }
 }

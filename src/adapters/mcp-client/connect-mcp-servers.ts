@@ -31,6 +31,8 @@ export interface McpServers {
    * later), as `mcp:<server>` with the reason: what `toolbelt tools` lists under "Not offered".
    */
   notOffered(): { name: string; reason: string }[]
+  /** What the server behind a tool source (`mcp:<server>`) says it is, when connected and it said anything. */
+  about(source: string): string | undefined
   /** Re-lists the tools of every connected server (what `tools/list_changed` does for one). */
   refresh(): Promise<void>
   /** Withdraws every server's tools and ends the connections (local servers are stopped). */
@@ -92,6 +94,10 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
       return statuses().flatMap((server) =>
         server.status === "failed" ? [{ name: `mcp:${server.name}`, reason: failureReason(server) }] : [],
       )
+    },
+    about(source) {
+      if (!source.startsWith("mcp:")) return undefined
+      return live.find((connection) => connection.name === source.slice(4))?.status().description
     },
     async refresh() {
       await Promise.all(live.map((connection) => connection.refresh()))

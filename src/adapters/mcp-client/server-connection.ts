@@ -26,6 +26,11 @@ export interface McpServerStatus {
   readonly transport?: McpTransportKind
   /** The registered names of its tools (none unless connected). */
   readonly tools: readonly string[]
+  /**
+   * What the server says it is (connected servers that say): its serverInfo description or title, then
+   * its instructions, at most 1,000 characters. Tool search indexes it beside the server's tools.
+   */
+  readonly description?: string
 }
 
 export interface ServerConnectionOptions {
@@ -42,6 +47,26 @@ export interface ServerConnectionOptions {
 
 const STDERR_TAIL = 2000
 
+/** Characters of a server's own description kept (for the tool search index). */
+const DESCRIPTION_MAX = 1000
+
+/** What a server says it is: serverInfo's description (else title), then its instructions. */
+function serverDescription(client: Client): string | undefined {
+  const info = client.getServerVersion() as { description?: unknown; title?: unknown } | undefined
+  const said =
+    typeof info?.description === "string"
+      ? info.description
+      : typeof info?.title === "string"
+        ? info.title
+        : ""
+  const instructions = client.getInstructions() ?? ""
+  const text = [said, instructions]
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .join("\n")
+  return text ? text.slice(0, DESCRIPTION_MAX) : undefined
+}
+
 /**
  * One MCP server for the life of a project: connects, keeps its tools registered, follows
  * `tools/list_changed`, and withdraws its tools when the server stops.
@@ -52,6 +77,7 @@ export class ServerConnection {
   #state: McpServerState = "connecting"
   #error: string | undefined
   #transport: McpTransportKind | undefined
+  #description: string | undefined
   #client: Client | undefined
   #handle: Handle | undefined
   #registered: readonly string[] = []
@@ -76,6 +102,7 @@ export class ServerConnection {
       ...(this.#error !== undefined ? { error: this.#error } : {}),
       ...(this.#transport && status === "connected" ? { transport: this.#transport } : {}),
       tools: status === "connected" ? [...this.#registered] : [],
+      ...(this.#description && status === "connected" ? { description: this.#description } : {}),
     }
   }
 
@@ -103,6 +130,7 @@ export class ServerConnection {
       })
       this.#client = opened.client
       this.#transport = opened.transport
+      this.#description = serverDescription(opened.client)
       if (this.#closing) {
         await closeClient(opened.client)
         return

@@ -4,6 +4,37 @@ import { dirname, isAbsolute, join, resolve } from "node:path"
 import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
 import { homeDir } from "./search-dirs.ts"
 
+/** Tool search's settings, as config gives them (defaults filled in). */
+export interface ToolSearchSettings {
+  readonly mode: "auto" | "on" | "off"
+  readonly budget: number
+  readonly rerank: boolean
+}
+
+/**
+ * Reads and checks `tool_search`, `tool_search_budget` and `tool_search_rerank`; a wrong value is a
+ * `ConfigError` naming the key and what it takes. The default budget, 20,000 tokens, is 10% of a 200k
+ * window and ~15% of the 128k windows most other agent models have (the built-ins take ~8.7k of it).
+ */
+export function toolSearchSettings(config: Config): ToolSearchSettings {
+  const mode = config.tool_search ?? "auto"
+  if (mode !== "auto" && mode !== "on" && mode !== "off")
+    throw new ConfigError(
+      `Invalid config: "tool_search" is ${JSON.stringify(mode)}; it takes "auto" (the default), "on" or "off".`,
+    )
+  const budget = config.tool_search_budget ?? 20_000
+  if (typeof budget !== "number" || !Number.isInteger(budget) || budget <= 0)
+    throw new ConfigError(
+      `Invalid config: "tool_search_budget" is ${JSON.stringify(budget)}; it takes a positive whole number of tokens (default 20000).`,
+    )
+  const rerank = config.tool_search_rerank ?? false
+  if (typeof rerank !== "boolean")
+    throw new ConfigError(
+      `Invalid config: "tool_search_rerank" is ${JSON.stringify(rerank)}; it takes true or false (default false).`,
+    )
+  return { mode, budget, rerank }
+}
+
 /** toolbelt's configuration, as read from `toolbelt.json(c)` files. Unknown keys are kept. */
 export interface Config {
   readonly tool_output?: { readonly max_lines?: number; readonly max_bytes?: number }
@@ -16,6 +47,12 @@ export interface Config {
   readonly agent?: Readonly<Record<string, unknown>>
   /** Plugin modules, resolved to absolute paths (relative entries are relative to their file). */
   readonly plugin?: readonly string[]
+  /** Defer tools from MCP servers, plugins and tool files: `auto` (default, past the budget), `on`, `off`. */
+  readonly tool_search?: "auto" | "on" | "off"
+  /** Tokens (o200k_base) of definitions offered up front before `auto` defers (default 20000). */
+  readonly tool_search_budget?: number
+  /** Rerank tool_search's top candidates with the session's model, when one is available (default false). */
+  readonly tool_search_rerank?: boolean
   readonly [key: string]: unknown
 }
 

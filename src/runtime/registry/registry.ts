@@ -25,6 +25,10 @@ export interface Advertised {
   /** How the tool reads a file page by page, when it declares it. */
   readonly paging?: Paging
   readonly entry: Entry
+  /** Left out of the up-front listing: found through tool_search (set with `listing: "all"`). */
+  readonly deferred?: boolean
+  /** The definition's size in o200k_base tokens (set with `listing: "all"`). */
+  readonly tokens?: number
 }
 
 /** The registration identity behind each name advertised for a provider turn (no handlers kept). */
@@ -34,6 +38,12 @@ export interface ToolsQuery extends Availability {
   readonly agent?: string
   /** The session the tools are for: its own rules (a subagent's) hide tools too. */
   readonly sessionID?: string
+  /**
+   * `listed` (default): what a client gets up front for the session (deferred tools left out but those
+   * the session loaded). `all`: every tool the agent may see, deferred ones included and marked.
+   * The registry itself lists every tool; the toolbelt's `tools()` applies this.
+   */
+  readonly listing?: "listed" | "all"
 }
 
 /**

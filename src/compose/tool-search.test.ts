@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { z } from "zod"
+import { tokenizerLoaded } from "../platform/text/tokens/count.ts"
+import type { Config } from "../runtime/config/config.ts"
+import * as Tool from "../runtime/tool/index.ts"
+import { createToolbelt, type Toolbelt } from "./toolbelt.ts"
+
+let dir: string
+const open: Toolbelt[] = []
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolbelt-search-"))
+})
+afterEach(async () => {
+  for (const toolbelt of open.splice(0)) await toolbelt.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function toolbelt(config: Config = {}): Promise<Toolbelt> {
+  const made = await createToolbelt({
+    directory: dir,
+    dataDir: join(dir, ".data"),
+    store: "memory",
+    config,
+    sweep: false,
+    mcp: false,
+    customTools: false,
+  })
+  open.push(made)
+  return made
+}
+
+/** A tool from a fake source: its description says what it does, in `words` words. */
+function demoTool(what: string, words = 8) {
+  return Tool.make({
+    description: `${what}. ${"More detail about this tool. ".repeat(Math.max(0, words - 8) / 5)}`,
+    input: z.object({ id: z.string().describe(`The id of the ${what.toLowerCase()} target`) }),
+    execute: ({ id }) => `${what}: ${id}`,
+  })
+}
+
+const demo = {
+  demo_create_issue: demoTool("Create an issue in a repository"),
+  demo_list_pulls: demoTool("List pull requests of a repository"),
+  demo_send_message: demoTool("Send a message to a chat channel"),
+}
+
+describe("tool search in a toolbelt", () => {
+  it("off: lists everything and hides tool_search; neither off nor on needs the tokenizer", async () => {
+    const belt = await toolbelt({ tool_search: "off" })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const listed = (await belt.tools()).map((tool) => tool.name)
+    expect(listed).toContain("demo_create_issue")
+    expect(listed).not.toContain("tool_search")
+    const builtinsOnly = await toolbelt()
+    expect((await builtinsOnly.tools()).map((tool) => tool.name)).not.toContain("tool_search")
+    expect(tokenizerLoaded()).toBe(false)
+  })
+
+  it("on: defers MCP tools, lists tool_search, and a search loads what it finds into the session", async () => {
+    const belt = await toolbelt({ tool_search: "on" })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const listed = (await belt.tools({ sessionID: "s1" })).map((tool) => tool.name)
+    expect(listed).toContain("tool_search")
+    expect(listed).toContain("read")
+    expect(listed).not.toContain("demo_create_issue")
+
+    const heard: [string, readonly string[]][] = []
+    belt.toolSearch.onLoad((sessionID, names) => heard.push([sessionID, names]))
+    const found = await belt.call({ tool: "tool_search", input: { query: "create issue" }, sessionID: "s1" })
+    expect(found.status).toBe("completed")
+    const output = (found as { output: string }).output
+    expect(output.split("\n")[0]).toBe("demo_create_issue: Create an issue in a repository.")
+    expect(output).toContain('<tool name="demo_create_issue">')
+    expect(heard).toEqual([["s1", ["demo_create_issue"]]])
+    expect((await belt.tools({ sessionID: "s1" })).map((tool) => tool.name)).toContain("demo_create_issue")
+    expect((await belt.tools({ sessionID: "s2" })).map((tool) => tool.name)).not.toContain(
+      "demo_create_issue",
+    )
+
+    await belt.endSession("s1")
+    expect(belt.toolSearch.loaded("s1").size).toBe(0)
+  })
+
+  it("a deferred tool is callable without being listed", async () => {
+    const belt = await toolbelt({ tool_search: "on" })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const called = await belt.call({ tool: "demo_send_message", input: { id: "x" }, sessionID: "s" })
+    expect(called).toMatchObject({ status: "completed", output: "Send a message to a chat channel: x" })
+  })
+
+  it("auto: defers past the budget, with token counts in the `all` listing and the state", async () => {
+    const belt = await toolbelt({ tool_search_budget: 100 })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const all = await belt.tools({ listing: "all" })
+    const issue = all.find((tool) => tool.name === "demo_create_issue")!
+    expect(issue.deferred).toBe(true)
+    expect(issue.tokens).toBeGreaterThan(10)
+    expect(all.find((tool) => tool.name === "read")).toMatchObject({ deferred: false })
+    const state = await belt.toolSearch.state()
+    expect(state).toMatchObject({ mode: "auto", budget: 100, deferred: 3 })
+    expect(state.totalTokens).toBeGreaterThan(100)
+    expect(tokenizerLoaded()).toBe(true)
+  })
+})
