@@ -1,0 +1,42 @@
+// The quality gate of tool search (issue 27): on the public corpus (test/fixtures/tool-search), our
+// ranking's step recall@5 and task recall@10 must stay at or above floors set a few points under what
+// was measured, and above plain BM25's measured in the same run by a margin.
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { corpusDir, loadCorpus } from "../../../../test/fixtures/tool-search/load.ts"
+import { buildBm25Index, buildToolIndex } from "./index.ts"
+import { stepRecall, taskRecall } from "./recall.ts"
+
+/** Measured on the whole corpus (see the commit that set them); a regression below fails. */
+const FLOOR = { step5: 0.7, task10: 0.3 }
+/** Ours must beat plain BM25 by at least this many points, on each measure. */
+const MARGIN = { step5: 0.05, task10: 0.05 }
+
+const present = existsSync(join(corpusDir, "tasks.json")) && existsSync(join(corpusDir, "servers"))
+
+describe.skipIf(!present)("tool search quality on the public corpus", () => {
+  const corpus = present ? loadCorpus() : { docs: [], tasks: [] }
+  const ours = buildToolIndex(corpus.docs)
+  const bm25 = buildBm25Index(corpus.docs)
+
+  it("finds the tools each step needs (recall@5) and each whole task needs (recall@10)", () => {
+    const step = { ours: stepRecall(ours, corpus.tasks, 5), bm25: stepRecall(bm25, corpus.tasks, 5) }
+    const task = { ours: taskRecall(ours, corpus.tasks, 10), bm25: taskRecall(bm25, corpus.tasks, 10) }
+    const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+    console.log(
+      `tool search on ${corpus.docs.length} tools, ${corpus.tasks.length} tasks: ` +
+        `step recall@5 ${pct(step.ours.recall)} (BM25 ${pct(step.bm25.recall)}), ` +
+        `task recall@10 ${pct(task.ours.recall)} (BM25 ${pct(task.bm25.recall)})`,
+    )
+    expect(step.ours.recall).toBeGreaterThanOrEqual(FLOOR.step5)
+    expect(task.ours.recall).toBeGreaterThanOrEqual(FLOOR.task10)
+    expect(step.ours.recall - step.bm25.recall).toBeGreaterThanOrEqual(MARGIN.step5)
+    expect(task.ours.recall - task.bm25.recall).toBeGreaterThanOrEqual(MARGIN.task10)
+  })
+})
+
+if (!present)
+  describe("tool search quality on the public corpus", () => {
+    it.skip(`skipped: the corpus is missing (${corpusDir}/tasks.json and servers/); see test/fixtures/tool-search/load.ts`, () => {})
+  })
