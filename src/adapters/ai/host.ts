@@ -3,6 +3,7 @@ import type { Bus } from "../../runtime/bus/bus.ts"
 import type { Advertised, Registry, ToolsQuery } from "../../runtime/registry/registry.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import type { CallInput } from "../../runtime/settle/types.ts"
+import type { ToolSearchControl } from "../../runtime/tool-search/control.ts"
 
 /**
  * What the AI SDK adapter needs of a toolbelt. It is declared here, in the runtime's terms, so the
@@ -19,4 +20,9 @@ export interface ToolHost {
   call(input: CallInput): Promise<Settlement>
   /** What background subagents that finished say, for the session's next turn (handed out once). */
   takeNotices?(sessionID: string): string[]
+  /**
+   * The deferred tools each session loaded (tool_search's matches): offered to the model from the next
+   * step. Without it, every tool `tools()` gives is offered from the start.
+   */
+  readonly toolSearch?: Pick<ToolSearchControl, "loaded" | "load">
 }

@@ -11,24 +11,29 @@ type ModelToolCall = Parameters<ToolCallRepairFunction<ToolSet>>[0]["toolCall"]
 /**
  * Repairs a call the AI SDK could not parse (opencode's rules).
  *
- * 1. An unknown name that differs from exactly one offered tool only in case (`Read` → `read`) is
- *    re-dispatched under that name, when its input is JSON.
+ * 1. An unknown name that differs from exactly one known tool only in case (`Read` → `read`) is
+ *    re-dispatched under that name, when its input is JSON. Known: the offered tools, and the
+ *    deferred ones a call may name (`known`).
  * 2. Anything else becomes a call of `invalid` with `{tool, error}`: the tool the model meant and why
  *    the call could not be parsed, which settlement records and the model reads as the result.
  * 3. Without an `invalid` tool in the set, the call is left to the SDK (it reports a tool error).
  */
 export function repairToolCall(options: {
-  readonly offered: readonly string[]
+  /** The tools offered to the model (now, when a function: the list grows as tool_search loads tools). */
+  readonly offered: readonly string[] | (() => readonly string[])
+  /** Every tool a call may name, offered or not (default: the offered ones). */
+  readonly known?: readonly string[]
 }): ToolCallRepairFunction<ToolSet> {
+  const offered = () => (typeof options.offered === "function" ? options.offered() : options.offered)
   return async ({ toolCall, tools, error }) => {
     if (NoSuchToolError.isInstance(error)) {
-      const fixed = matchCase(toolCall.toolName, options.offered)
+      const fixed = matchCase(toolCall.toolName, options.known ?? offered())
       if (fixed) {
         const parsed = parseInput(toolCall.input)
         if (parsed.ok) return { ...toolCall, toolName: fixed }
         return toInvalid(toolCall, fixed, `Invalid input for tool ${fixed}: ${parsed.error}`, tools)
       }
-      return toInvalid(toolCall, toolCall.toolName, unknownTool(toolCall.toolName, options.offered), tools)
+      return toInvalid(toolCall, toolCall.toolName, unknownTool(toolCall.toolName, offered()), tools)
     }
     const message = InvalidToolInputError.isInstance(error) ? error.message : String(error)
     return toInvalid(toolCall, toolCall.toolName, message, tools)

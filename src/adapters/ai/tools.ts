@@ -21,6 +21,7 @@ import type { ToolHost } from "./host.ts"
 import { acceptsToolMedia, modelOutput } from "./model-output.ts"
 import { INVALID, matchCase, repairToolCall } from "./repair.ts"
 import { type JsonSchema, prepareSchema, restoreOptional, schemaFamily, strictSchema } from "./schema.ts"
+import { listingFor, OfferedTools } from "./tool-search.ts"
 
 export interface ToAISDKToolsOptions {
   readonly toolbelt: ToolHost
@@ -63,10 +64,15 @@ export interface ToolOutput {
 export type ModelObject = Exclude<LanguageModel, string>
 
 export interface AISDKTools {
-  /** Every advertised tool plus `invalid`, sorted by name; `execute` settles through the toolbelt. */
+  /**
+   * Every tool the agent may see (deferred ones included, so their calls parse) plus `invalid`, sorted
+   * by name; `execute` settles through the toolbelt.
+   */
   readonly tools: ToolSet
-  /** The names offered to the model: every tool but `invalid`, sorted. */
+  /** The names offered to the model up front: every tool but `invalid` and the deferred ones, sorted. */
   readonly activeTools: string[]
+  /** The names offered to the model now: `activeTools` and the deferred tools the session loaded since. */
+  offered(): string[]
   /** The registrations advertised for this turn (calls to a tool replaced since are refused as stale). */
   readonly turn: Turn
   /** Case repair and the `invalid` fallback; pass as `repairToolCall` (or `experimental_repairToolCall`). */
@@ -74,8 +80,9 @@ export interface AISDKTools {
   /** Stops the loop after the step in which a call was blocked (rejected permission, denied doom loop). */
   readonly stopWhen: StopCondition<ToolSet, any>
   /**
-   * The model, offered only `activeTools`. Use this instead of streamText's `activeTools` option: in AI
-   * SDK v7 that option also limits which calls can be parsed, which would make `invalid` unreachable.
+   * The model, offered only `offered()` at each of its calls (a tool tool_search loads in one step is
+   * offered from the next). Use this instead of streamText's `activeTools` option: in AI SDK v7 that
+   * option also limits which calls can be parsed, which would make `invalid` unreachable.
    */
   wrap(model: ModelObject): ReturnType<typeof wrapLanguageModel>
   /** The calls of this message, shared with the stream processor. */
@@ -88,8 +95,10 @@ export interface AISDKTools {
 /**
  * The toolbelt's tools as an AI SDK tool set for one assistant message.
  *
- * 1. Ask the toolbelt which tools the agent sees for this model (`disabled` tools are already gone),
- *    capture the turn (the registration behind every name, `invalid` included), sort by name.
+ * 1. Ask the toolbelt which tools the agent sees for this model (`disabled` tools are already gone;
+ *    deferred ones included and marked), capture the turn (the registration behind every name,
+ *    `invalid` included), sort by name. Offered up front: those not deferred; a deferred tool from the
+ *    step after the session loaded it (`OfferedTools`).
  * 2. For each tool: its JSON Schema through the normalisation and the provider's transforms (and
  *    OpenAI strict mode when asked and possible); no validation in the SDK: settlement validates and
  *    words the errors.
@@ -118,6 +127,7 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
       modelID: model.modelID,
       client: options.client ?? "sdk",
       sessionID,
+      listing: listingFor(toolbelt.registry),
       ...(turnModel ? { extra: turnModel } : {}),
       ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
     })
@@ -125,7 +135,17 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
   const turn = new Map(toolbelt.registry.turn(advertised))
   const invalidEntry = toolbelt.registry.resolve(INVALID)
   if (invalidEntry) turn.set(INVALID, invalidEntry.identity)
-  const activeTools = advertised.map((item) => item.name).filter((name) => name !== INVALID)
+  // Every name a call may use (repair matches case against them), and those offered up front.
+  const known = advertised.map((item) => item.name).filter((name) => name !== INVALID)
+  const activeTools = advertised
+    .filter((item) => item.name !== INVALID && item.deferred !== true)
+    .map((item) => item.name)
+  const offered = new OfferedTools({
+    host: toolbelt,
+    sessionID,
+    upFront: activeTools,
+    deferred: advertised.filter((item) => item.deferred === true).map((item) => item.name),
+  })
 
   const execute = async (
     name: string,
@@ -136,7 +156,9 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
     const callID = sdk.toolCallId
     const signal = anySignal(sdk.abortSignal, options.abort)
     // The part is recorded under the name the model used (its case repaired); `invalid` calls too.
-    const recordAs = name === INVALID ? attempted(input, activeTools) : name
+    const recordAs = name === INVALID ? attempted(input, known) : name
+    // A deferred tool called by name is loaded: offered from the next step.
+    offered.called(name)
     if (name === INVALID && !toolbelt.store.parts.get(sessionID, callID)) {
       // Stored under the meant name before settlement records it (as `invalid`, else).
       ensurePending(toolbelt, calls.open(callID, recordAs), options)
@@ -189,12 +211,12 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
     })
   }
 
-  const offered = new Set(activeTools)
   return {
     tools,
     activeTools,
+    offered: () => offered.names(),
     turn,
-    repairToolCall: repairToolCall({ offered: activeTools }),
+    repairToolCall: repairToolCall({ offered: () => offered.names(), known }),
     stopWhen: () => calls.blocked !== undefined,
     wrap: (inner) =>
       wrapLanguageModel({

@@ -1,6 +1,7 @@
 // How an advertised tool is listed over MCP: its hints and its output schema.
-import type { ToolAnnotations } from "@modelcontextprotocol/server"
+import type { ToolAnnotations, Tool as ToolDefinition } from "@modelcontextprotocol/server"
 import { z } from "zod"
+import type { Advertised } from "../../runtime/registry/registry.ts"
 import type { Entry } from "../../runtime/registry/tool-set.ts"
 import { isInfo } from "../../runtime/tool/define.ts"
 import { type Annotations, internals } from "../../runtime/tool/internal.ts"
@@ -38,4 +39,21 @@ export function outputSchemaOf(entry: Entry): Record<string, unknown> | undefine
     outputSchemas.set(entry.value, schema)
   }
   return schema ?? undefined
+}
+
+/**
+ * The definition `tools/list` gives for an advertised tool: the fields toolbelt registers with the
+ * SDK (name, description, the JSON Schema as it is, the hints, the output schema), as the SDK lists them.
+ */
+export function definitionOf(
+  advertised: Advertised,
+  outputSchema: Record<string, unknown> | undefined,
+): ToolDefinition {
+  return {
+    name: advertised.name,
+    description: advertised.description,
+    inputSchema: advertised.inputSchema as ToolDefinition["inputSchema"],
+    annotations: toolAnnotations(advertised.annotations),
+    ...(outputSchema ? { outputSchema: outputSchema as ToolDefinition["outputSchema"] } : {}),
+  }
 }

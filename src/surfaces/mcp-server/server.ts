@@ -6,7 +6,9 @@ import {
   type jsonSchemaValidator,
   McpServer,
   type RegisteredTool,
+  type Tool as ToolDefinition,
 } from "@modelcontextprotocol/server"
+import { listingFor } from "../../adapters/ai/tool-search.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
@@ -15,7 +17,7 @@ import type { Advertised, Turn } from "../../runtime/registry/registry.ts"
 import { CallGate, callLimitsOf, type SessionCalls } from "./call-gate.ts"
 import { showsForms } from "./client-forms.ts"
 import { serverInstructions } from "./instructions.ts"
-import { outputSchemaOf, toolAnnotations } from "./listing.ts"
+import { definitionOf, outputSchemaOf, toolAnnotations } from "./listing.ts"
 import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
 import { clientModel, samples } from "./sampling.ts"
 import { McpSession } from "./session.ts"
@@ -66,16 +68,19 @@ const passThrough: jsonSchemaValidator = {
  * Maps a toolbelt onto an MCP server for one connection.
  * 1. An SDK `McpServer` (tools with `listChanged`; `tools/list_changed` debounced), whose resources
  *    and prompts are empty lists.
- * 2. Every tool `toolbelt.tools({agent, client: "mcp"})` advertises is registered with its
- *    description, its JSON Schema as it is, its hints and its output schema. Tools the policy hides,
- *    and tools never offered (`invalid`), are not listed and cannot be called.
- *    They are the tools of the agent the session runs as (plan mode switches it). Tools that need
- *    someone to answer (question, plan_exit) are listed only while the client shows forms (known at
- *    `initialize`); tools that need a model (task) only when the client samples, whose model they use.
- * 3. A call runs in the connection's session (`McpSession`): one pipeline with every other surface.
- * 4. When the registry changes, or a call switched the session's agent, the registrations follow; the
- *    SDK tells the client (`list_changed`).
- * 5. When the connection closes, the session's calls are aborted and its session approvals dropped.
+ * 2. Every tool the agent may see (`toolbelt.tools({agent, client: "mcp", sessionID, listing: "all"})`)
+ *    is registered with its description, its JSON Schema as it is, its hints and its output schema.
+ *    Tools the policy hides, and tools never offered (`invalid`), are not registered and cannot be
+ *    called. They are the tools of the agent the session runs as (plan mode switches it). Tools that
+ *    need someone to answer (question, plan_exit) are listed only while the client shows forms (known
+ *    at `initialize`); tools that need a model (task) only when the client samples, whose model they use.
+ * 3. `tools/list` lists the registered tools that are not deferred, and the deferred ones loaded into
+ *    this session (by `tool_search`, or by a call). A deferred tool is registered all the same, so a
+ *    client that calls it by the name a search gave (without listing again) reaches it; the call loads it.
+ * 4. A call runs in the connection's session (`McpSession`): one pipeline with every other surface.
+ * 5. When the registry changes, or a call switched the session's agent, the registrations follow; the
+ *    SDK tells the client (`list_changed`). A load into this session tells it too.
+ * 6. When the connection closes, the session's calls are aborted and its session approvals dropped.
  */
 export async function createMcpServer(
   toolbelt: Toolbelt,
@@ -123,9 +128,16 @@ export async function createMcpServer(
   const agentNow = () => toolbelt.store.sessionAgents.get(options.session) ?? agent
   let listedAgent = agentNow()
 
-  // 2. The listing.
-  const registered = new Map<string, { tool: RegisteredTool; fingerprint: string }>()
+  // 2. The registrations: every tool the agent may see, deferred ones included.
+  const registered = new Map<
+    string,
+    { tool: RegisteredTool; fingerprint: string; definition: ToolDefinition }
+  >()
   let turn: Turn = new Map()
+  // The names listed up front (not deferred); the deferred ones are listed once the session loads them.
+  let upFront = new Set<string>()
+  const search = toolbelt.toolSearch
+  const listedNow = (name: string) => upFront.has(name) || search.loaded(options.session).has(name)
   const register = (advertised: Advertised, outputSchema: Record<string, unknown> | undefined) => {
     const name = advertised.name
     const structured = outputSchema !== undefined
@@ -137,8 +149,11 @@ export async function createMcpServer(
         ...(outputSchema ? { outputSchema: fromJsonSchema(outputSchema as never, passThrough) } : {}),
         annotations: toolAnnotations(advertised.annotations),
       },
-      // 3. A call.
-      (args: unknown, ctx) => session.call({ tool: name, args, turn, structured }, ctx),
+      // 4. A call. A deferred tool called by name is loaded first: listed for the session from now on.
+      (args: unknown, ctx) => {
+        if (!listedNow(name)) search.load(options.session, [name])
+        return session.call({ tool: name, args, turn, structured }, ctx)
+      },
     )
   }
   // The tools listed only while the client shows forms: those offered to a person, not to nobody.
@@ -147,12 +162,19 @@ export async function createMcpServer(
   let needsModel = new Set<string>()
   const sync = async () => {
     const asAgent = agentNow()
-    const query = { agent: asAgent, client: MCP_CLIENT, extra: { model } }
+    const base = {
+      agent: asAgent,
+      client: MCP_CLIENT,
+      sessionID: options.session,
+      listing: listingFor(toolbelt.registry),
+    }
+    const query = { ...base, extra: { model } }
     const [tools, unattended, modelless] = await Promise.all([
       toolbelt.tools({ ...query, interactive: true }),
       toolbelt.tools({ ...query, interactive: false }),
-      toolbelt.tools({ agent: asAgent, client: MCP_CLIENT, interactive: true }),
+      toolbelt.tools({ ...base, interactive: true }),
     ])
+    upFront = new Set(tools.filter((tool) => tool.deferred !== true).map((tool) => tool.name))
     const offeredToNobody = new Set(unattended.map((tool) => tool.name))
     needsPerson = new Set(tools.map((tool) => tool.name).filter((name) => !offeredToNobody.has(name)))
     const offeredWithout = new Set(modelless.map((tool) => tool.name))
@@ -170,7 +192,11 @@ export async function createMcpServer(
       const current = registered.get(advertised.name)
       if (current?.fingerprint === fingerprint) continue
       current?.tool.remove()
-      registered.set(advertised.name, { tool: register(advertised, outputSchema), fingerprint })
+      registered.set(advertised.name, {
+        tool: register(advertised, outputSchema),
+        fingerprint,
+        definition: definitionOf(advertised, outputSchema),
+      })
     }
     for (const [name, current] of registered) {
       if (listed.has(name)) continue
@@ -195,9 +221,15 @@ export async function createMcpServer(
       tool.enabled = (answered || !needsPerson.has(name)) && (sampled || !needsModel.has(name))
   }
   server.server.oninitialized = followForms
+  // 3. The listing: SDK's own, less the deferred tools this session has not loaded.
+  server.server.setRequestHandler("tools/list", () => ({
+    tools: [...registered]
+      .filter(([name, { tool }]) => tool.enabled && listedNow(name))
+      .map(([, { definition }]) => definition),
+  }))
   await sync()
 
-  // 4. Registry changes, one sync at a time (a burst of changes costs one more sync at most).
+  // 5. Registry changes, one sync at a time (a burst of changes costs one more sync at most).
   let syncing = false
   let dirty = false
   const resync = async () => {
@@ -216,10 +248,16 @@ export async function createMcpServer(
     }
   }
   const offChange = toolbelt.registry.onChange(() => void resync())
+  // Deferred tools loaded into this session (a search found them, a call named them) are listed now.
+  const offLoad = search.onLoad((sessionID, names) => {
+    if (sessionID !== options.session) return
+    if (names.some((name) => registered.has(name) && !upFront.has(name))) server.sendToolListChanged()
+  })
 
-  // 5. The end of the connection.
+  // 6. The end of the connection.
   server.server.onclose = () => {
     offChange()
+    offLoad()
     session.close()
   }
   return { server, session }
