@@ -1,6 +1,7 @@
 // Tool search, wired: which tools are deferred for a query, the sessions' loaded sets, the index over
 // deferrable tools (rebuilt in the background when the registry changes) and the tool_search service.
 
+import { basename, isAbsolute } from "node:path"
 import { TokenCounter } from "../platform/text/tokens/count.ts"
 import type { ToolSearchSettings } from "../runtime/config/config.ts"
 import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
@@ -43,9 +44,14 @@ export interface ToolSearchWiring {
 /** What a source is called in tool_search's description and results: `github`, `plugin foo`, `file x.ts`. */
 export function groupName(source: string): string {
   if (source.startsWith("mcp:")) return source.slice(4)
-  if (source.startsWith("plugin:")) return `plugin ${source.slice(7)}`
-  if (source.startsWith("custom:")) return `tool file ${source.slice(7)}`
+  // A plugin or tool file given by path is named by its file: the rest of the path says nothing.
+  if (source.startsWith("plugin:")) return `plugin ${fileName(source.slice(7))}`
+  if (source.startsWith("custom:")) return `tool file ${fileName(source.slice(7))}`
   return source
+}
+
+function fileName(spec: string): string {
+  return isAbsolute(spec) || spec.startsWith(".") ? basename(spec) : spec
 }
 
 /** The text a definition's size is counted over: what a client sends a model for it. */

@@ -1,4 +1,5 @@
 import { createToolbelt } from "../../../compose/toolbelt.ts"
+import { TOKENIZER } from "../../../platform/text/tokens/count.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
@@ -8,15 +9,21 @@ import { leftOutSection } from "../trust-text.ts"
 
 export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust]
 
-Lists the tools registered for the project, one line each (name, the first line of its description,
-where it comes from), then the tools that are not offered and why (a web search tool without a
-configured provider, an MCP server that did not start), then what the project would bring that is not
+Lists the tools registered for the project, one line each (name, the size of its definition in tokens,
+the first line of its description, where it comes from, whether it is deferred), then the total and
+what tool search defers and why, then the tools that are not offered and why (a web search tool without
+a configured provider, an MCP server that did not start), then what the project would bring that is not
 run until you trust it (its tool files, plugins, MCP servers, ...) and how to trust it. With --json:
 every tool's full description and input JSON Schema instead.
 
+Tokens are counted with OpenAI's o200k_base tokenizer over the JSON {name, description, input_schema}
+of each definition. A deferred tool (config "tool_search": "auto" past "tool_search_budget" tokens or
+128 tools, or "on") is not listed to clients up front: tool_search finds it, and it is callable by name.
+
 Options:
-  --json        print one JSON array: [{name, description, inputSchema, annotations, source}], with
-                each tool's JSON Schema; what an untrusted project left out is then said on stderr
+  --json        print one JSON array: [{name, description, inputSchema, annotations, source, tokens,
+                deferred}], with each tool's JSON Schema; what an untrusted project left out is then
+                said on stderr
   --cwd DIR     the project directory (default: the current directory)
   --agent NAME  the agent the tools are prepared for (default: build)
   --trust       apply what the project brings for this run without it being trusted (TOOLBELT_TRUST=1
@@ -50,7 +57,7 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
     sayTrust(toolbelt.trust, io, { command: "tools", choice })
     warnPluginErrors(toolbelt, io)
     const query = { agent: values.agent ?? "build", client: "cli" }
-    const tools = await toolbelt.tools(query)
+    const tools = await toolbelt.tools({ ...query, listing: "all" })
     tools.sort((a, b) => a.name.localeCompare(b.name))
     if (values.json) {
       // The array is the contract scripts and tests already parse; the trust note goes to stderr.
@@ -62,17 +69,26 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
           inputSchema: tool.inputSchema,
           annotations: tool.annotations,
           source: tool.entry.source,
+          tokens: tool.tokens ?? 0,
+          deferred: tool.deferred ?? false,
         })),
       )
     } else if (tools.length === 0) {
       io.stdout.write("No tools are registered.\n")
     } else {
       const width = Math.max(...tools.map((tool) => tool.name.length))
-      for (const tool of tools) {
+      const counts = tools.map((tool) => (tool.tokens ?? 0).toLocaleString("en-US"))
+      const countWidth = Math.max(6, ...counts.map((count) => count.length))
+      io.stdout.write(`${"Tool".padEnd(width)}  ${"Tokens".padStart(countWidth)}  Description\n`)
+      tools.forEach((tool, i) => {
         const summary = tool.description.split("\n")[0]!.slice(0, 100)
         const source = tool.entry.source === "builtin" ? "" : `  [${tool.entry.source}]`
-        io.stdout.write(`${tool.name.padEnd(width)}  ${summary}${source}\n`)
-      }
+        const deferred = tool.deferred ? "  (deferred)" : ""
+        io.stdout.write(
+          `${tool.name.padEnd(width)}  ${counts[i]!.padStart(countWidth)}  ${summary}${source}${deferred}\n`,
+        )
+      })
+      io.stdout.write(`\n${await searchSummary(toolbelt, query, tools)}\n`)
       // The schemas are long: the list points to where they are rather than printing them.
       io.stdout.write("\nTheir input JSON Schemas and full descriptions: toolbelt tools --json\n")
       // Tools that need something configured say what, so a missing tool is never a mystery.
@@ -86,4 +102,29 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
   } finally {
     await toolbelt.close()
   }
+}
+
+/**
+ * The tax, said: what all the definitions take (tokenizer named), what a client gets up front, and what
+ * tool search defers and why.
+ */
+async function searchSummary(
+  toolbelt: Awaited<ReturnType<typeof createToolbelt>>,
+  query: { agent: string; client: string },
+  tools: readonly { tokens?: number; deferred?: boolean }[],
+): Promise<string> {
+  const state = await toolbelt.toolSearch.state(query)
+  const all = tools.reduce((sum, tool) => sum + (tool.tokens ?? 0), 0)
+  const upFront = tools.filter((tool) => !tool.deferred)
+  const upFrontTokens = upFront.reduce((sum, tool) => sum + (tool.tokens ?? 0), 0)
+  const n = (count: number) => count.toLocaleString("en-US")
+  const lines = [
+    `Total: ${n(all)} tokens (${TOKENIZER}) for ${tools.length} tools; listed up front: ${n(upFrontTokens)} tokens for ${upFront.length}.`,
+    `Tool search: "${state.mode}", budget ${n(state.budget)} tokens. ${
+      state.deferred
+        ? `${state.deferred} tools are deferred (found with tool_search, callable by name): ${state.reason}.`
+        : `Nothing is deferred: ${state.reason}.`
+    }`,
+  ]
+  return lines.join("\n")
 }
