@@ -1,0 +1,64 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { afterEach, beforeEach, expect, it } from "vitest"
+import { CACHE_FILE, MAX_CACHED, TokenCounter, textKey } from "./count.ts"
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolbelt-tokens-"))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const texts = [
+  "",
+  "hello world",
+  JSON.stringify({ name: "read", description: "Reads a file.", input_schema: { type: "object" } }),
+  "创建一个新的问题 with mixed scripts and emoji 🚀",
+  "x".repeat(5000),
+]
+
+it("counts exactly what gpt-tokenizer's o200k_base counts", async () => {
+  const counts = await new TokenCounter().count(texts)
+  expect(counts).toEqual(texts.map((text) => countTokens(text)))
+})
+
+it("keeps counts in the data dir: a second counter reads them instead of counting", async () => {
+  const first = new TokenCounter({ dataDir: dir })
+  const counted = await first.count(texts)
+  await first.save()
+  const saved = JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8"))
+  expect(saved.counts[textKey("hello world")]).toBe(countTokens("hello world"))
+
+  // A count the file holds is taken as it is (a planted value proves nothing was recounted).
+  saved.counts[textKey("hello world")] = 999
+  await writeFile(join(dir, CACHE_FILE), JSON.stringify(saved))
+  const second = await new TokenCounter({ dataDir: dir }).count(texts)
+  expect(second).toEqual(counted.map((count, i) => (texts[i] === "hello world" ? 999 : count)))
+})
+
+it("ignores a corrupt cache file and replaces it", async () => {
+  await writeFile(join(dir, CACHE_FILE), "{not json")
+  const counter = new TokenCounter({ dataDir: dir })
+  expect(await counter.count(["hello world"])).toEqual([countTokens("hello world")])
+  await counter.save()
+  expect(JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8")).v).toBe(1)
+
+  // Wrong shapes and values are dropped too.
+  await writeFile(join(dir, CACHE_FILE), JSON.stringify({ v: 1, counts: { [textKey("a")]: "nine" } }))
+  expect(await new TokenCounter({ dataDir: dir }).count(["a"])).toEqual([countTokens("a")])
+})
+
+it("keeps at most MAX_CACHED counts, the latest", async () => {
+  const counter = new TokenCounter({ dataDir: dir })
+  const many = Array.from({ length: MAX_CACHED + 10 }, (_, i) => `t${i}`)
+  await counter.count(many)
+  await counter.save()
+  const saved = JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8"))
+  expect(Object.keys(saved.counts)).toHaveLength(MAX_CACHED)
+  expect(saved.counts[textKey("t0")]).toBeUndefined()
+  expect(saved.counts[textKey(`t${MAX_CACHED + 9}`)]).toBe(countTokens(`t${MAX_CACHED + 9}`))
+})
