@@ -1,0 +1,82 @@
+// The issue's 5% check: with every server of the corpus configured as an MCP source (real server
+// processes serving the kept definitions) and tool search left at its default, what an MCP client gets
+// up front of the MCP-sourced definitions, tool_search's own included, is at most 5% of their tokens.
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
+import { afterAll, expect, it } from "vitest"
+import { corpusServers, definitionsOf, SERVE } from "../../../test/fixtures/tool-search/server/kept.ts"
+import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
+import { TokenCounter } from "../../platform/text/tokens/count.ts"
+import { createMcpServer } from "./server.ts"
+
+/** Servers per fixture process: a few processes, not one per server (each holds ~90 MB). */
+const PER_PROCESS = 12
+
+const servers = corpusServers()
+const opened: { dir: string; toolbelt: Toolbelt }[] = []
+
+afterAll(async () => {
+  for (const { dir, toolbelt } of opened) {
+    await toolbelt.close()
+    await rm(dir, { recursive: true, force: true, maxRetries: 5 })
+  }
+})
+
+it.skipIf(servers.length === 0)(
+  "the MCP-sourced definitions listed up front, tool_search included, are at most 5% of them all",
+  { timeout: 120_000 },
+  async () => {
+    const groups: Record<string, { type: "local"; command: string[] }> = {}
+    for (let i = 0; i < servers.length; i += PER_PROCESS)
+      groups[`corpus${i / PER_PROCESS + 1}`] = {
+        type: "local",
+        command: [process.execPath, SERVE, ...servers.slice(i, i + PER_PROCESS)],
+      }
+    const dir = await mkdtemp(join(tmpdir(), "toolbelt-mcp-budget-"))
+    const toolbelt = await createToolbelt({
+      directory: dir,
+      dataDir: join(dir, ".data"),
+      store: "memory",
+      sweep: false,
+      customTools: false,
+      config: { mcp: groups } as never,
+    })
+    opened.push({ dir, toolbelt })
+
+    // Every definition of the corpus, as toolbelt registered it from the servers.
+    const all = (await toolbelt.tools({ listing: "all", client: "mcp" })).filter((tool) =>
+      tool.entry.source.startsWith("mcp:"),
+    )
+    const kept = servers.reduce((sum, server) => sum + definitionsOf(server).length, 0)
+    expect(all).toHaveLength(kept)
+    const allTokens = all.reduce((sum, tool) => sum + tool.tokens!, 0)
+
+    // What a client gets up front.
+    const { server } = await createMcpServer(toolbelt, { session: "ses_budget" })
+    const client = new Client({ name: "budget", version: "1" })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    await client.connect(clientSide)
+    const listed = (await client.listTools()).tools
+    await client.close()
+    const mcpSourced = new Set(all.map((tool) => tool.name))
+    const counted = listed.filter((tool) => mcpSourced.has(tool.name) || tool.name === "tool_search")
+    expect(counted.map((tool) => tool.name)).toContain("tool_search")
+    const counts = await new TokenCounter().count(
+      counted.map((tool) =>
+        JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }),
+      ),
+    )
+    const upFront = counts.reduce((sum, count) => sum + count, 0)
+
+    const share = upFront / allTokens
+    console.info(
+      `tool search budget: ${servers.length} servers, ${all.length} MCP tools, ${allTokens} tokens (o200k_base); ` +
+        `up front ${counted.length} definitions (${counted.map((tool) => tool.name).join(", ")}), ` +
+        `${upFront} tokens = ${(share * 100).toFixed(2)}%`,
+    )
+    expect(share).toBeLessThanOrEqual(0.05)
+  },
+)
