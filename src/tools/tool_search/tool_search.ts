@@ -11,8 +11,8 @@ export const MAX_LIMIT = 20
 /** Bytes of full definitions one result carries at most; past it the rest are named, not shown. */
 export const DEFINITIONS_BYTES = 40_000
 
-/** Characters of "what it is" all the groups in the description share (~1,000 tokens), 60 at most each. */
-const ABOUT_CHARS = 4_000
+/** Characters of "what it is" all the groups in the description share (~750 tokens), 60 at most each. */
+const ABOUT_CHARS = 3_000
 const ABOUT_MAX = 60
 
 export const Parameters = z.object({
