@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -104,5 +104,84 @@ describe("tool search in a toolbelt", () => {
     expect(state).toMatchObject({ mode: "auto", budget: 100, deferred: 3 })
     expect(state.totalTokens).toBeGreaterThan(100)
     expect(tokenizerLoaded()).toBe(true)
+  })
+})
+
+describe("tool search settings and sources", () => {
+  it("auto defers past 128 tools even within the budget", async () => {
+    const belt = await toolbelt({ tool_search_budget: 10_000_000 })
+    const many = Object.fromEntries(
+      Array.from({ length: 129 }, (_, i) => [`bulk_tool_${i}`, demoTool(`Tool ${i}`)]),
+    )
+    belt.registry.register(many, { source: "mcp:bulk" })
+    const state = await belt.toolSearch.state()
+    expect(state.deferred).toBe(129)
+    expect(state.reason).toMatch(/more than the 128/)
+    const listed = await belt.tools()
+    expect(listed.filter((tool) => tool.entry.source === "mcp:bulk")).toHaveLength(0)
+    expect(listed.length).toBeLessThanOrEqual(128)
+  })
+
+  it("refuses a wrong value with the key and what it takes", async () => {
+    await expect(toolbelt({ tool_search: "sometimes" as "on" })).rejects.toThrow(
+      /"tool_search" is "sometimes"; it takes "auto"/,
+    )
+    await expect(toolbelt({ tool_search_budget: -5 })).rejects.toThrow(
+      /"tool_search_budget" is -5; it takes a positive whole number/,
+    )
+    await expect(toolbelt({ tool_search_rerank: "yes" as unknown as boolean })).rejects.toThrow(
+      /"tool_search_rerank" is "yes"/,
+    )
+  })
+
+  it("an untrusted project may set tool_search and its budget, not the rerank", async () => {
+    const home = join(dir, "home")
+    await mkdir(home, { recursive: true })
+    await writeFile(
+      join(dir, "toolbelt.json"),
+      JSON.stringify({ tool_search: "on", tool_search_budget: 500, tool_search_rerank: true }),
+    )
+    const belt = await createToolbelt({
+      directory: dir,
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH },
+      dataDir: join(dir, ".data"),
+      store: "memory",
+      sweep: false,
+    })
+    open.push(belt)
+    expect(belt.trust.trusted).toBe(false)
+    expect(belt.config).toMatchObject({ tool_search: "on", tool_search_budget: 500 })
+    expect(belt.config.tool_search_rerank).toBeUndefined()
+  })
+
+  it("defers a project's tool file (custom:) and finds it by its file's name", async () => {
+    await mkdir(join(dir, ".toolbelt", "tools"), { recursive: true })
+    await writeFile(
+      join(dir, ".toolbelt", "tools", "deploy.ts"),
+      `export default { description: "Deploys the current branch to the staging cluster.", args: {}, execute: () => "deployed" }\n`,
+    )
+    const belt = await createToolbelt({
+      directory: dir,
+      dataDir: join(dir, ".data"),
+      store: "memory",
+      config: { tool_search: "on" },
+      sweep: false,
+      mcp: false,
+      trust: true,
+    })
+    open.push(belt)
+    const all = await belt.tools({ listing: "all" })
+    expect(all.find((tool) => tool.name === "deploy")).toMatchObject({ deferred: true })
+    const search = all.find((tool) => tool.name === "tool_search")!
+    expect(search.description).toContain("- tool file deploy.ts (1 tool)")
+    const found = await belt.call({
+      tool: "tool_search",
+      input: { query: "deploy to staging" },
+      sessionID: "s",
+    })
+    expect((found as { output: string }).output).toMatch(/^deploy: Deploys the current branch/)
+    expect(await belt.call({ tool: "deploy", input: {}, sessionID: "s" })).toMatchObject({
+      output: "deployed",
+    })
   })
 })

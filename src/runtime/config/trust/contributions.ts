@@ -25,7 +25,18 @@ export interface Contribution {
  * (`plugin`, `mcp`, `lsp`, `shell`), contacts (`webfetch`, search providers, `store`) or loosens
  * (`file.require_read`, `batch`, `doom_loop`, `permission_sources`, `subagent_depth`, ...).
  */
-export const UNTRUSTED_KEYS: ReadonlySet<string> = new Set(["$schema", "permission", "agent", "tool_output"])
+export const UNTRUSTED_KEYS: ReadonlySet<string> = new Set([
+  "$schema",
+  "permission",
+  "agent",
+  "tool_output",
+  // Tool search's deferral changes only which tools are listed up front: a deferred tool stays callable
+  // by name under its permission rules, so no value can run, contact or loosen anything ("off" or a
+  // large budget costs context, not safety). `tool_search_rerank` is left out: it spends the session's
+  // model on the project's say.
+  "tool_search",
+  "tool_search_budget",
+])
 
 /** Where tool files are looked for at each project level, as the tool-file loader does. */
 const TOOL_PARENTS = [".opencode", ".toolbelt"]
