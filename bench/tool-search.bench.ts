@@ -38,7 +38,8 @@ const ABLATIONS: { method: string; params: Partial<RankParams> }[] = [
   { method: "no synonyms", params: { synonym: 0 } },
   { method: "no name coverage", params: { nameCoverage: 0 } },
   { method: "no server evidence", params: { server: 0 } },
-  { method: "no diversification", params: { diversifyFrom: Number.POSITIVE_INFINITY } },
+  { method: "no clause search", params: { clauses: false } },
+  { method: "word diversification (from 7)", params: { diversifyFrom: 7 } },
   {
     method: "no field weights (all 1, b .75)",
     params: {

@@ -1,13 +1,15 @@
 // The ranking: BM25F over a tool's fields, plus how much of the tool's own name the query covers,
-// plus the evidence for its server; query words also look for their synonyms at a lower weight; long
-// queries (whole tasks) get a top list diversified over their terms. `RankParams` holds every knob,
-// so the benchmark can switch each method off and measure what it brings.
+// plus the evidence for its server; query words also look for their synonyms at a lower weight. A
+// query of several clauses (a whole task) is also searched clause by clause, and each tool keeps its
+// best clause's relative score, so every intent of the task gets its best tools into the top list.
+// `RankParams` holds every knob, so the benchmark can switch each method off and measure it.
 import { Bm25f, type FieldParams } from "./bm25f.ts"
 import { type Candidate, diversify } from "./diversify.ts"
 import { type Field, fieldsOf } from "./fields.ts"
+import { queryParts } from "./parts.ts"
 import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
-import { terms } from "./terms.ts"
+import { isCjkChar, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
 
 export interface RankParams {
@@ -15,11 +17,19 @@ export interface RankParams {
   readonly fields: Readonly<Record<Field, FieldParams>>
   /** Weight of a synonym against 1 for the query's own word (0: no synonyms). */
   readonly synonym: number
+  /** Weight of a single Han/kana/Hangul character of the query (its bigrams weigh 1). */
+  readonly cjkChar: number
   /** Score for covering all of a tool's name terms (idf-weighted share; 0: off). */
   readonly nameCoverage: number
   /** Weight of the server's own score added to each of its tools (0: off). */
   readonly server: number
-  /** Diversify when the query has at least this many distinct terms (Infinity: never). */
+  /** Search a query's clauses apart when it has several (false: the whole query only). */
+  readonly clauses: boolean
+  /** With clauses: the weight of the whole query's relative score beside the best clause's. */
+  readonly whole: number
+  /** With clauses: how much of the whole query's server evidence each clause also gets. */
+  readonly context: number
+  /** Diversify over query words when the query has at least this many (Infinity: never). */
   readonly diversifyFrom: number
   readonly decay: number
   /** How many candidates per result the diversified pick chooses from. */
@@ -36,12 +46,21 @@ export const DEFAULT_PARAMS: RankParams = {
     server: { weight: 0.8, b: 0.5 },
   },
   synonym: 0.35,
+  cjkChar: 0.3,
   nameCoverage: 2,
   server: 0.3,
-  diversifyFrom: 7,
-  decay: 0.35,
-  pool: 4,
+  clauses: true,
+  whole: 1,
+  context: 1,
+  diversifyFrom: Number.POSITIVE_INFINITY,
+  decay: 0.5,
+  pool: 3,
 }
+
+/** A clause needs at least this many words (CJK characters aside) to be searched on its own. */
+const MIN_CLAUSE_TERMS = 2
+
+type Weights = Map<string, number>
 
 export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = DEFAULT_PARAMS): ToolIndex {
   const fields = docs.map(fieldsOf)
@@ -53,38 +72,94 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   return {
     size: docs.length,
     search(query, limit, accept) {
-      const own = [...new Set(terms(query.slice(0, 10_000)))]
+      const text = query.slice(0, 10_000)
+      const own = [...new Set(terms(text))]
       if (own.length === 0 || limit <= 0) return []
-      const weights = new Map<string, number>(own.map((term) => [term, 1]))
-      if (params.synonym > 0) for (const term of expand(own)) weights.set(term, params.synonym)
-      const serverScores = params.server > 0 ? servers.score(weights) : undefined
+      const weights = weigh(own)
+      const wholeServers = params.server > 0 ? servers.score(weights) : undefined
+      let scores = scoreAll(weights, wholeServers)
+      const clauses = params.clauses ? clauseTerms(text) : []
+      if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers)
 
-      const scored: { doc: number; score: number; base: number }[] = []
-      for (const [doc, score] of engine.score(weights)) {
-        if (accept && !accept(docs[doc]!.name)) continue
-        const base = nameBonus(doc, weights) + serverBonus(doc, serverScores)
-        scored.push({ doc, score: score + base, base })
-      }
-      scored.sort((a, b) => b.score - a.score || a.doc - b.doc)
-
-      let chosen: readonly { doc: number; score: number }[] = scored.slice(0, limit)
-      if (own.length >= params.diversifyFrom && scored.length > limit) {
-        const pool: Candidate[] = scored.slice(0, limit * params.pool).map(({ doc, base }) => ({
+      const ranked = [...scores]
+        .filter(([doc]) => !accept || accept(docs[doc]!.name))
+        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      let chosen = ranked.slice(0, limit)
+      if (intentTerms(own) >= params.diversifyFrom && ranked.length > limit) {
+        const pool: Candidate[] = ranked
+          .slice(0, limit * params.pool)
+          .map(([doc]) => ({ doc, base: 0, terms: contributions(doc, weights, wholeServers) }))
+        chosen = diversify(pool, limit, { decay: params.decay, share: 0.15 }).map(({ doc }) => [
           doc,
-          base,
-          terms: contributions(doc, weights),
-        }))
-        const total = new Map(scored.map((s) => [s.doc, s.score]))
-        chosen = diversify(pool, limit, { decay: params.decay, share: 0.15 }).map(({ doc }) => ({
-          doc,
-          score: total.get(doc)!,
-        }))
+          scores.get(doc)!,
+        ])
       }
-      return chosen.map(({ doc, score }): SearchHit => ({ name: docs[doc]!.name, score }))
+      return chosen.map(([doc, score]): SearchHit => ({ name: docs[doc]!.name, score }))
     },
   }
 
-  function nameBonus(doc: number, weights: ReadonlyMap<string, number>): number {
+  /** The query's own terms at 1 (single CJK characters less), their synonyms below. */
+  function weigh(own: readonly string[]): Weights {
+    const weights: Weights = new Map(own.map((term) => [term, isCjkChar(term) ? params.cjkChar : 1]))
+    if (params.synonym > 0) for (const synonym of expand(own)) weights.set(synonym, params.synonym)
+    return weights
+  }
+
+  function scoreAll(weights: Weights, serverScores: Float64Array | undefined): Map<number, number> {
+    const out = engine.score(weights)
+    for (const [doc, score] of out)
+      out.set(doc, score + nameBonus(doc, weights) + serverBonus(doc, serverScores))
+    return out
+  }
+
+  /** Each clause's terms, short clauses joined to the one before (or after) them. */
+  function clauseTerms(text: string): string[][] {
+    const out: string[][] = []
+    let pending: string[] = []
+    for (const part of queryParts(text)) {
+      pending.push(...terms(part))
+      if (intentTerms(pending) < MIN_CLAUSE_TERMS) continue
+      out.push([...new Set(pending)])
+      pending = []
+    }
+    if (pending.length > 0) {
+      if (out.length > 0) out[out.length - 1] = [...new Set([...out[out.length - 1]!, ...pending])]
+      else out.push([...new Set(pending)])
+    }
+    return out
+  }
+
+  /**
+   * Each tool's best relative score over the clauses (its score over that clause's best), plus the
+   * whole query's relative score at a lower weight. A clause also gets some of the whole query's
+   * server evidence: "then approve it" is about the server the task named earlier.
+   */
+  function fuse(
+    whole: Map<number, number>,
+    clauses: readonly string[][],
+    wholeServers: Float64Array | undefined,
+  ): Map<number, number> {
+    const out = new Map<number, number>()
+    const wholeBest = maxOf(whole)
+    for (const [doc, score] of whole) out.set(doc, (params.whole * score) / wholeBest)
+    const best = new Map<number, number>()
+    for (const clause of clauses) {
+      const weights = weigh(clause)
+      let serverScores: Float64Array | undefined
+      if (wholeServers) {
+        serverScores = servers.score(weights)
+        for (let id = 0; id < serverScores.length; id++)
+          serverScores[id]! += params.context * wholeServers[id]!
+      }
+      const scores = scoreAll(weights, serverScores)
+      const top = maxOf(scores)
+      for (const [doc, score] of scores) best.set(doc, Math.max(best.get(doc) ?? 0, score / top))
+    }
+    for (const [doc, score] of best) out.set(doc, (out.get(doc) ?? 0) + score)
+    return out
+  }
+
+  function nameBonus(doc: number, weights: Weights): number {
     if (params.nameCoverage === 0 || nameMass[doc]! === 0) return 0
     let matched = 0
     for (const term of names[doc]!) matched += (weights.get(term) ?? 0) * engine.idf(term)
@@ -96,12 +171,40 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     return scores && id >= 0 ? params.server * scores[id]! : 0
   }
 
-  function contributions(doc: number, weights: ReadonlyMap<string, number>): Map<string, number> {
+  /** A candidate's score split by query word (name coverage included), for diversification. */
+  function contributions(
+    doc: number,
+    weights: Weights,
+    serverScores: Float64Array | undefined,
+  ): Map<string, number> {
     const out = new Map<string, number>()
     for (const [term, weight] of weights) {
       const value = engine.posting(term)?.get(doc)
       if (value !== undefined) out.set(term, weight * value)
     }
-    return out
+    if (params.nameCoverage > 0 && nameMass[doc]! > 0)
+      for (const term of names[doc]!) {
+        const weight = weights.get(term)
+        if (weight)
+          out.set(
+            term,
+            (out.get(term) ?? 0) + (params.nameCoverage * weight * engine.idf(term)) / nameMass[doc]!,
+          )
+      }
+    const server = serverBonus(doc, serverScores)
+    return server > 0 ? out.set("\0server", server) : out
   }
+}
+
+/** How many words a query has, its single CJK characters aside (they repeat its bigrams). */
+function intentTerms(list: readonly string[]): number {
+  let count = 0
+  for (const term of list) if (!isCjkChar(term)) count++
+  return count
+}
+
+function maxOf(scores: ReadonlyMap<number, number>): number {
+  let best = 0
+  for (const score of scores.values()) best = Math.max(best, score)
+  return best || 1
 }

@@ -23,6 +23,8 @@ const GROUPS: readonly (readonly string[])[] = [
   ["email", "mail", "inbox", "gmail"],
   ["db", "database", "sql", "table", "postgres", "mysql", "sqlite"],
   ["file", "document", "attachment"],
+  ["record", "row", "entry", "item", "entity", "object"],
+  ["field", "column", "property", "attribute"],
   ["folder", "directory", "dir"],
   ["url", "link", "webpage", "website", "web page", "site", "browser"],
   ["directions", "route", "navigate", "navigation"],

@@ -18,8 +18,15 @@ const STOP = new Set(
   ).split(" "),
 )
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
-const RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}]+/gu
+const CJK_CLASS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}"
+const CJK = new RegExp(`[${CJK_CLASS}]`, "u")
+/** A CJK run, or a run of other letters and digits (CJK excluded: "adcode查询" is two runs). */
+const RUN = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{N}])+`, "gu")
+
+/** A single Han, kana or Hangul character: weak evidence alone, next to the bigrams it is part of. */
+export function isCjkChar(term: string): boolean {
+  return term.length === 1 && CJK.test(term)
+}
 
 /** The lower-cased pieces of a text, before stop words and stemming (CJK as chars and bigrams). */
 export function pieces(text: string): string[] {
