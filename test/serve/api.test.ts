@@ -419,6 +419,7 @@ describe("the OpenAPI document", () => {
         "GET /api/info",
         "POST /api/login",
         "GET /api/tools",
+        "GET /api/tools/deferral",
         "GET /api/sessions",
         "POST /api/sessions",
         "GET /api/sessions/{id}",

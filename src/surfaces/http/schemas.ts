@@ -128,6 +128,33 @@ export const ToolInfo = z.object({
   inputSchema: z.record(z.string(), z.unknown()).describe("JSON Schema of the input."),
   annotations: z.record(z.string(), z.unknown()),
   source: z.string().describe("`builtin`, a plugin, a tool file, or an MCP server."),
+  tokens: z
+    .number()
+    .int()
+    .describe('The definition\'s size in o200k_base tokens: JSON `{"name","description","input_schema"}`.'),
+  deferred: z
+    .boolean()
+    .describe(
+      "Left out of what clients get up front: `tool_search` finds it (and loads it into the session); it stays callable by name.",
+    ),
+})
+
+export const ToolDeferral = z.object({
+  mode: z.enum(["auto", "on", "off"]).describe('`"tool_search"` in toolbelt.json.'),
+  budget: z
+    .number()
+    .int()
+    .describe(
+      'Tokens the definitions offered up front may take before `auto` defers (`"tool_search_budget"`).',
+    ),
+  totalTokens: z
+    .number()
+    .int()
+    .describe("Tokens of every definition that would be offered without deferral (tool_search not counted)."),
+  offered: z.number().int().describe("How many tools would be offered without deferral."),
+  deferred: z.number().int().describe("How many of them are deferred."),
+  reason: z.string().describe("Why they are (or are not) deferred, in one sentence."),
+  tokenizer: z.literal("o200k_base").describe("What the token counts are made with (gpt-tokenizer)."),
 })
 
 export const Settlement = z.discriminatedUnion("status", [
