@@ -261,7 +261,8 @@ describe("toolbelt tools", () => {
   it("prints a readable list without --json", () => {
     const result = toolbelt(["tools"])
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/^echo\s+Echoes its text back\./m)
+    // name, definition size in tokens, description
+    expect(result.stdout).toMatch(/^echo\s+\d+\s+Echoes its text back\./m)
   })
 
   it("reports a plugin that fails to load and keeps going", async () => {
