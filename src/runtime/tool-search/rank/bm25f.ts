@@ -61,6 +61,11 @@ export class Bm25f<F extends string> {
     return this.#idf.get(term) ?? 0
   }
 
+  /** Every indexed term. */
+  vocabulary(): IterableIterator<string> {
+    return this.#postings.keys()
+  }
+
   /** Each document's contribution from `term` (absent: none). */
   posting(term: string): ReadonlyMap<number, number> | undefined {
     return this.#postings.get(term)

@@ -7,9 +7,10 @@ import { Bm25f, type FieldParams } from "./bm25f.ts"
 import { type Candidate, diversify } from "./diversify.ts"
 import { type Field, fieldsOf } from "./fields.ts"
 import { queryParts } from "./parts.ts"
+import { Prefixes } from "./prefixes.ts"
 import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
-import { isCjkChar, terms } from "./terms.ts"
+import { isCjkChar, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
 
 export interface RankParams {
@@ -17,6 +18,10 @@ export interface RankParams {
   readonly fields: Readonly<Record<Field, FieldParams>>
   /** Weight of a synonym against 1 for the query's own word (0: no synonyms). */
   readonly synonym: number
+  /** Weight of a query's stop word that is a word of some tool's name ("my" in get_my_cards; 0: off). */
+  readonly stopInName: number
+  /** Weight of an indexed word sharing a beginning with a query word (0: off). */
+  readonly prefix: number
   /** Weight of a single Han/kana/Hangul character of the query (its bigrams weigh 1). */
   readonly cjkChar: number
   /** Score for covering all of a tool's name terms (idf-weighted share; 0: off). */
@@ -46,6 +51,8 @@ export const DEFAULT_PARAMS: RankParams = {
     server: { weight: 0.8, b: 0.5 },
   },
   synonym: 0.35,
+  prefix: 0.3,
+  stopInName: 0.3,
   cjkChar: 0.3,
   nameCoverage: 2,
   server: 0.3,
@@ -66,7 +73,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   const fields = docs.map(fieldsOf)
   const engine = new Bm25f(fields, params)
   const servers = buildServerIndex(docs, fields)
+  const prefixes = new Prefixes(engine.vocabulary())
   const names = fields.map((f) => [...new Set(f.name)])
+  const nameWords = new Set(names.flat())
   const nameMass = names.map((list) => list.reduce((sum, term) => sum + engine.idf(term), 0))
 
   return {
@@ -76,6 +85,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
       const own = [...new Set(terms(text))]
       if (own.length === 0 || limit <= 0) return []
       const weights = weigh(own)
+      if (params.stopInName > 0)
+        for (const stop of stopTerms(text))
+          if (nameWords.has(stop) && !weights.has(stop)) weights.set(stop, params.stopInName)
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       let scores = scoreAll(weights, wholeServers)
       const clauses = params.clauses ? clauseTerms(text) : []
@@ -102,6 +114,10 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   function weigh(own: readonly string[]): Weights {
     const weights: Weights = new Map(own.map((term) => [term, isCjkChar(term) ? params.cjkChar : 1]))
     if (params.synonym > 0) for (const synonym of expand(own)) weights.set(synonym, params.synonym)
+    if (params.prefix > 0)
+      for (const term of own)
+        for (const related of prefixes.related(term))
+          weights.set(related, Math.max(weights.get(related) ?? 0, params.prefix))
     return weights
   }
 

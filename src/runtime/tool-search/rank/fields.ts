@@ -41,13 +41,20 @@ export function ownName(doc: SearchDoc): string {
   return doc.name
 }
 
-/** The first sentence, and the rest. A sentence ends at . ! ? (then a space) or at 。！？ or a blank line. */
+/**
+ * The first sentence, and the rest. A sentence ends at . ! ? (then a space), at 。！？ or at a blank
+ * line, once it has a few words: "1." or "e.g." or a heading ("🎯 Purpose: 1.") does not end it.
+ */
 export function splitLead(text: string): { lead: string; body: string } {
   const trimmed = text.trim()
-  const end = /[.!?](?=\s)|[。！？]|\n\s*\n/.exec(trimmed)
-  if (!end) return { lead: trimmed, body: "" }
-  const at = end.index + end[0].length
-  return { lead: trimmed.slice(0, at), body: trimmed.slice(at) }
+  for (const end of trimmed.matchAll(/[.!?](?=\s)|[。！？]|\n\s*\n/g)) {
+    const at = end.index + end[0].length
+    const lead = trimmed.slice(0, at)
+    if (end[0] === "." && /(?:^|[\s(])(?:\d+|\p{L}|e\.g|i\.e|etc|vs)\.$/iu.test(lead)) continue
+    if (/[.!?]$/.test(end[0]) && (lead.match(/[\p{L}\p{N}]+/gu)?.length ?? 0) < 3) continue
+    return { lead, body: trimmed.slice(at) }
+  }
+  return { lead: trimmed, body: "" }
 }
 
 /** Parameter names and descriptions, nested objects and arrays' items included, to a bound. */

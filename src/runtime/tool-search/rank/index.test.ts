@@ -50,6 +50,8 @@ const docs: SearchDoc[] = [
   doc("fs", "read_file", "Read the complete contents of a file from the file system."),
   doc("fs", "write_file", "Create a new file or overwrite an existing one."),
   doc("browser", "take_screenshot", "Capture a PNG of the current page."),
+  doc("trello", "get_my_cards", "Fetch the cards assigned to the current member."),
+  doc("trello", "get_card", "Get one card by id."),
   doc("db", "run_query", "Execute a read-only SQL statement against PostgreSQL."),
   { name: "bare", description: "", inputSchema: {} },
 ]
@@ -78,6 +80,10 @@ describe("buildToolIndex", () => {
     expect(names("screenshot of the browser")[0]).toBe("browser_take_screenshot")
     expect(names("open a pull request on gitlab")[0]).toBe("gitlab_create_merge_request")
     expect(names("database query")[0]).toBe("db_run_query")
+  })
+
+  it("a stop word counts where a tool's name holds it", () => {
+    expect(names("show my cards")[0]).toBe("trello_get_my_cards")
   })
 
   it("Chinese query finds the Chinese-described tool", () => {

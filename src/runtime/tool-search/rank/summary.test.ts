@@ -30,3 +30,12 @@ describe("summaryOf", () => {
     )
   })
 })
+
+describe("summaryOf: structured descriptions", () => {
+  it("does not end the line at an enumerator or an abbreviation", () => {
+    expect(summaryOf("🎯 Purpose:\n  1. Retrieves a list of objects. 2. More.")).toBe(
+      "🎯 Purpose: 1. Retrieves a list of objects.",
+    )
+    expect(summaryOf("Find files, e.g. logs. Then more.")).toBe("Find files, e.g. logs.")
+  })
+})

@@ -56,6 +56,13 @@ export function terms(text: string): string[] {
   return out
 }
 
+/** The stop words of a text, stemmed: dropped from prose, but a tool's name may hold one (get_my_cards). */
+export function stopTerms(text: string): string[] {
+  return pieces(text)
+    .filter((piece) => STOP.has(piece))
+    .map(stem)
+}
+
 /** Terms of an identifier: like `terms`, but nothing is a stop word in a name (`list_all`). */
 export function nameTerms(name: string): string[] {
   return pieces(name).map(stem)
