@@ -22,6 +22,8 @@ interface PackageEntry {
   readonly version?: string
   readonly args?: readonly string[]
   readonly env?: Readonly<Record<string, string>>
+  /** Dummy files a server wants before it starts (credentials), path to JSON content. */
+  readonly files?: Readonly<Record<string, unknown>>
 }
 
 interface ServerFile {
@@ -45,7 +47,7 @@ const REDISTRIBUTABLE = new Set([
   "Unlicense",
   "MIT-0",
 ])
-const TIMEOUT_MS = 45_000
+const TIMEOUT_MS = 90_000
 const PARALLEL = 6
 
 const here = import.meta.dirname
@@ -95,6 +97,10 @@ async function collectOne(entry: PackageEntry): Promise<string> {
     PUPPETEER_SKIP_DOWNLOAD: "1",
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
     ...Object.fromEntries(Object.entries(entry.env ?? {}).map(([key, value]) => [key, fill(value)])),
+  }
+  for (const [path, content] of Object.entries(entry.files ?? {})) {
+    mkdirSync(dirname(fill(path)), { recursive: true })
+    writeFileSync(fill(path), JSON.stringify(content))
   }
   const transport = new StdioClientTransport({ ...command, env, cwd: root, stderr: "pipe" })
   let stderr = ""
@@ -182,7 +188,7 @@ function commandOf(
 }
 
 function fill(value: string): string {
-  return value.replaceAll("{root}", root)
+  return value.replaceAll("{root}", root).replaceAll("{home}", home)
 }
 
 /** The package's declared licence; when package.json names none, what its LICENSE file plainly is. */
