@@ -82,7 +82,9 @@ export interface TurnResult {
  *    the agent the session runs as at that moment), and a stream processor on the same calls.
  * 3. `streamText` with the repair function, the step limit (the last step of the turn without tools),
  *    a stop after any blocked call, and a stop after the step in which the session switched agents
- *    (plan mode); the processor records every tool part as the stream goes.
+ *    (plan mode); the processor records every tool part as the stream goes. Deferred tools are in the
+ *    set from the start; the wrapped model is offered each from the step after tool_search (or a call
+ *    by name) loaded it into the session, so `prepareStep` leaves tools alone but on the last step.
  * 4. The assistant message (its steps: text and calls) is stored.
  * 5. The session switched agents, and the turn has steps left: back to 2 as the new agent, with the
  *    tools it sees and the history so far. Otherwise the status says how the turn ended.
