@@ -7,6 +7,7 @@
 //    under renamed servers to reach 1,000), every step and task query, median and p99 in ms.
 // Goals: step recall@5 ≥ 75% and task recall@10 ≥ 35% (held out; BM25 ~61% and ~22%); a search < 5 ms.
 // Run: npm run bench -- tool-search   (or node bench/tool-search.bench.ts)
+import { loadavg } from "node:os"
 import { pathToFileURL } from "node:url"
 import { buildRankIndex, DEFAULT_PARAMS, type RankParams } from "../src/runtime/tool-search/rank/engine.ts"
 import { buildBm25Index, buildToolIndex, type SearchDoc } from "../src/runtime/tool-search/rank/index.ts"
@@ -29,7 +30,17 @@ export interface ToolSearchBenchResult {
   /** Dev split: recall with one method off. */
   readonly ablation: { method: string; step5: number; task10: number }[]
   readonly buildMs: number
-  readonly latency: { tools: number; queries: number; medianMs: number; p99Ms: number; buildMs: number }
+  /** Wall and CPU time per search; the machine's 1-minute load average when it ended (it may be shared). */
+  readonly latency: {
+    tools: number
+    queries: number
+    medianMs: number
+    p99Ms: number
+    cpuMedianMs: number
+    cpuP99Ms: number
+    buildMs: number
+    load: number
+  }
 }
 
 /** Each method off alone (the parameters that switch it off). */
@@ -39,7 +50,6 @@ const ABLATIONS: { method: string; params: Partial<RankParams> }[] = [
   { method: "no name coverage", params: { nameCoverage: 0 } },
   { method: "no server evidence", params: { server: 0 } },
   { method: "no clause search", params: { clauses: false } },
-  { method: "word diversification (from 7)", params: { diversifyFrom: 7 } },
   {
     method: "no field weights (all 1, b .75)",
     params: {
@@ -95,10 +105,16 @@ export async function run(): Promise<ToolSearchBenchResult> {
   const queries = corpus.tasks.flatMap((task) => [task.task, ...task.steps.map((step) => step.query)])
   for (const query of queries) index.search(query, 5) // warm-up
   const latencies: number[] = []
+  const cpu: number[] = []
   for (let round = 0; round < 5; round++)
-    for (const [i, query] of queries.entries())
+    for (const [i, query] of queries.entries()) {
+      const before = process.cpuUsage()
       latencies.push(timeOf(() => index.search(query, i % 2 ? 5 : 10)))
+      const used = process.cpuUsage(before)
+      cpu.push((used.user + used.system) / 1000)
+    }
   latencies.sort((a, b) => a - b)
+  cpu.sort((a, b) => a - b)
 
   return {
     tools: corpus.docs.length,
@@ -110,7 +126,10 @@ export async function run(): Promise<ToolSearchBenchResult> {
       tools: many.length,
       queries: latencies.length,
       medianMs: median(latencies),
-      p99Ms: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!,
+      p99Ms: percentile(latencies, 0.99),
+      cpuMedianMs: median(cpu),
+      cpuP99Ms: percentile(cpu, 0.99),
+      load: loadavg()[0]!,
       buildMs: manyBuildMs,
     },
   }
@@ -135,7 +154,8 @@ export function report(result: ToolSearchBenchResult): void {
   const l = result.latency
   console.log(`  index build, ${l.tools} tools          ${l.buildMs.toFixed(1)} ms`)
   console.log(
-    `  search over ${l.tools} tools (${l.queries} searches): median ${l.medianMs.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms`,
+    `  search over ${l.tools} tools (${l.queries} searches): median ${l.medianMs.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms` +
+      ` wall; CPU median ${l.cpuMedianMs.toFixed(3)} ms, p99 ${l.cpuP99Ms.toFixed(3)} ms (load average ${l.load.toFixed(1)})`,
   )
 }
 
@@ -148,6 +168,10 @@ function replicate(docs: readonly SearchDoc[], count: number): SearchDoc[] {
       out.push({ ...doc, name: `${doc.name}_${copy}`, ...(server ? { server } : {}) })
     }
   return out
+}
+
+function percentile(sorted: readonly number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!
 }
 
 function timeOf(work: () => unknown): number {

@@ -9,7 +9,7 @@ import { buildBm25Index, buildToolIndex } from "./index.ts"
 import { stepRecall, taskRecall } from "./recall.ts"
 
 /** Measured on the whole corpus (see the commit that set them); a regression below fails. */
-const FLOOR = { step5: 0.7, task10: 0.3 }
+const FLOOR = { step5: 0.86, task10: 0.75 }
 /** Ours must beat plain BM25 by at least this many points, on each measure. */
 const MARGIN = { step5: 0.05, task10: 0.05 }
 
