@@ -22,10 +22,12 @@ describe("decideDeferral", () => {
     const under = decideDeferral([builtin("read", 600), mcp("a", 400)], settings("auto"))
     expect(under.deferred.size).toBe(0)
     expect(under.totalTokens).toBe(1000)
-    expect(under.reason).toMatch(/within the budget of 1000/)
+    expect(under.reason).toMatch(/within the budget of 1,000/)
     const over = decideDeferral([builtin("read", 600), mcp("a", 401), mcp("b", 1)], settings("auto"))
     expect([...over.deferred]).toEqual(["a", "b"])
-    expect(over.reason).toBe("their definitions take 1002 tokens, over the budget of 1000")
+    expect(over.reason).toBe(
+      "the definitions that would be offered take 1,002 tokens, over the budget of 1,000",
+    )
   })
 
   it("auto defers past 128 tools whatever their size", () => {

@@ -60,10 +60,12 @@ export function decideDeferral(
     return all(
       `${candidates.length} tools would be offered, more than the ${MAX_LISTED_TOOLS} many clients accept`,
     )
-  if (totalTokens > settings.budget)
-    return all(`their definitions take ${totalTokens} tokens, over the budget of ${settings.budget}`)
-  return none(`their definitions take ${totalTokens} tokens, within the budget of ${settings.budget}`)
+  const take = `the definitions that would be offered take ${n(totalTokens)} tokens`
+  if (totalTokens > settings.budget) return all(`${take}, over the budget of ${n(settings.budget)}`)
+  return none(`${take}, within the budget of ${n(settings.budget)}`)
 }
+
+const n = (count: number) => count.toLocaleString("en-US")
 
 /** Whether deciding needs token counts: only `auto` with something deferrable and at most 128 tools. */
 export function needsCounts(candidates: readonly Pick<Candidate, "source">[], mode: ToolSearchMode): boolean {

@@ -62,3 +62,10 @@ it("keeps at most MAX_CACHED counts, the latest", async () => {
   expect(saved.counts[textKey("t0")]).toBeUndefined()
   expect(saved.counts[textKey(`t${MAX_CACHED + 9}`)]).toBe(countTokens(`t${MAX_CACHED + 9}`))
 })
+
+it("two counts at once of the same texts agree (one worker counts them)", async () => {
+  const counter = new TokenCounter()
+  const [a, b] = await Promise.all([counter.count(texts), counter.count([...texts].reverse())])
+  expect(a).toEqual(texts.map((text) => countTokens(text)))
+  expect(b).toEqual([...a].reverse())
+})

@@ -1,8 +1,9 @@
-// Exact token counts (o200k_base, gpt-tokenizer), with the tokenizer loaded only when a count is missed.
+// Exact token counts (o200k_base, gpt-tokenizer), counted off the main thread and only when missed.
 
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
+import { Worker } from "node:worker_threads"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 
 /** The tokenizer counts are made with: OpenAI's o200k_base (GPT-4o and later), a fair proxy for others. */
@@ -14,22 +15,40 @@ export const CACHE_FILE = "token-counts.json"
 /** Counts kept at most (memory and file): ~60 bytes each, so the file stays under ~1.5 MB. */
 export const MAX_CACHED = 25_000
 
-type Counter = (text: string) => number
+let used = false
 
-let counter: Promise<Counter> | undefined
-let loaded = false
-
-/** Whether gpt-tokenizer's o200k_base has been imported in this process (it costs ~0.4 s and ~30 MB). */
+/**
+ * Whether this process has counted with the tokenizer (in a worker, or in process where workers fail):
+ * a toolbelt that needs no count (built-ins only, `off`, `on`) never does.
+ */
 export function tokenizerLoaded(): boolean {
-  return loaded
+  return used
 }
 
-function loadCounter(): Promise<Counter> {
-  counter ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => {
-    loaded = true
-    return (text: string) => module.countTokens(text)
-  })
-  return counter
+/**
+ * Counts texts in a worker thread of its own, which loads the tokenizer, counts and ends: the ~0.4 s
+ * load and the counting leave the event loop free, and the tokenizer's memory is given back. Where a
+ * worker cannot start, the tokenizer is imported here instead.
+ */
+async function countOffThread(texts: readonly string[]): Promise<number[]> {
+  used = true
+  const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js"
+  try {
+    return await new Promise<number[]>((resolve, reject) => {
+      const worker = new Worker(new URL(`./count-worker${extension}`, import.meta.url), { workerData: texts })
+      worker.once("message", (counts: number[]) => {
+        resolve(counts)
+        void worker.terminate()
+      })
+      worker.once("error", reject)
+      worker.once("exit", (code) =>
+        reject(new Error(`the token-count worker exited (code ${code}) without counts`)),
+      )
+    })
+  } catch {
+    const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base")
+    return texts.map((text) => countTokens(text))
+  }
 }
 
 /** The key a text's count is kept under: short, and the same across processes. */
@@ -46,6 +65,8 @@ export function textKey(text: string): string {
 export class TokenCounter {
   readonly #file: string | undefined
   #counts = new Map<string, number>()
+  /** Counts being made, by key: two listings at once start one worker for the same texts. */
+  readonly #pending = new Map<string, Promise<number>>()
   #read: Promise<void> | undefined
   #saving: Promise<void> = Promise.resolve()
   #dirty = false
@@ -58,18 +79,32 @@ export class TokenCounter {
   async count(texts: readonly string[]): Promise<number[]> {
     await this.#load()
     const keys = texts.map(textKey)
-    const missing = keys.some((key) => !this.#counts.has(key))
-    if (missing) {
-      const count = await loadCounter()
-      for (let i = 0; i < texts.length; i++) {
-        const key = keys[i]!
-        if (this.#counts.has(key)) continue
-        this.#remember(key, count(texts[i]!))
+    // Read before anything is awaited: a bounded cache may drop an old count while this one waits.
+    const known = new Map<string, number | Promise<number>>()
+    const missing = new Map<string, string>()
+    keys.forEach((key, i) => {
+      const count = this.#counts.get(key) ?? this.#pending.get(key)
+      if (count !== undefined) known.set(key, count)
+      else missing.set(key, texts[i]!)
+    })
+    if (missing.size > 0) {
+      const batch = countOffThread([...missing.values()])
+      ;[...missing.keys()].forEach((key, at) => {
+        const one = batch.then((counts) => counts[at]!)
+        known.set(key, one)
+        this.#pending.set(key, one)
+      })
+      try {
+        const counts = await batch
+        let at = 0
+        for (const key of missing.keys()) this.#remember(key, counts[at++]!)
+      } finally {
+        for (const key of missing.keys()) this.#pending.delete(key)
       }
       this.#dirty = true
       void this.save()
     }
-    return keys.map((key) => this.#counts.get(key)!)
+    return Promise.all(keys.map((key) => known.get(key)!))
   }
 
   /** Writes the counts kept to the file (no-op without a data dir or without new counts); never throws. */
