@@ -60,6 +60,7 @@ const GROUPS: readonly (readonly string[])[] = [
   ["branch", "ref"],
   ["spreadsheet", "sheet", "excel", "csv", "workbook"],
   ["slide", "presentation", "deck"],
+  ["chart", "plot", "graph", "visualize", "visualization", "diagram"],
   ["channel", "room", "thread"],
   ["tag", "label", "category"],
   ["key", "secret", "token", "credential", "password"],
@@ -78,6 +79,30 @@ const GROUPS: readonly (readonly string[])[] = [
   ["news", "headline", "article"],
   ["paper", "publication", "research"],
 ]
+
+/**
+ * Words with several senses in software ("call" a function or a person, "record" a row or a video,
+ * "log" a file or a note, "open" a file or an issue, "type" text or a data type): they are found as
+ * other words' synonyms, but do not bring their own groups' words, which would be the wrong sense
+ * as often as the right one.
+ */
+const AMBIGUOUS = new Set(
+  [
+    "call",
+    "record",
+    "log",
+    "open",
+    "set",
+    "type",
+    "index",
+    "page",
+    "share",
+    "show",
+    "post",
+    "state",
+    "start",
+  ].map((word) => terms(word)[0]!),
+)
 
 /** A synonym as the query side sees it: the terms to match, and whether all must appear in a row. */
 export type Expansion = readonly string[]
@@ -108,7 +133,7 @@ export function expand(queryTerms: readonly string[]): Set<string> {
   const add = (expansions: readonly Expansion[]) => {
     for (const expansion of expansions) for (const term of expansion) out.add(term)
   }
-  for (const term of queryTerms) add(byTerm.get(term) ?? [])
+  for (const term of queryTerms) if (!AMBIGUOUS.has(term)) add(byTerm.get(term) ?? [])
   for (const phrase of phrases) {
     if (!containsRun(queryTerms, phrase.terms)) continue
     add(groups[phrase.group]!.filter((entry) => entry !== phrase.terms))
