@@ -22,6 +22,8 @@ export interface ProcessorOptions {
     readonly sessionID: string
     readonly messageID: string
     readonly activeTools: readonly string[]
+    /** Every name a call may use, deferred tools included (default: `activeTools`). */
+    readonly known?: readonly string[]
   }
   /** Wait for calls in flight at the end (default 250 ms). */
   readonly graceMs?: number
@@ -77,7 +79,8 @@ export class StreamProcessor {
     this.#calls = options.tools.calls
     this.#sessionID = options.tools.sessionID
     this.#messageID = options.tools.messageID
-    this.#offered = options.tools.activeTools
+    // A call's name is recorded in the case of a tool it may call (deferred ones too).
+    this.#offered = options.tools.known ?? options.tools.activeTools
     this.#graceMs = options.graceMs ?? CLEANUP_GRACE_MS
     this.#pending = new PendingPartWriter({ store: this.#store, bus: this.#bus })
     this.#finals = new FinalPartWriter({

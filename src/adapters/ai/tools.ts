@@ -73,6 +73,8 @@ export interface AISDKTools {
   readonly activeTools: string[]
   /** The names offered to the model now: `activeTools` and the deferred tools the session loaded since. */
   offered(): string[]
+  /** Every name a call may use: `activeTools` and every deferred tool, sorted. */
+  readonly known: string[]
   /** The registrations advertised for this turn (calls to a tool replaced since are refused as stale). */
   readonly turn: Turn
   /** Case repair and the `invalid` fallback; pass as `repairToolCall` (or `experimental_repairToolCall`). */
@@ -215,6 +217,7 @@ export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKT
     tools,
     activeTools,
     offered: () => offered.names(),
+    known,
     turn,
     repairToolCall: repairToolCall({ offered: () => offered.names(), known }),
     stopWhen: () => calls.blocked !== undefined,
