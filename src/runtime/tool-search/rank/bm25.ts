@@ -15,9 +15,10 @@ export function buildBm25Index(docs: readonly SearchDoc[]): ToolIndex {
       const weights = new Map<string, number>()
       for (const word of words(query)) weights.set(word, (weights.get(word) ?? 0) + 1)
       const hits: SearchHit[] = []
-      for (const [doc, score] of engine.score(weights)) {
+      const scores = engine.score(weights)
+      for (const doc of scores.matched) {
         const name = docs[doc]!.name
-        if (!accept || accept(name)) hits.push({ name, score })
+        if (!accept || accept(name)) hits.push({ name, score: scores.value[doc]! })
       }
       return hits
         .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))

@@ -15,15 +15,26 @@ export interface Bm25fParams<F extends string> {
   readonly fields: Readonly<Record<F, FieldParams>>
 }
 
+/** Scores of one search: `value` by document index, and which documents have one (in no order). */
+export interface Scores {
+  readonly value: Float64Array
+  readonly matched: number[]
+}
+
+interface Posting {
+  readonly docs: Int32Array
+  /** idf × saturated weighted tf, per document in `docs`. */
+  readonly values: Float64Array
+}
+
 export class Bm25f<F extends string> {
   readonly size: number
-  /** term → (document → idf × saturated weighted tf). */
-  readonly #postings = new Map<string, Map<number, number>>()
+  readonly #postings = new Map<string, Posting>()
   readonly #idf = new Map<string, number>()
 
   constructor(docs: readonly Readonly<Record<F, readonly string[]>>[], params: Bm25fParams<F>) {
     this.size = docs.length
-    const names = Object.keys(params.fields) as F[]
+    const names = (Object.keys(params.fields) as F[]).filter((field) => params.fields[field].weight !== 0)
     const average = new Map<F, number>()
     for (const field of names) {
       let total = 0
@@ -34,26 +45,30 @@ export class Bm25f<F extends string> {
       const tf = new Map<string, number>()
       for (const field of names) {
         const { weight, b } = params.fields[field]
-        if (weight === 0 || doc[field].length === 0) continue
-        const norm = 1 - b + (b * doc[field].length) / average.get(field)!
-        for (const term of doc[field]) tf.set(term, (tf.get(term) ?? 0) + weight / norm)
+        if (doc[field].length === 0) continue
+        const add = weight / (1 - b + (b * doc[field].length) / average.get(field)!)
+        for (const term of doc[field]) tf.set(term, (tf.get(term) ?? 0) + add)
       }
       return tf
     })
-    const documentFrequency = new Map<string, number>()
-    for (const tf of tfs)
-      for (const term of tf.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1)
-    for (const [term, n] of documentFrequency)
-      this.#idf.set(term, Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)))
-    for (const [doc, tf] of tfs.entries()) {
+    const lists = new Map<string, { docs: number[]; tfs: number[] }>()
+    for (const [doc, tf] of tfs.entries())
       for (const [term, value] of tf) {
-        let posting = this.#postings.get(term)
-        if (!posting) {
-          posting = new Map()
-          this.#postings.set(term, posting)
+        let list = lists.get(term)
+        if (!list) {
+          list = { docs: [], tfs: [] }
+          lists.set(term, list)
         }
-        posting.set(doc, (this.#idf.get(term)! * value) / (params.k1 + value))
+        list.docs.push(doc)
+        list.tfs.push(value)
       }
+    for (const [term, list] of lists) {
+      const n = list.docs.length
+      const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5))
+      this.#idf.set(term, idf)
+      const values = new Float64Array(n)
+      for (let i = 0; i < n; i++) values[i] = (idf * list.tfs[i]!) / (params.k1 + list.tfs[i]!)
+      this.#postings.set(term, { docs: Int32Array.from(list.docs), values })
     }
   }
 
@@ -66,19 +81,20 @@ export class Bm25f<F extends string> {
     return this.#postings.keys()
   }
 
-  /** Each document's contribution from `term` (absent: none). */
-  posting(term: string): ReadonlyMap<number, number> | undefined {
-    return this.#postings.get(term)
-  }
-
   /** Documents that match any of the weighted terms, with their summed scores. */
-  score(weights: ReadonlyMap<string, number>): Map<number, number> {
-    const out = new Map<number, number>()
+  score(weights: ReadonlyMap<string, number>): Scores {
+    const value = new Float64Array(this.size)
+    const matched: number[] = []
     for (const [term, weight] of weights) {
       const posting = this.#postings.get(term)
       if (!posting) continue
-      for (const [doc, value] of posting) out.set(doc, (out.get(doc) ?? 0) + weight * value)
+      const { docs, values } = posting
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!
+        if (value[doc] === 0) matched.push(doc)
+        value[doc]! += weight * values[i]!
+      }
     }
-    return out
+    return { value, matched }
   }
 }

@@ -3,7 +3,7 @@
 // query of several clauses (a whole task) is also searched clause by clause, and each tool keeps its
 // best clause's relative score, so every intent of the task gets its best tools into the top list.
 // `RankParams` holds every knob, so the benchmark can switch each method off and measure it.
-import { Bm25f, type FieldParams } from "./bm25f.ts"
+import { Bm25f, type FieldParams, type Scores } from "./bm25f.ts"
 import { type Field, fieldsOf } from "./fields.ts"
 import { queryParts } from "./parts.ts"
 import { Prefixes } from "./prefixes.ts"
@@ -55,8 +55,16 @@ export const DEFAULT_PARAMS: RankParams = {
   context: 1,
 }
 
+/**
+ * A query is read up to 2,000 characters and 64 distinct words (a 100-word task is ~600 characters):
+ * what lies beyond is not a search, and would make one cost more than the 5 ms a search may take.
+ */
+const MAX_QUERY_CHARS = 2_000
+const MAX_QUERY_TERMS = 64
 /** A clause needs at least this many words (CJK characters aside) to be searched on its own. */
 const MIN_CLAUSE_TERMS = 2
+/** At most this many clauses are searched (each is a pass over the index); later ones join the last. */
+const MAX_CLAUSES = 12
 
 type Weights = Map<string, number>
 
@@ -67,13 +75,14 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   const prefixes = new Prefixes(engine.vocabulary())
   const names = fields.map((f) => [...new Set(f.name)])
   const nameWords = new Set(names.flat())
-  const nameMass = names.map((list) => list.reduce((sum, term) => sum + engine.idf(term), 0))
+  const nameIdf = names.map((list) => list.map((term) => engine.idf(term)))
+  const nameMass = nameIdf.map((list) => list.reduce((sum, idf) => sum + idf, 0))
 
   return {
     size: docs.length,
     search(query, limit, accept) {
-      const text = query.slice(0, 10_000)
-      const own = [...new Set(terms(text))]
+      const text = query.slice(0, MAX_QUERY_CHARS)
+      const own = [...new Set(terms(text))].slice(0, MAX_QUERY_TERMS)
       if (own.length === 0 || limit <= 0) return []
       const weights = weigh(own)
       if (params.stopInName > 0)
@@ -81,14 +90,15 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
           if (nameWords.has(stop) && !weights.has(stop)) weights.set(stop, params.stopInName)
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       let scores = scoreAll(weights, wholeServers)
-      const clauses = params.clauses ? clauseTerms(text) : []
+      const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers)
 
-      const ranked = [...scores]
-        .filter(([doc]) => !accept || accept(docs[doc]!.name))
-        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      const chosen = ranked.slice(0, limit)
-      return chosen.map(([doc, score]): SearchHit => ({ name: docs[doc]!.name, score }))
+      const { value } = scores
+      return scores.matched
+        .filter((doc) => !accept || accept(docs[doc]!.name))
+        .sort((a, b) => value[b]! - value[a]! || a - b)
+        .slice(0, limit)
+        .map((doc): SearchHit => ({ name: docs[doc]!.name, score: value[doc]! }))
     },
   }
 
@@ -103,20 +113,20 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     return weights
   }
 
-  function scoreAll(weights: Weights, serverScores: Float64Array | undefined): Map<number, number> {
-    const out = engine.score(weights)
-    for (const [doc, score] of out)
-      out.set(doc, score + nameBonus(doc, weights) + serverBonus(doc, serverScores))
-    return out
+  function scoreAll(weights: Weights, serverScores: Float64Array | undefined): Scores {
+    const scores = engine.score(weights)
+    for (const doc of scores.matched)
+      scores.value[doc]! += nameBonus(doc, weights) + serverBonus(doc, serverScores)
+    return scores
   }
 
-  /** Each clause's terms, short clauses joined to the one before (or after) them. */
-  function clauseTerms(text: string): string[][] {
+  /** Each clause's terms (those of the query's first 64), short clauses joined to the one before (or after) them. */
+  function clauseTerms(text: string, own: ReadonlySet<string>): string[][] {
     const out: string[][] = []
     let pending: string[] = []
     for (const part of queryParts(text)) {
-      pending.push(...terms(part))
-      if (intentTerms(pending) < MIN_CLAUSE_TERMS) continue
+      pending.push(...terms(part).filter((term) => own.has(term)))
+      if (intentTerms(pending) < MIN_CLAUSE_TERMS || out.length === MAX_CLAUSES - 1) continue
       out.push([...new Set(pending)])
       pending = []
     }
@@ -132,19 +142,13 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
    * whole query's relative score at a lower weight. A clause also gets some of the whole query's
    * server evidence: "then approve it" is about the server the task named earlier.
    */
-  function fuse(
-    whole: Map<number, number>,
-    clauses: readonly string[][],
-    wholeServers: Float64Array | undefined,
-  ): Map<number, number> {
-    const out = new Map<number, number>()
+  function fuse(whole: Scores, clauses: readonly string[][], wholeServers: Float64Array | undefined): Scores {
     // Relative to the best, not ranks: measured on dev, rank fusion (k 2 to 10) did no better.
-    const relative = (scores: Map<number, number>): Map<number, number> => {
-      const top = maxOf(scores)
-      return new Map([...scores].map(([doc, score]) => [doc, score / top]))
-    }
-    for (const [doc, score] of relative(whole)) out.set(doc, params.whole * score)
-    const best = new Map<number, number>()
+    const value = new Float64Array(docs.length)
+    const wholeTop = maxOf(whole)
+    for (const doc of whole.matched) value[doc] = (params.whole * whole.value[doc]!) / wholeTop
+    const best = new Float64Array(docs.length)
+    const matched = new Set(whole.matched)
     for (const clause of clauses) {
       const weights = weigh(clause)
       let serverScores: Float64Array | undefined
@@ -153,17 +157,23 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
         for (let id = 0; id < serverScores.length; id++)
           serverScores[id]! += params.context * wholeServers[id]!
       }
-      for (const [doc, score] of relative(scoreAll(weights, serverScores)))
-        best.set(doc, Math.max(best.get(doc) ?? 0, score))
+      const scores = scoreAll(weights, serverScores)
+      const top = maxOf(scores)
+      for (const doc of scores.matched) {
+        best[doc] = Math.max(best[doc]!, scores.value[doc]! / top)
+        matched.add(doc)
+      }
     }
-    for (const [doc, score] of best) out.set(doc, (out.get(doc) ?? 0) + score)
-    return out
+    for (const doc of matched) value[doc]! += best[doc]!
+    return { value, matched: [...matched] }
   }
 
   function nameBonus(doc: number, weights: Weights): number {
     if (params.nameCoverage === 0 || nameMass[doc]! === 0) return 0
     let matched = 0
-    for (const term of names[doc]!) matched += (weights.get(term) ?? 0) * engine.idf(term)
+    const list = names[doc]!
+    const idf = nameIdf[doc]!
+    for (let i = 0; i < list.length; i++) matched += (weights.get(list[i]!) ?? 0) * idf[i]!
     return (params.nameCoverage * matched) / nameMass[doc]!
   }
 
@@ -180,8 +190,8 @@ function intentTerms(list: readonly string[]): number {
   return count
 }
 
-function maxOf(scores: ReadonlyMap<number, number>): number {
+function maxOf(scores: Scores): number {
   let best = 0
-  for (const score of scores.values()) best = Math.max(best, score)
+  for (const doc of scores.matched) best = Math.max(best, scores.value[doc]!)
   return best || 1
 }

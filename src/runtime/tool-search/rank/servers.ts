@@ -52,9 +52,7 @@ export function buildServerIndex(docs: readonly SearchDoc[], fields: readonly Fi
   return {
     serverOf,
     score(weights) {
-      const out = new Float64Array(bags.length)
-      for (const [id, value] of engine.score(weights)) out[id] = value
-      return out
+      return engine.score(weights).value
     },
   }
 }
