@@ -9,12 +9,8 @@ import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/regis
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { type Deferral, decideDeferral, isDeferrable, needsCounts } from "../runtime/tool-search/deferral.ts"
 import { LoadedSets } from "../runtime/tool-search/loaded.ts"
-import {
-  buildToolIndex,
-  type SearchDoc,
-  summaryOf,
-  type ToolIndex,
-} from "../runtime/tool-search/rank/index.ts"
+import { type AsyncToolIndex, buildIndexOffThread } from "../runtime/tool-search/off-thread-index.ts"
+import { type SearchDoc, summaryOf } from "../runtime/tool-search/rank/index.ts"
 import type { DeferredGroup, ToolSearchService } from "../tools/tool_search/service.ts"
 import { describeToolSearch } from "../tools/tool_search/tool_search.ts"
 import { rerank } from "./tool-search-rerank.ts"
@@ -68,7 +64,8 @@ const isSearchTool = (tool: Advertised) => tool.name === TOOL_SEARCH && tool.ent
  * 2. `list`: `listed` leaves deferred tools out but those the session loaded and offers tool_search
  *    (its description naming what is deferred) only while something is; `all` marks each tool.
  * 3. The index over every deferrable tool (definition and source, with the MCP server's own
- *    description), rebuilt after each registry change, off the listing path; a search awaits it.
+ *    description), rebuilt after each registry change in a worker thread (never on the listing path,
+ *    never stalling the event loop); a search awaits it.
  * 4. The service: search filtered to what is deferred for the call's agent and session, reranked
  *    by the session's model when config asks; matches loaded into the session by the tool.
  */
@@ -148,16 +145,23 @@ export function toolSearchWiring({
   }
 
   // 3. The index.
-  let index: Promise<ToolIndex> | undefined
+  // Built in a worker (off-thread-index.ts); the one a registry change makes stale is ended once replaced.
+  let index: Promise<AsyncToolIndex> | undefined
+  let closed = false
   const stale = () => {
+    const old = index
     index = undefined
+    void old?.then(
+      (built) => built.close(),
+      () => {},
+    )
   }
   const offChange = registry.onChange(stale)
-  function currentIndex(): Promise<ToolIndex> {
+  function currentIndex(): Promise<AsyncToolIndex> {
     index ??= buildIndex()
     return index
   }
-  async function buildIndex(): Promise<ToolIndex> {
+  async function buildIndex(): Promise<AsyncToolIndex> {
     const agent = DEFAULT_AGENT
     const defined = await registry.tools({ agent, extra: extraFor(agent) })
     const docs: SearchDoc[] = defined
@@ -171,7 +175,7 @@ export function toolSearchWiring({
           server: { name: groupName(tool.entry.source), ...(about ? { description: about } : {}) },
         }
       })
-    return buildToolIndex(docs)
+    return buildIndexOffThread(docs)
   }
   const anyDeferrable = () =>
     registry.ids().some((name) => isDeferrable(registry.resolve(name)?.source ?? "builtin"))
@@ -186,10 +190,10 @@ export function toolSearchWiring({
       )
       const deferred = others.filter((tool) => deferral.deferred.has(tool.name))
       const byName = new Map(deferred.map((tool) => [tool.name, tool]))
-      const found = (await currentIndex()).search(
+      const found = await (await currentIndex()).search(
         query,
         settings.rerank && model ? Math.max(limit, RERANK_POOL) : limit,
-        (name) => byName.has(name),
+        new Set(byName.keys()),
       )
       let names = found.map((hit) => hit.name)
       if (settings.rerank && model && names.length > 1) {
@@ -235,12 +239,14 @@ export function toolSearchWiring({
       if (!anyDeferrable()) return
       // After start-up's own work: the first listing is not kept waiting by the index.
       setImmediate(() => {
-        if (anyDeferrable()) currentIndex().catch(stale)
+        if (!closed && anyDeferrable()) currentIndex().catch(stale)
       })
     },
     endSession: (sessionID) => loadedSets.forget(sessionID),
     close() {
+      closed = true
       offChange()
+      stale()
       return counter.save()
     },
   }
