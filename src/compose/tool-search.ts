@@ -18,6 +18,9 @@ import { rerank } from "./tool-search-rerank.ts"
 /** The built-in that finds deferred tools: listed only while something is deferred. */
 export const TOOL_SEARCH = "tool_search"
 
+/** How long after a registry change (or start-up) the index is rebuilt: a burst of changes builds once. */
+const REBUILD_DELAY_MS = 100
+
 /** Candidates the model reranks when config asks for it. */
 const RERANK_POOL = 20
 
@@ -156,7 +159,21 @@ export function toolSearchWiring({
       () => {},
     )
   }
-  const offChange = registry.onChange(stale)
+  // A change (an MCP server's tools/list_changed, a plugin) rebuilds soon, once per burst of changes.
+  let soon: NodeJS.Timeout | undefined
+  const rebuildSoon = () => {
+    if (soon || closed || !anyDeferrable()) return
+    soon = setTimeout(() => {
+      soon = undefined
+      if (!closed && anyDeferrable()) currentIndex().catch(stale)
+    }, REBUILD_DELAY_MS)
+    soon.unref()
+  }
+  const offChange = registry.onChange(() => {
+    const built = index !== undefined
+    stale()
+    if (built) rebuildSoon()
+  })
   function currentIndex(): Promise<AsyncToolIndex> {
     index ??= buildIndex()
     return index
@@ -235,16 +252,11 @@ export function toolSearchWiring({
     control,
     service,
     tools,
-    warm() {
-      if (!anyDeferrable()) return
-      // After start-up's own work: the first listing is not kept waiting by the index.
-      setImmediate(() => {
-        if (!closed && anyDeferrable()) currentIndex().catch(stale)
-      })
-    },
+    warm: rebuildSoon,
     endSession: (sessionID) => loadedSets.forget(sessionID),
     close() {
       closed = true
+      clearTimeout(soon)
       offChange()
       stale()
       return counter.save()
