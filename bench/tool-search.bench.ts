@@ -30,6 +30,7 @@ export interface ToolSearchBenchResult {
   /** Dev split: recall with one method off. */
   readonly ablation: { method: string; step5: number; task10: number }[]
   readonly buildMs: number
+  readonly buildCpuMs: number
   /** Wall and CPU time per search; the machine's 1-minute load average when it ended (it may be shared). */
   readonly latency: {
     tools: number
@@ -98,6 +99,13 @@ export async function run(): Promise<ToolSearchBenchResult> {
     return { method, step5: stepRecall(index, dev, 5).recall, task10: taskRecall(index, dev, 10).recall }
   })
   const buildMs = median(timesOf(9, () => buildToolIndex(corpus.docs)))
+  const buildCpuMs = median(
+    Array.from({ length: 9 }, () => {
+      const before = process.cpuUsage()
+      buildToolIndex(corpus.docs)
+      return process.cpuUsage(before).user / 1000
+    }),
+  )
 
   const many = replicate(corpus.docs, 1_000)
   const manyBuildMs = median(timesOf(5, () => buildToolIndex(many)))
@@ -122,6 +130,7 @@ export async function run(): Promise<ToolSearchBenchResult> {
     quality,
     ablation,
     buildMs,
+    buildCpuMs,
     latency: {
       tools: many.length,
       queries: latencies.length,
@@ -150,7 +159,9 @@ export function report(result: ToolSearchBenchResult): void {
     )
   console.log("  ablation (dev)                      step@5  task@10")
   for (const a of result.ablation) console.log(`  ${a.method.padEnd(34)} ${pct(a.step5)}  ${pct(a.task10)}`)
-  console.log(`  index build, whole corpus          ${result.buildMs.toFixed(1)} ms`)
+  console.log(
+    `  index build, whole corpus          ${result.buildMs.toFixed(1)} ms wall, ${result.buildCpuMs.toFixed(1)} ms CPU`,
+  )
   const l = result.latency
   console.log(`  index build, ${l.tools} tools          ${l.buildMs.toFixed(1)} ms`)
   console.log(

@@ -21,7 +21,7 @@ const GROUPS: readonly (readonly string[])[] = [
   ["doc", "document", "page", "note", "article", "wiki"],
   ["image", "picture", "photo", "screenshot", "img", "png", "jpg"],
   ["email", "mail", "inbox", "gmail"],
-  ["db", "database", "sql", "table", "postgres", "mysql", "sqlite"],
+  ["db", "database", "sql", "postgres", "mysql", "sqlite"],
   ["file", "document", "attachment"],
   ["record", "row", "entry", "item", "entity", "object"],
   ["field", "column", "property", "attribute"],
@@ -82,9 +82,8 @@ const GROUPS: readonly (readonly string[])[] = [
 
 /**
  * Words with several senses in software ("call" a function or a person, "record" a row or a video,
- * "log" a file or a note, "open" a file or an issue, "type" text or a data type): they are found as
- * other words' synonyms, but do not bring their own groups' words, which would be the wrong sense
- * as often as the right one.
+ * "log" a file or a note, "open" a file or an issue): they are found as other words' synonyms, but
+ * do not bring their own groups' words, which would be the wrong sense as often as the right one.
  */
 const AMBIGUOUS = new Set(
   [

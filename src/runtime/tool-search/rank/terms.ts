@@ -21,7 +21,7 @@ const STOP = new Set(
 const CJK_CLASS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}"
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u")
 /** A CJK run, or a run of other letters and digits (CJK excluded: "adcode查询" is two runs). */
-const RUN = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{N}])+`, "gu")
+const RUN = new RegExp(`[${CJK_CLASS}]+|[[\\p{L}\\p{N}]--[${CJK_CLASS}]]+`, "gv")
 
 /** A single Han, kana or Hangul character: weak evidence alone, next to the bigrams it is part of. */
 export function isCjkChar(term: string): boolean {
@@ -33,8 +33,13 @@ export function pieces(text: string): string[] {
   const out: string[] = []
   for (const match of text.matchAll(RUN)) {
     const run = match[0]
-    if (CJK.test(run[0]!)) {
+    // Hangul starts at U+1100: below it no character is CJK, and the regular expression is skipped.
+    if (run.charCodeAt(0) >= 0x1100 && CJK.test(run[0]!)) {
       cjkGrams(run, out)
+      continue
+    }
+    if (/^[a-z]+$/.test(run)) {
+      out.push(run)
       continue
     }
     const parts = splitIdentifier(run)
@@ -51,7 +56,7 @@ export function terms(text: string): string[] {
   const out: string[] = []
   for (const piece of pieces(text)) {
     if (STOP.has(piece)) continue
-    out.push(stem(piece))
+    out.push(stemmed(piece))
   }
   return out
 }
@@ -60,12 +65,25 @@ export function terms(text: string): string[] {
 export function stopTerms(text: string): string[] {
   return pieces(text)
     .filter((piece) => STOP.has(piece))
-    .map(stem)
+    .map(stemmed)
 }
 
 /** Terms of an identifier: like `terms`, but nothing is a stop word in a name (`list_all`). */
 export function nameTerms(name: string): string[] {
-  return pieces(name).map(stem)
+  return pieces(name).map(stemmed)
+}
+
+/** Stems remembered: a corpus repeats its words, and building an index stems each occurrence. */
+const stems = new Map<string, string>()
+
+function stemmed(piece: string): string {
+  let out = stems.get(piece)
+  if (out === undefined) {
+    out = stem(piece)
+    if (stems.size >= 50_000) stems.clear()
+    stems.set(piece, out)
+  }
+  return out
 }
 
 /** getHTTPResponse2 → get, HTTP, Response, 2. */
