@@ -64,8 +64,9 @@ const isSearchTool = (tool: Advertised) => tool.name === TOOL_SEARCH && tool.ent
  * Wires tool search for one toolbelt.
  * 1. Deferral per query (`runtime/tool-search/deferral.ts`): token counts only where `auto` needs
  *    them or `listing: "all"` shows them (o200k_base, cached in memory and in the data dir).
- * 2. `list`: `listed` leaves deferred tools out but those the session loaded and offers tool_search
- *    (its description naming what is deferred) only while something is; `all` marks each tool.
+ * 2. `tools` (the toolbelt's): `listed` leaves deferred tools out but those the session loaded, and
+ *    offers tool_search (its description naming what is deferred) only while something is; `all`
+ *    lists every tool with its size and whether it is deferred.
  * 3. The index over every deferrable tool (definition and source, with the MCP server's own
  *    description), rebuilt after each registry change in a worker thread (never on the listing path,
  *    never stalling the event loop); a search awaits it.
