@@ -221,7 +221,8 @@ export async function createMcpServer(
       tool.enabled = (answered || !needsPerson.has(name)) && (sampled || !needsModel.has(name))
   }
   server.server.oninitialized = followForms
-  // 3. The listing: SDK's own, less the deferred tools this session has not loaded.
+  // 3. The listing, in place of the SDK's (which lists every registration): the enabled tools, less the
+  //    deferred ones this session has not loaded, defined as the SDK would list them.
   server.server.setRequestHandler("tools/list", () => ({
     tools: [...registered]
       .filter(([name, { tool }]) => tool.enabled && listedNow(name))
