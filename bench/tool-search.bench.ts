@@ -50,6 +50,7 @@ const ABLATIONS: { method: string; params: Partial<RankParams> }[] = [
   { method: "no synonyms", params: { synonym: 0 } },
   { method: "no name coverage", params: { nameCoverage: 0 } },
   { method: "no server evidence", params: { server: 0 } },
+  { method: "no named-server lift", params: { named: 0 } },
   { method: "no clause search", params: { clauses: false } },
   {
     method: "no field weights (all 1, b .75)",

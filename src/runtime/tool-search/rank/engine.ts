@@ -27,6 +27,8 @@ export interface RankParams {
   readonly nameCoverage: number
   /** Weight of the server's own score added to each of its tools (0: off). */
   readonly server: number
+  /** Tools of a server the query names (servers.ts `named`) score this much more, as a share (0: off). */
+  readonly named: number
   /** Search a query's clauses apart when it has several (false: the whole query only). */
   readonly clauses: boolean
   /** With clauses: the weight of the whole query's relative score beside the best clause's. */
@@ -50,6 +52,7 @@ export const DEFAULT_PARAMS: RankParams = {
   cjkChar: 0.3,
   nameCoverage: 2,
   server: 0.3,
+  named: 0.5,
   clauses: true,
   whole: 1,
   context: 1,
@@ -89,9 +92,10 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
         for (const stop of stopTerms(text))
           if (nameWords.has(stop) && !weights.has(stop)) weights.set(stop, params.stopInName)
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
-      let scores = scoreAll(weights, wholeServers)
+      const named = namedServers(own)
+      let scores = scoreAll(weights, wholeServers, named)
       const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
-      if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers)
+      if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
 
       const { value } = scores
       return scores.matched
@@ -113,11 +117,21 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     return weights
   }
 
-  function scoreAll(weights: Weights, serverScores: Float64Array | undefined): Scores {
+  function scoreAll(
+    weights: Weights,
+    serverScores: Float64Array | undefined,
+    named: ReadonlySet<number>,
+  ): Scores {
     const scores = engine.score(weights)
-    for (const doc of scores.matched)
-      scores.value[doc]! += nameBonus(doc, weights) + serverBonus(doc, serverScores)
+    for (const doc of scores.matched) {
+      const score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
+      scores.value[doc] = named.has(servers.serverOf[doc]!) ? score * (1 + params.named) : score
+    }
     return scores
+  }
+
+  function namedServers(terms: readonly string[]): ReadonlySet<number> {
+    return params.named > 0 ? servers.named(new Set(terms)) : new Set()
   }
 
   /** Each clause's terms (those of the query's first 64), short clauses joined to the one before (or after) them. */
@@ -142,7 +156,12 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
    * whole query's relative score at a lower weight. A clause also gets some of the whole query's
    * server evidence: "then approve it" is about the server the task named earlier.
    */
-  function fuse(whole: Scores, clauses: readonly string[][], wholeServers: Float64Array | undefined): Scores {
+  function fuse(
+    whole: Scores,
+    clauses: readonly string[][],
+    wholeServers: Float64Array | undefined,
+    wholeNamed: ReadonlySet<number>,
+  ): Scores {
     // Relative to the best, not ranks: measured on dev, rank fusion (k 2 to 10) did no better.
     const value = new Float64Array(docs.length)
     const wholeTop = maxOf(whole)
@@ -157,7 +176,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
         for (let id = 0; id < serverScores.length; id++)
           serverScores[id]! += params.context * wholeServers[id]!
       }
-      const scores = scoreAll(weights, serverScores)
+      // A clause that names a server is about that one; one that names none, about the task's.
+      const named = namedServers(clause)
+      const scores = scoreAll(weights, serverScores, named.size > 0 ? named : wholeNamed)
       const top = maxOf(scores)
       for (const doc of scores.matched) {
         best[doc] = Math.max(best[doc]!, scores.value[doc]! / top)

@@ -86,21 +86,9 @@ const GROUPS: readonly (readonly string[])[] = [
  * do not bring their own groups' words, which would be the wrong sense as often as the right one.
  */
 const AMBIGUOUS = new Set(
-  [
-    "call",
-    "record",
-    "log",
-    "open",
-    "set",
-    "type",
-    "index",
-    "page",
-    "share",
-    "show",
-    "post",
-    "state",
-    "start",
-  ].map((word) => terms(word)[0]!),
+  ["call", "record", "log", "open", "set", "index", "page", "share", "show", "post", "state", "start"].map(
+    (word) => terms(word)[0]!,
+  ),
 )
 
 /** A synonym as the query side sees it: the terms to match, and whether all must appear in a row. */
