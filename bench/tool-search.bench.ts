@@ -51,6 +51,9 @@ const ABLATIONS: { method: string; params: Partial<RankParams> }[] = [
   { method: "no name coverage", params: { nameCoverage: 0 } },
   { method: "no server evidence", params: { server: 0 } },
   { method: "no named-server lift", params: { named: 0 } },
+  { method: "no joined words (roll back)", params: { joined: false } },
+  { method: "no prefix word families", params: { prefix: 0 } },
+  { method: "no stop words in names", params: { stopInName: 0 } },
   { method: "no clause search", params: { clauses: false } },
   {
     method: "no field weights (all 1, b .75)",

@@ -9,7 +9,7 @@ import { queryParts } from "./parts.ts"
 import { Prefixes } from "./prefixes.ts"
 import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
-import { isCjkChar, stopTerms, terms } from "./terms.ts"
+import { isCjkChar, joinedTerms, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
 
 export interface RankParams {
@@ -29,6 +29,8 @@ export interface RankParams {
   readonly server: number
   /** Tools of a server the query names (servers.ts `named`) score this much more, as a share (0: off). */
   readonly named: number
+  /** Also look for adjacent query words joined into one ("roll back" → rollback) when indexed. */
+  readonly joined: boolean
   /** Search a query's clauses apart when it has several (false: the whole query only). */
   readonly clauses: boolean
   /** With clauses: the weight of the whole query's relative score beside the best clause's. */
@@ -53,6 +55,7 @@ export const DEFAULT_PARAMS: RankParams = {
   nameCoverage: 2,
   server: 0.3,
   named: 0.5,
+  joined: true,
   clauses: true,
   whole: 1,
   context: 1,
@@ -85,7 +88,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     size: docs.length,
     search(query, limit, accept) {
       const text = query.slice(0, MAX_QUERY_CHARS)
-      const own = [...new Set(terms(text))].slice(0, MAX_QUERY_TERMS)
+      const own = [...new Set(termsOf(text))].slice(0, MAX_QUERY_TERMS)
       if (own.length === 0 || limit <= 0) return []
       const weights = weigh(own)
       if (params.stopInName > 0)
@@ -104,6 +107,13 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
         .slice(0, limit)
         .map((doc): SearchHit => ({ name: docs[doc]!.name, score: value[doc]! }))
     },
+  }
+
+  /** A text's terms, and its adjacent words joined where the index has the joined word. */
+  function termsOf(text: string): string[] {
+    const out = terms(text)
+    if (params.joined) for (const joined of joinedTerms(text)) if (engine.idf(joined) > 0) out.push(joined)
+    return out
   }
 
   /** The query's own terms at 1 (single CJK characters less), their synonyms below. */
@@ -139,7 +149,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     const out: string[][] = []
     let pending: string[] = []
     for (const part of queryParts(text)) {
-      pending.push(...terms(part).filter((term) => own.has(term)))
+      pending.push(...termsOf(part).filter((term) => own.has(term)))
       if (intentTerms(pending) < MIN_CLAUSE_TERMS || out.length === MAX_CLAUSES - 1) continue
       out.push([...new Set(pending)])
       pending = []

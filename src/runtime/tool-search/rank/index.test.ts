@@ -52,6 +52,7 @@ const docs: SearchDoc[] = [
   doc("browser", "take_screenshot", "Capture a PNG of the current page."),
   doc("trello", "get_my_cards", "Fetch the cards assigned to the current member."),
   doc("trello", "get_card", "Get one card by id."),
+  doc("ci", "run_rollback_pipeline", "Roll a project back to an earlier deploy."),
   doc("db", "run_query", "Execute a read-only SQL statement against PostgreSQL."),
   { name: "bare", description: "", inputSchema: {} },
 ]
@@ -80,6 +81,11 @@ describe("buildToolIndex", () => {
     expect(names("screenshot of the browser")[0]).toBe("browser_take_screenshot")
     expect(names("open a pull request on gitlab")[0]).toBe("gitlab_create_merge_request")
     expect(names("database query")[0]).toBe("db_run_query")
+  })
+
+  it("adjacent query words match a name's compound (roll back → rollback)", () => {
+    expect(names("rollback")[0]).toBe("ci_run_rollback_pipeline")
+    expect(ours.search("roll back production", 1)[0]!.name).toBe("ci_run_rollback_pipeline")
   })
 
   it("a stop word counts where a tool's name holds it", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { stem } from "./stem.ts"
-import { nameTerms, pieces, terms } from "./terms.ts"
+import { joinedTerms, nameTerms, pieces, terms } from "./terms.ts"
 
 describe("stem", () => {
   it.each([
@@ -56,6 +56,10 @@ describe("terms", () => {
 
   it("indexes CJK runs as single characters and bigrams, Latin words beside them as words", () => {
     expect(terms("查询天气 weather")).toEqual(["查", "查询", "询", "询天", "天", "天气", "气", "weather"])
+  })
+
+  it("joins adjacent Latin words, for names that write them as one", () => {
+    expect(joinedTerms("roll back, log in 查询")).toEqual(["rollback", "backlog", "login"])
   })
 
   it("gives nothing for emoji, punctuation and empty text", () => {

@@ -68,6 +68,21 @@ export function stopTerms(text: string): string[] {
     .map(stemmed)
 }
 
+/**
+ * Adjacent Latin words of a text joined and stemmed ("roll back" → rollback, "log in" → login,
+ * "user agent" → useragent): names often write as one word what a query writes as two.
+ */
+export function joinedTerms(text: string): string[] {
+  const list = pieces(text)
+  const out: string[] = []
+  for (let i = 0; i + 1 < list.length; i++) {
+    const a = list[i]!
+    const b = list[i + 1]!
+    if (/^[a-z]+$/.test(a) && /^[a-z]+$/.test(b)) out.push(stemmed(a + b))
+  }
+  return out
+}
+
 /** Terms of an identifier: like `terms`, but nothing is a stop word in a name (`list_all`). */
 export function nameTerms(name: string): string[] {
   return pieces(name).map(stemmed)
