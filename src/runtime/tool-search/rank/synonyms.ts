@@ -78,6 +78,36 @@ const GROUPS: readonly (readonly string[])[] = [
   ["time", "date", "timezone", "clock"],
   ["news", "headline", "article"],
   ["paper", "publication", "research"],
+  ["merge", "combine", "join", "squash"],
+  ["assign", "assignee", "delegate", "owner"],
+  ["approve", "accept", "lgtm", "sign off"],
+  ["reject", "decline", "deny", "refuse"],
+  ["subscribe", "follow", "watch"],
+  ["invite", "onboard"],
+  ["notification", "alert", "alarm", "reminder"],
+  ["dashboard", "overview", "panel"],
+  ["performance", "profile", "profiling", "latency", "slow"],
+  ["order", "purchase", "transaction", "checkout"],
+  ["product", "sku", "catalog", "inventory"],
+  ["flight", "airline", "plane"],
+  ["hotel", "lodging", "accommodation", "stay"],
+  ["booking", "reservation", "reserve", "book"],
+  ["transcript", "caption", "subtitle"],
+  ["diff", "compare", "difference", "changes"],
+  ["rollback", "revert", "undo", "roll back"],
+  ["restart", "reboot", "reload"],
+  ["scale", "resize", "autoscale"],
+  ["scrape", "crawl", "extract", "parse"],
+  ["title", "heading", "headline"],
+  ["deadline", "due"],
+  ["refund", "chargeback"],
+  ["subscription", "plan", "tier"],
+  ["webhook", "callback", "hook"],
+  ["endpoint", "api", "route"],
+  ["schema", "structure", "definition"],
+  ["hover", "mouseover", "mouse over"],
+  ["visit", "navigate", "goto"],
+  ["wait", "sleep", "delay", "pause"],
 ]
 
 /**
@@ -86,9 +116,10 @@ const GROUPS: readonly (readonly string[])[] = [
  * do not bring their own groups' words, which would be the wrong sense as often as the right one.
  */
 const AMBIGUOUS = new Set(
-  ["call", "record", "log", "open", "set", "index", "page", "share", "show", "post", "state", "start"].map(
-    (word) => terms(word)[0]!,
-  ),
+  [
+    ...["call", "record", "log", "open", "set", "index", "page", "share", "show", "post", "state", "start"],
+    ...["navigate", "route", "plan", "book", "stay", "profile", "hook", "extract", "parse", "changes"],
+  ].map((word) => terms(word)[0]!),
 )
 
 /** A synonym as the query side sees it: the terms to match, and whether all must appear in a row. */
