@@ -38,7 +38,7 @@ export function parentCallID(callID: string): string | undefined {
 
 /**
  * The child calls of `parent`; undefined when `parent` is itself a child (no nesting).
- * 1. `offered`: the tools advertised to the parent's agent (within the parent's turn, when it had one),
+ * 1. `offered`: every tool the parent's agent may call, deferred ones too (within the parent's turn, when it had one),
  *    without the parent's own tool; found once per parent call.
  * 2. `settle`: the full call path (`settle` is the toolbelt's `call`) with the parent's session, message,
  *    agent, abort signal, messages and caller's `extra` (marked as a child's), the call id
@@ -69,7 +69,8 @@ export function childCalls({
   // 1. What the children may call.
   let turn: Promise<Turn> | undefined
   const offered = () => {
-    turn ??= tools({ agent: parent.agent }).then((advertised) => {
+    // Every tool the agent may call, deferred ones too: a deferred tool is callable by name, loaded or not.
+    turn ??= tools({ agent: parent.agent, sessionID: parent.sessionID, listing: "all" }).then((advertised) => {
       const current = registry.turn(advertised.filter((tool) => tool.name !== parent.tool))
       if (!parent.turn) return current
       const within = new Map<string, symbol>()

@@ -184,4 +184,22 @@ describe("tool search settings and sources", () => {
       output: "deployed",
     })
   })
+
+  it("a batch may call a deferred tool by name, never searched", async () => {
+    const belt = await toolbelt({ tool_search: "on", batch: true })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const listed = (await belt.tools({ sessionID: "s" })).map((tool) => tool.name)
+    expect(listed).not.toContain("demo_send_message")
+    const batch = await belt.call({
+      tool: "batch",
+      input: { tool_calls: [{ tool: "demo_send_message", parameters: { id: "general" } }] },
+      sessionID: "s",
+      callID: "b",
+    })
+    expect(batch.status).toBe("completed")
+    expect(belt.store.parts.get("s", "b.1")?.state).toMatchObject({
+      status: "completed",
+      output: "Send a message to a chat channel: general",
+    })
+  })
 })

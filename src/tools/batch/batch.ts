@@ -16,6 +16,9 @@ export const MAX_CALLS = 25
 const ANSWERS_SHARE = 0.9
 
 /** The name the tool is registered under: a batch may not name it. */
+/** Available tools a skipped call names at most. */
+const MAX_NAMED = 40
+
 const SELF = "batch"
 
 export const Parameters = z.object({
@@ -80,7 +83,11 @@ export const BatchTool = Tool.define<typeof Parameters, BatchMetadata>(
         const candidates = byLowerCase.get(tool.toLowerCase())
         return candidates?.length === 1 ? candidates[0] : undefined
       }
-      const available = offered.join(", ") || "(none)"
+      // A registry with hundreds of deferred tools would make this list the longest part of the result.
+      const available =
+        offered.length > MAX_NAMED
+          ? `${offered.slice(0, MAX_NAMED).join(", ")} and ${offered.length - MAX_NAMED} more`
+          : offered.join(", ") || "(none)"
       const entries = params.tool_calls.map((call, index) => {
         const n = index + 1
         if (index >= MAX_CALLS)
