@@ -5,6 +5,7 @@
 //
 //   bench/tool-search/install.sh [/tmp/mcp-corpus/pkgs]
 //   node bench/tool-search/collect.ts [--pkgs /tmp/mcp-corpus/pkgs] [server...]
+//   npx biome format --write test/fixtures/tool-search   (the repo's JSON style; whitespace only)
 //
 // Servers are started with dummy credentials (packages.json's `env`); one that still refuses to list
 // its tools without a real account is skipped and said so. Only packages under a licence that lets
@@ -14,8 +15,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { licenseOf, writeLicenses } from "./licenses.ts"
 
-interface PackageEntry {
+export interface PackageEntry {
   readonly server: string
   readonly package: string
   /** Pinned when a later release no longer declares a licence we may redistribute. */
@@ -24,9 +26,11 @@ interface PackageEntry {
   readonly env?: Readonly<Record<string, string>>
   /** Dummy files a server wants before it starts (credentials), path to JSON content. */
   readonly files?: Readonly<Record<string, unknown>>
+  /** Why this server is left out (it will not list without a real account, or its licence), when it is. */
+  readonly skip?: string
 }
 
-interface ServerFile {
+export interface ServerFile {
   server: string
   package: string
   version: string
@@ -76,11 +80,16 @@ async function main(): Promise<void> {
     for (let entry = queue.shift(); entry; entry = queue.shift()) console.log(await collectOne(entry))
   }
   await Promise.all(Array.from({ length: PARALLEL }, worker))
-  writeLicenses(entries)
+  writeLicenses(
+    fixtures,
+    entries.filter((entry) => existsSync(join(serversDir, `${entry.server}.json`))),
+    (entry) => join(pkgs, entry.server, "node_modules", entry.package),
+  )
 }
 
 /** One server: its package metadata, then its tools over stdio. Returns the line to print. */
 async function collectOne(entry: PackageEntry): Promise<string> {
+  if (entry.skip) return `skip ${entry.server}: ${entry.skip} (packages.json)`
   const packageDir = join(pkgs, entry.server, "node_modules", entry.package)
   if (!existsSync(join(packageDir, "package.json")))
     return `skip ${entry.server}: not installed (run install.sh)`
@@ -191,17 +200,6 @@ function fill(value: string): string {
   return value.replaceAll("{root}", root).replaceAll("{home}", home)
 }
 
-/** The package's declared licence; when package.json names none, what its LICENSE file plainly is. */
-function licenseOf(meta: Record<string, any>, packageDir: string): string {
-  const raw = meta.license ?? meta.licenses?.[0]
-  const declared = typeof raw === "string" ? raw : raw?.type
-  if (typeof declared === "string" && !/^SEE LICEN[CS]E/i.test(declared)) return declared
-  const text = noticeOf(packageDir) ?? ""
-  if (/^\s*(The )?MIT License/i.test(text)) return "MIT"
-  if (/Licensed under the Apache License, Version 2\.0/.test(text)) return "Apache-2.0"
-  return String(declared ?? "UNKNOWN")
-}
-
 function repositoryOf(meta: Record<string, any>): string {
   const raw = typeof meta.repository === "string" ? meta.repository : meta.repository?.url
   if (!raw) return String(meta.homepage ?? "")
@@ -211,61 +209,6 @@ function repositoryOf(meta: Record<string, any>): string {
     .replace(/^git:\/\//, "https://")
     .replace(/^github:/, "https://github.com/")
     .replace(/^([\w-]+\/[\w.-]+)$/, "https://github.com/$1")
-}
-
-/** LICENSES.md: every written server's package, version, licence, repository, and licence notice. */
-function writeLicenses(entries: readonly PackageEntry[]): void {
-  const written = new Set(readdirSync(serversDir).map((name) => name.replace(/\.json$/, "")))
-  const lines = [
-    "# Licences of the tool-search corpus",
-    "",
-    "The files in `servers/` hold the tool definitions (names, descriptions, input schemas) that these",
-    "public MCP servers, installed from npm, listed over MCP `tools/list`. Each is redistributed under its",
-    "package's licence, reproduced below where the package ships one. Written by",
-    "`bench/tool-search/collect.ts`; do not edit by hand.",
-    "",
-  ]
-  for (const entry of [...entries].sort((a, b) => a.server.localeCompare(b.server))) {
-    if (!written.has(entry.server)) continue
-    const file = JSON.parse(readFileSync(join(serversDir, `${entry.server}.json`), "utf8")) as ServerFile
-    lines.push(`## ${file.server}: ${file.package}@${file.version}`, "")
-    lines.push(`- Licence: ${file.license}`, `- Repository: ${file.repository || "(none given)"}`, "")
-    const notice = noticeOf(join(pkgs, entry.server, "node_modules", entry.package))
-    if (notice) lines.push("```text", notice, "```", "")
-    else lines.push(`The package ships no licence file; its package.json declares ${file.license}.`, "")
-  }
-  const apache = apacheTerms(entries.filter((entry) => written.has(entry.server)))
-  if (apache) lines.push("## The Apache License, Version 2.0", "", "```text", apache, "```", "")
-  writeFileSync(join(fixtures, "LICENSES.md"), `${lines.join("\n").trimEnd()}\n`)
-}
-
-/** The package's licence text; Apache-2.0's standard terms are given once at the end, so only its notice here. */
-function noticeOf(packageDir: string): string | undefined {
-  if (!existsSync(packageDir)) return undefined
-  const name = readdirSync(packageDir).find((file) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(file))
-  if (!name) return undefined
-  const text = readFileSync(join(packageDir, name), "utf8").replace(/\r\n/g, "\n").trim()
-  if (/Apache License\s+Version 2\.0/i.test(text)) {
-    const copyright = text.match(/^\s*Copyright (?!\[yyyy\]|\{yyyy\}).*$/im)?.[0]?.trim()
-    return `${copyright ? `${copyright}\n\n` : ""}Licensed under the Apache License, Version 2.0 (full text at the end of this file).`
-  }
-  return text.replaceAll("```", "'''")
-}
-
-/** The Apache-2.0 terms as one of the written packages ships them (up to its appendix). */
-function apacheTerms(entries: readonly PackageEntry[]): string | undefined {
-  for (const entry of entries) {
-    const packageDir = join(pkgs, entry.server, "node_modules", entry.package)
-    const name = existsSync(packageDir)
-      ? readdirSync(packageDir).find((file) => /^licen[cs]e/i.test(file))
-      : undefined
-    if (!name) continue
-    const text = readFileSync(join(packageDir, name), "utf8").replace(/\r\n/g, "\n")
-    if (!/Apache License\s+Version 2\.0/i.test(text) || !/TERMS AND CONDITIONS/.test(text)) continue
-    const end = text.search(/APPENDIX: How to apply/i)
-    return (end > 0 ? text.slice(0, end) : text).trim()
-  }
-  return undefined
 }
 
 await main()
