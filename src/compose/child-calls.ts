@@ -70,13 +70,15 @@ export function childCalls({
   let turn: Promise<Turn> | undefined
   const offered = () => {
     // Every tool the agent may call, deferred ones too: a deferred tool is callable by name, loaded or not.
-    turn ??= tools({ agent: parent.agent, sessionID: parent.sessionID, listing: "all" }).then((advertised) => {
-      const current = registry.turn(advertised.filter((tool) => tool.name !== parent.tool))
-      if (!parent.turn) return current
-      const within = new Map<string, symbol>()
-      for (const [name, identity] of parent.turn) if (current.has(name)) within.set(name, identity)
-      return within
-    })
+    turn ??= tools({ agent: parent.agent, sessionID: parent.sessionID, listing: "all" }).then(
+      (advertised) => {
+        const current = registry.turn(advertised.filter((tool) => tool.name !== parent.tool))
+        if (!parent.turn) return current
+        const within = new Map<string, symbol>()
+        for (const [name, identity] of parent.turn) if (current.has(name)) within.set(name, identity)
+        return within
+      },
+    )
     return turn
   }
 
