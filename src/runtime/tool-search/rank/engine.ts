@@ -52,7 +52,7 @@ export const DEFAULT_PARAMS: RankParams = {
   prefix: 0.3,
   stopInName: 0.3,
   cjkChar: 0.3,
-  nameCoverage: 2,
+  nameCoverage: 0.75,
   server: 0.3,
   named: 0.5,
   joined: true,

@@ -2,6 +2,7 @@
 // Step recall@k: each step's query searched once with limit k; the share of the steps' needed tools
 // found. Task recall@k: each task's whole text searched once; the share of all its steps' tools found.
 // Both are counted over tools, not averaged over queries, so a step needing two tools counts twice.
+import { nameTerms, terms } from "./terms.ts"
 import type { ToolIndex } from "./types.ts"
 
 export interface RecallTask {
@@ -39,4 +40,24 @@ export function taskRecall(index: ToolIndex, tasks: readonly RecallTask[], limit
     for (const tool of tools) if (hits.has(tool)) found++
   }
   return { found, needed, recall: needed === 0 ? 0 : found / needed }
+}
+
+/**
+ * A harder reading of the same steps, for vocabulary mismatch: each one-tool step's query with the
+ * words of the needed tool's name taken out ("list open issues" for github_list_issues → "open"),
+ * so only descriptions, parameters, synonyms and servers can find it. Steps left empty are dropped.
+ */
+export function withoutNameWords(tasks: readonly RecallTask[]): RecallTask[] {
+  return tasks.map((task) => ({
+    ...task,
+    steps: task.steps.flatMap((step) => {
+      if (step.tools.length !== 1) return []
+      const name = new Set(nameTerms(step.tools[0]!))
+      const query = step.query
+        .split(/\s+/)
+        .filter((word) => !nameTerms(word).some((term) => name.has(term)))
+        .join(" ")
+      return terms(query).length > 0 ? [{ query, tools: step.tools }] : []
+    }),
+  }))
 }
