@@ -11,7 +11,7 @@
 // its tools without a real account is skipped and said so. Only packages under a licence that lets
 // their text be redistributed are written. Run on Node 22.18+ (type stripping); bin/toolbelt.js's
 // pinned Node is node_modules/node/bin/node.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
