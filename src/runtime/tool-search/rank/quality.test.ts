@@ -6,12 +6,15 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { corpusDir, loadCorpus } from "../../../../test/fixtures/tool-search/load.ts"
 import { buildBm25Index, buildToolIndex } from "./index.ts"
-import { stepRecall, taskRecall } from "./recall.ts"
+import { stepRecall, taskRecall, withoutNameWords } from "./recall.ts"
 
-/** Measured on the whole corpus (see the commit that set them); a regression below fails. */
-const FLOOR = { step5: 0.86, task10: 0.75 }
-/** Ours must beat plain BM25 by at least this many points, on each measure. */
-const MARGIN = { step5: 0.05, task10: 0.05 }
+/**
+ * A few points under what was measured on the whole corpus (1,156 tools from 77 servers, 248 tasks:
+ * step recall@5 92.3%, task recall@10 82.1%; plain BM25 82.6% and 63.4%); a regression below fails.
+ */
+const FLOOR = { step5: 0.88, task10: 0.77 }
+/** Ours must beat plain BM25 by at least this many points, on each measure (measured: 9.7 and 18.7). */
+const MARGIN = { step5: 0.05, task10: 0.1 }
 
 const present = existsSync(join(corpusDir, "tasks.json")) && existsSync(join(corpusDir, "servers"))
 
@@ -23,11 +26,14 @@ describe.skipIf(!present)("tool search quality on the public corpus", () => {
   it("finds the tools each step needs (recall@5) and each whole task needs (recall@10)", () => {
     const step = { ours: stepRecall(ours, corpus.tasks, 5), bm25: stepRecall(bm25, corpus.tasks, 5) }
     const task = { ours: taskRecall(ours, corpus.tasks, 10), bm25: taskRecall(bm25, corpus.tasks, 10) }
+    const hard = withoutNameWords(corpus.tasks)
+    const mismatch = { ours: stepRecall(ours, hard, 5), bm25: stepRecall(bm25, hard, 5) }
     const pct = (value: number) => `${(value * 100).toFixed(1)}%`
     console.log(
       `tool search on ${corpus.docs.length} tools, ${corpus.tasks.length} tasks: ` +
         `step recall@5 ${pct(step.ours.recall)} (BM25 ${pct(step.bm25.recall)}), ` +
-        `task recall@10 ${pct(task.ours.recall)} (BM25 ${pct(task.bm25.recall)})`,
+        `task recall@10 ${pct(task.ours.recall)} (BM25 ${pct(task.bm25.recall)}), ` +
+        `step recall@5 without the tool's name words ${pct(mismatch.ours.recall)} (BM25 ${pct(mismatch.bm25.recall)})`,
     )
     expect(step.ours.recall).toBeGreaterThanOrEqual(FLOOR.step5)
     expect(task.ours.recall).toBeGreaterThanOrEqual(FLOOR.task10)
