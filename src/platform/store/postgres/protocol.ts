@@ -1,0 +1,68 @@
+/**
+ * What the main thread and the PostgreSQL worker say to each other (worker.ts, database.ts).
+ *
+ * Statements are synchronous for the caller: the main thread posts a request, blocks in
+ * `Atomics.wait` on `SIGNAL` until the worker has posted the answer on the reply port, and takes it
+ * with `receiveMessageOnPort`. Listening and notifying are asynchronous: their answers and the
+ * notifications arrive on the events port, through the main thread's event loop.
+ */
+import type { MessagePort } from "node:worker_threads"
+import type { SqlValue } from "../sqlite.ts"
+import type { TlsSetting } from "./url.ts"
+
+/** Slot of the shared Int32Array: 0 while the main thread waits, `ANSWERED` once the answer is posted. */
+export const SIGNAL = 0
+export const ANSWERED = 1
+
+export interface WorkerData {
+  readonly url: string
+  readonly ssl: TlsSetting
+  readonly redacted: string
+  readonly secret: string
+  readonly signal: SharedArrayBuffer
+  readonly replies: MessagePort
+  readonly events: MessagePort
+  /** How long a statement may keep trying to reach a server that refuses connections (restarting), ms. */
+  readonly reconnectMs: number
+  readonly connectTimeoutS: number
+}
+
+/** How a statement's result is wanted: `exec` runs several statements (no parameters) and returns nothing. */
+export type Mode = "run" | "get" | "all" | "exec"
+
+export type Request =
+  | {
+      readonly kind: "query"
+      readonly sql: string
+      readonly params: readonly SqlValue[]
+      readonly mode: Mode
+    }
+  | { readonly kind: "close" }
+  | { readonly kind: "listen"; readonly id: number; readonly channel: string }
+  | { readonly kind: "unlisten"; readonly id: number; readonly channel: string }
+  | { readonly kind: "notify"; readonly id: number; readonly channel: string; readonly payload: string }
+
+export interface FailureInfo {
+  readonly message: string
+  /** SQLSTATE, or the driver's code for connection errors (`CONNECTION_CLOSED`, `ECONNREFUSED`…). */
+  readonly code?: string
+  readonly detail?: string
+  /** The connection was lost (the statement's outcome may be unknown). */
+  readonly lost?: boolean
+}
+
+export type Reply =
+  | {
+      readonly ok: true
+      readonly rows?: Record<string, unknown>[]
+      readonly changes?: number
+      /** Whether a transaction is open on the connection after this statement. */
+      readonly inTransaction: boolean
+    }
+  | { readonly ok: false; readonly error: FailureInfo; readonly inTransaction: boolean }
+
+export type Event =
+  | { readonly kind: "done"; readonly id: number; readonly error?: FailureInfo }
+  | { readonly kind: "notification"; readonly channel: string; readonly payload: string }
+  /** A listener was (re)established: notifications sent while it was down were missed. */
+  | { readonly kind: "listening"; readonly channel: string }

@@ -1,0 +1,275 @@
+/**
+ * The PostgreSQL worker: holds the store's connection and runs each statement the main thread sends
+ * (database.ts), answering through the reply port and the shared signal. It also keeps a second
+ * connection for LISTEN/NOTIFY, relistening after that connection is lost.
+ *
+ * What it adds to the driver:
+ * - a transaction's fate: the connection lost inside one fails the transaction (every statement up to
+ *   its end fails saying so) instead of letting the driver reconnect and go on outside it;
+ * - a statement outside a transaction whose connection was lost is sent again once, after waiting
+ *   (up to `reconnectMs`) for a restarting server to accept connections again;
+ * - rows typed as SQLite gives them: BIGINT as a number where it is a safe integer.
+ */
+import { setTimeout as sleep } from "node:timers/promises"
+import type { ConnectionOptions } from "node:tls"
+import { workerData as data, parentPort } from "node:worker_threads"
+import postgres from "postgres"
+import {
+  ANSWERED,
+  type Event,
+  type FailureInfo,
+  type Reply,
+  type Request,
+  SIGNAL,
+  type WorkerData,
+} from "./protocol.ts"
+import type { TlsSetting } from "./url.ts"
+
+const settings = data as WorkerData
+const signal = new Int32Array(settings.signal)
+
+/** SQLSTATEs and driver codes that mean the connection is gone (class 08, shutdowns) or was never made. */
+const LOST =
+  /^(08|57P0[123]|CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ENOENT)/
+/** Of those, the ones where nothing reached the server: trying again cannot run the statement twice. */
+const NOT_CONNECTED =
+  /^(57P03|CONNECT_TIMEOUT|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ENOENT)/
+
+function tls(setting: TlsSetting): boolean | "prefer" | "require" | ConnectionOptions {
+  if (typeof setting !== "object") return setting
+  const { skipHostCheck, ...options } = setting
+  return skipHostCheck ? { ...options, checkServerIdentity: () => undefined } : options
+}
+
+const int8 = {
+  to: 20,
+  from: [20],
+  serialize: (value: unknown) => String(value),
+  parse: (text: string) => {
+    const value = Number(text)
+    return Number.isSafeInteger(value) ? value : BigInt(text)
+  },
+}
+
+const base = {
+  ssl: tls(settings.ssl),
+  connect_timeout: settings.connectTimeoutS,
+  fetch_types: false,
+  // A connection the driver retires mid-transaction would end the transaction: never retire it.
+  max_lifetime: null,
+  idle_timeout: null,
+  onnotice: () => {},
+  types: { int8 },
+  connection: { application_name: "toolbelt" },
+} as const
+
+/** Whether a transaction is open on the store's connection. */
+let inTransaction = false
+/** Set when the connection was lost inside the open transaction: what its remaining statements fail with. */
+let broken: FailureInfo | undefined
+/** Once connected, a refused connection is a server restarting: worth waiting for. */
+let connected = false
+let closing = false
+
+const sql = postgres(settings.url, {
+  ...base,
+  max: 1,
+  onclose: () => {
+    if (inTransaction && !broken) broken = lostInTransaction(undefined)
+  },
+})
+
+function lostInTransaction(cause: FailureInfo | undefined): FailureInfo {
+  return {
+    message: `The database connection to ${settings.redacted} was lost during a transaction, so the transaction failed and nothing of it was saved${cause ? ` (${cause.message})` : ""}. Retry the operation.`,
+    code: cause?.code ?? "CONNECTION_LOST",
+    lost: true,
+  }
+}
+
+function describe(error: unknown): FailureInfo {
+  const e = error as { message?: unknown; code?: unknown; detail?: unknown; errno?: unknown }
+  const code = typeof e.code === "string" ? e.code : typeof e.errno === "string" ? e.errno : undefined
+  const message = clean(typeof e.message === "string" ? e.message : String(error))
+  return {
+    message,
+    ...(code ? { code } : {}),
+    ...(typeof e.detail === "string" ? { detail: clean(e.detail) } : {}),
+    ...(code && LOST.test(code) ? { lost: true } : {}),
+  }
+}
+
+/** A driver message never quotes the password today; should one ever, it is blanked here. */
+function clean(text: string): string {
+  return settings.secret ? text.split(settings.secret).join("***") : text
+}
+
+type Control = "begin" | "end" | "savepoint" | undefined
+
+function control(text: string): Control {
+  const head = /^\s*([a-z]+)(\s+[a-z]+)?/i.exec(text)
+  if (!head) return undefined
+  const word = head[1]!.toUpperCase()
+  if (word === "BEGIN" || (word === "START" && /TRANSACTION/i.test(head[2] ?? ""))) return "begin"
+  if (word === "COMMIT" || word === "END" || word === "ABORT") return "end"
+  if (word === "ROLLBACK") return /^\s*TO\b/i.test(head[2] ?? "") ? "savepoint" : "end"
+  if (word === "SAVEPOINT" || word === "RELEASE") return "savepoint"
+  return undefined
+}
+
+function execute(request: Extract<Request, { kind: "query" }>) {
+  if (request.mode === "exec") return sql.unsafe(request.sql)
+  return sql.unsafe(request.sql, request.params as postgres.ParameterOrJSON<never>[], { prepare: true })
+}
+
+async function query(request: Extract<Request, { kind: "query" }>): Promise<Reply> {
+  const kind = control(request.sql)
+  if (broken) {
+    const error = broken
+    if (kind === "end") {
+      inTransaction = false
+      broken = undefined
+      // ROLLBACK of a transaction the lost connection already ended: done, as asked.
+      if (/^\s*(ROLLBACK|ABORT)/i.test(request.sql)) return { ok: true, changes: 0, inTransaction }
+    }
+    return { ok: false, error, inTransaction }
+  }
+  const wasInTransaction = inTransaction
+  let resent = false
+  const deadline = Date.now() + settings.reconnectMs
+  for (;;) {
+    try {
+      const result = await execute(request)
+      connected = true
+      if (kind === "begin") inTransaction = true
+      else if (kind === "end") inTransaction = false
+      const rows =
+        request.mode === "all" ? Array.from(result) : request.mode === "get" ? result.slice(0, 1) : undefined
+      return {
+        ok: true,
+        ...(rows ? { rows: rows as Record<string, unknown>[] } : {}),
+        changes: result.count ?? 0,
+        inTransaction,
+      }
+    } catch (error) {
+      const info = describe(error)
+      if (kind === "end") inTransaction = false
+      if (!info.lost) return { ok: false, error: info, inTransaction }
+      if (wasInTransaction) {
+        // The driver reconnects by itself; the transaction, though, died with the connection.
+        broken = kind === "end" ? undefined : lostInTransaction(info)
+        inTransaction = kind !== "end"
+        return { ok: false, error: broken ?? lostInTransaction(info), inTransaction }
+      }
+      if (!connected || Date.now() > deadline) return { ok: false, error: info, inTransaction }
+      if (NOT_CONNECTED.test(info.code ?? "")) {
+        await sleep(200)
+        continue
+      }
+      if (resent) return { ok: false, error: info, inTransaction }
+      resent = true
+    }
+  }
+}
+
+// ---- LISTEN / NOTIFY, on a connection of their own ------------------------------------------------
+
+const events = settings.events
+const channels = new Set<string>()
+let listener: postgres.Sql | undefined
+let relistening = false
+
+function post(event: Event): void {
+  events.postMessage(event)
+}
+
+function listenSql(): postgres.Sql {
+  listener ??= postgres(settings.url, {
+    ...base,
+    max: 1,
+    onnotify: (channel, payload) => {
+      if (channels.has(channel)) post({ kind: "notification", channel, payload })
+    },
+    onclose: () => {
+      if (!closing && channels.size > 0) void relisten()
+    },
+  })
+  return listener
+}
+
+const identifier = (name: string) => `"${name.replace(/"/g, '""')}"`
+
+/** After the listening connection was lost: LISTEN again on every channel, until the server takes it. */
+async function relisten(): Promise<void> {
+  if (relistening) return
+  relistening = true
+  try {
+    for (let delay = 100; !closing; delay = Math.min(delay * 2, 2000)) {
+      try {
+        for (const channel of channels) await listenSql().unsafe(`LISTEN ${identifier(channel)}`)
+        for (const channel of channels) post({ kind: "listening", channel })
+        return
+      } catch {
+        await sleep(delay)
+      }
+    }
+  } finally {
+    relistening = false
+  }
+}
+
+async function asyncRequest(request: Exclude<Request, { kind: "query" | "close" }>): Promise<void> {
+  try {
+    if (request.kind === "listen") {
+      channels.add(request.channel)
+      await listenSql().unsafe(`LISTEN ${identifier(request.channel)}`)
+    } else if (request.kind === "unlisten") {
+      channels.delete(request.channel)
+      if (listener) await listener.unsafe(`UNLISTEN ${identifier(request.channel)}`)
+    } else {
+      await listenSql().unsafe("SELECT pg_notify($1, $2)", [request.channel, request.payload])
+    }
+    post({ kind: "done", id: request.id })
+  } catch (error) {
+    if (request.kind === "listen") channels.delete(request.channel)
+    post({ kind: "done", id: request.id, error: describe(error) })
+  }
+}
+
+// ---- the loop -------------------------------------------------------------------------------------
+
+/** The statement being answered: each gets one answer (an uncaught driver error may answer it first). */
+let current = 0
+let answered = 0
+
+function answer(reply: Reply, id = current): void {
+  if (id !== current || answered === id) return
+  answered = id
+  settings.replies.postMessage(reply)
+  Atomics.store(signal, SIGNAL, ANSWERED)
+  Atomics.notify(signal, SIGNAL)
+}
+
+async function close(): Promise<void> {
+  closing = true
+  await Promise.allSettled([sql.end({ timeout: 1 }), listener?.end({ timeout: 1 })])
+  answer({ ok: true, inTransaction: false })
+}
+
+parentPort!.on("message", (request: Request) => {
+  if (request.kind === "query") {
+    const id = ++current
+    query(request).then(
+      (reply) => answer(reply, id),
+      (error: unknown) => answer({ ok: false, error: describe(error), inTransaction }, id),
+    )
+  } else if (request.kind === "close") {
+    ++current
+    void close()
+  } else void asyncRequest(request)
+})
+
+// A driver failure no promise caught: the statement waiting (if any) fails with it rather than hang.
+process.on("uncaughtException", (error) => {
+  if (answered !== current) answer({ ok: false, error: describe(error), inTransaction })
+})
