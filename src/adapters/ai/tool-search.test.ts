@@ -128,7 +128,9 @@ describe("deferred tools in the AI SDK adapter", () => {
   it("repairs a wrong-case name of a deferred tool, and runs it", async () => {
     belt = await deferring()
     const seen = new Set<string>()
-    belt.toolbelt.bus.subscribe("message.part.updated", (event) => seen.add(event.properties.part.tool))
+    belt.toolbelt.bus.subscribe("message.part.updated", (event) => {
+      seen.add(event.properties.part.tool)
+    })
     const model = scripted([step(call("loud", "DEMO_CREATE_ISSUE", { title: "Loud" })), step(text("ok"))])
     const result = await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "go" })
     expect(result.parts.map((part) => [part.tool, part.state.status])).toEqual([
