@@ -41,34 +41,47 @@ export class Bm25f<F extends string> {
       for (const doc of docs) total += doc[field].length
       average.set(field, Math.max(1, total / Math.max(1, docs.length)))
     }
-    const tfs: Map<string, number>[] = docs.map((doc) => {
-      const tf = new Map<string, number>()
+    // Terms as numbers, one document's counts in one reused array: this runs right after start-up,
+    // before the JIT has warmed up, so it avoids a Map per document.
+    const ids = new Map<string, number>()
+    const holders: number[][] = []
+    const counts: number[][] = []
+    const tf: number[] = []
+    const touched: number[] = []
+    for (const [doc, fields] of docs.entries()) {
       for (const field of names) {
+        const list = fields[field]
+        if (list.length === 0) continue
         const { weight, b } = params.fields[field]
-        if (doc[field].length === 0) continue
-        const add = weight / (1 - b + (b * doc[field].length) / average.get(field)!)
-        for (const term of doc[field]) tf.set(term, (tf.get(term) ?? 0) + add)
-      }
-      return tf
-    })
-    const lists = new Map<string, { docs: number[]; tfs: number[] }>()
-    for (const [doc, tf] of tfs.entries())
-      for (const [term, value] of tf) {
-        let list = lists.get(term)
-        if (!list) {
-          list = { docs: [], tfs: [] }
-          lists.set(term, list)
+        const add = weight / (1 - b + (b * list.length) / average.get(field)!)
+        for (const term of list) {
+          let id = ids.get(term)
+          if (id === undefined) {
+            id = ids.size
+            ids.set(term, id)
+            holders.push([])
+            counts.push([])
+            tf.push(0)
+          }
+          if (tf[id] === 0) touched.push(id)
+          tf[id]! += add
         }
-        list.docs.push(doc)
-        list.tfs.push(value)
       }
-    for (const [term, list] of lists) {
-      const n = list.docs.length
+      for (const id of touched) {
+        holders[id]!.push(doc)
+        counts[id]!.push(tf[id]!)
+        tf[id] = 0
+      }
+      touched.length = 0
+    }
+    for (const [term, id] of ids) {
+      const list = holders[id]!
+      const n = list.length
       const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5))
       this.#idf.set(term, idf)
       const values = new Float64Array(n)
-      for (let i = 0; i < n; i++) values[i] = (idf * list.tfs[i]!) / (params.k1 + list.tfs[i]!)
-      this.#postings.set(term, { docs: Int32Array.from(list.docs), values })
+      for (let i = 0; i < n; i++) values[i] = (idf * counts[id]![i]!) / (params.k1 + counts[id]![i]!)
+      this.#postings.set(term, { docs: Int32Array.from(list), values })
     }
   }
 

@@ -4,7 +4,7 @@
 // best clause's relative score, so every intent of the task gets its best tools into the top list.
 // `RankParams` holds every knob, so the benchmark can switch each method off and measure it.
 import { Bm25f, type FieldParams, type Scores } from "./bm25f.ts"
-import { type Field, fieldsOf } from "./fields.ts"
+import { type Field, readFields } from "./fields.ts"
 import { queryParts } from "./parts.ts"
 import { Prefixes } from "./prefixes.ts"
 import { buildServerIndex } from "./servers.ts"
@@ -75,7 +75,7 @@ const MAX_CLAUSES = 12
 type Weights = Map<string, number>
 
 export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = DEFAULT_PARAMS): ToolIndex {
-  const fields = docs.map(fieldsOf)
+  const fields = readFields(docs)
   const engine = new Bm25f(fields, params)
   const servers = buildServerIndex(docs, fields)
   const prefixes = new Prefixes(engine.vocabulary())

@@ -14,20 +14,38 @@ export type Fields = Readonly<Record<Field, readonly string[]>>
 
 /** At most this many terms per field (the first ones: what a description leads with matters most). */
 const MAX_TERMS: Readonly<Record<Field, number>> = { name: 32, lead: 80, body: 300, params: 300, server: 120 }
-/** At most this many characters of a text are read, so a huge one costs little. */
-const MAX_CHARS = 8_000
+/** At most this many characters of a text are read (past the terms kept), so a huge one costs little. */
+const MAX_CHARS = 4_000
 const MAX_PROPERTIES = 120
 const MAX_DEPTH = 3
 
-export function fieldsOf(doc: SearchDoc): Fields {
+/** The fields of each tool; a server's description, the same for all its tools, is read once. */
+export function readFields(docs: readonly SearchDoc[]): Fields[] {
+  const servers = new Map<string, string[]>()
+  return docs.map((doc) => fieldsOf(doc, servers))
+}
+
+/** The fields of one tool (`servers` remembers each server's terms across calls). */
+export function fieldsOf(doc: SearchDoc, servers = new Map<string, string[]>()): Fields {
   const { lead, body } = splitLead(doc.description.slice(0, MAX_CHARS))
-  const server = doc.server ? `${doc.server.name} ${(doc.server.description ?? "").slice(0, MAX_CHARS)}` : ""
+  let server: string[] = []
+  if (doc.server) {
+    const key = `${doc.server.name}\0${doc.server.description ?? ""}`
+    server = servers.get(key) ?? []
+    if (!servers.has(key)) {
+      server = cap(
+        terms(`${doc.server.name} ${(doc.server.description ?? "").slice(0, MAX_CHARS)}`),
+        "server",
+      )
+      servers.set(key, server)
+    }
+  }
   return {
     name: cap(nameTerms(ownName(doc)), "name"),
     lead: cap(terms(lead), "lead"),
     body: cap(terms(body), "body"),
     params: cap(terms(paramText(doc.inputSchema)), "params"),
-    server: cap(terms(server), "server"),
+    server,
   }
 }
 
@@ -61,8 +79,9 @@ export function splitLead(text: string): { lead: string; body: string } {
 function paramText(schema: Record<string, unknown>): string {
   const parts: string[] = []
   let seen = 0
+  const length = 0
   const walk = (node: unknown, depth: number) => {
-    if (!isObject(node) || depth > MAX_DEPTH) return
+    if (!isObject(node) || depth > MAX_DEPTH || length > MAX_CHARS) return
     const properties = node.properties
     if (isObject(properties)) {
       for (const [key, value] of Object.entries(properties)) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { fieldsOf } from "./fields.ts"
+import { readFields } from "./fields.ts"
 import { buildServerIndex } from "./servers.ts"
 import type { SearchDoc } from "./types.ts"
 
@@ -18,7 +18,7 @@ const docs = [
   doc("calendar", "list_events", "List events in a time range."),
   doc("calendar", "create_event", "Create an event at a time."),
 ]
-const index = buildServerIndex(docs, docs.map(fieldsOf))
+const index = buildServerIndex(docs, readFields(docs))
 
 describe("buildServerIndex", () => {
   it("maps each tool to its server", () => {

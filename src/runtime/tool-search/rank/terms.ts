@@ -20,8 +20,11 @@ const STOP = new Set(
 
 const CJK_CLASS = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}"
 const CJK = new RegExp(`[${CJK_CLASS}]`, "u")
-/** A CJK run, or a run of other letters and digits (CJK excluded: "adcode查询" is two runs). */
-const RUN = new RegExp(`[${CJK_CLASS}]+|[[\\p{L}\\p{N}]--[${CJK_CLASS}]]+`, "gv")
+/** A run of letters and digits; one holding CJK is split again by MIXED ("adcode查询" is two runs). */
+const RUN = /[\p{L}\p{N}]+/gu
+const MIXED = new RegExp(`[${CJK_CLASS}]+|[[\\p{L}\\p{N}]--[${CJK_CLASS}]]+`, "gv")
+/** Any character from U+1100 (Hangul's start) on: below it nothing is CJK. */
+const HIGH = /[^\u0000-\u10ff]/
 
 /** A single Han, kana or Hangul character: weak evidence alone, next to the bigrams it is part of. */
 export function isCjkChar(term: string): boolean {
@@ -33,22 +36,23 @@ export function pieces(text: string): string[] {
   const out: string[] = []
   for (const match of text.matchAll(RUN)) {
     const run = match[0]
-    // Hangul starts at U+1100: below it no character is CJK, and the regular expression is skipped.
-    if (run.charCodeAt(0) >= 0x1100 && CJK.test(run[0]!)) {
-      cjkGrams(run, out)
-      continue
-    }
-    if (/^[a-z]+$/.test(run)) {
-      out.push(run)
-      continue
-    }
-    const parts = splitIdentifier(run)
-    for (const part of parts) out.push(part.toLowerCase())
-    // "s3", "ec2", "oauth2": the whole also names the thing, so keep it beside its parts.
-    if (parts.length > 1 && run.length <= 8 && /\d/.test(run) && /\p{L}/u.test(run))
-      out.push(run.toLowerCase())
+    if (HIGH.test(run)) for (const part of run.matchAll(MIXED)) addRun(part[0], out)
+    else addRun(run, out)
   }
   return out
+}
+
+function addRun(run: string, out: string[]): void {
+  if (CJK.test(run[0]!)) return cjkGrams(run, out)
+  // Most words are plain or capitalised: no identifier to split.
+  if (/^\p{Lu}?[a-z]+$/u.test(run)) {
+    out.push(run.toLowerCase())
+    return
+  }
+  const parts = splitIdentifier(run)
+  for (const part of parts) out.push(part.toLowerCase())
+  // "s3", "ec2", "oauth2": the whole also names the thing, so keep it beside its parts.
+  if (parts.length > 1 && run.length <= 8 && /\d/.test(run) && /\p{L}/u.test(run)) out.push(run.toLowerCase())
 }
 
 /** Search terms: pieces without stop words, stemmed. */
