@@ -24,7 +24,7 @@ const CJK = new RegExp(`[${CJK_CLASS}]`, "u")
 const RUN = /[\p{L}\p{N}]+/gu
 const MIXED = new RegExp(`[${CJK_CLASS}]+|[[\\p{L}\\p{N}]--[${CJK_CLASS}]]+`, "gv")
 /** Any character from U+1100 (Hangul's start) on: below it nothing is CJK. */
-const HIGH = /[^\u0000-\u10ff]/
+const HIGH = /[\u1100-\uffff]/
 
 /** A single Han, kana or Hangul character: weak evidence alone, next to the bigrams it is part of. */
 export function isCjkChar(term: string): boolean {
@@ -43,7 +43,10 @@ export function pieces(text: string): string[] {
 }
 
 function addRun(run: string, out: string[]): void {
-  if (CJK.test(run[0]!)) return cjkGrams(run, out)
+  if (CJK.test(run[0]!)) {
+    cjkGrams(run, out)
+    return
+  }
   // Most words are plain or capitalised: no identifier to split.
   if (/^\p{Lu}?[a-z]+$/u.test(run)) {
     out.push(run.toLowerCase())
