@@ -28,7 +28,8 @@ export interface Records {
 
 /**
  * Opens the records of a project and recovers from a crash.
- * 1. The store: the one given, a throwaway one (`"memory"`), or the data dir's file.
+ * 1. The store: the one given, a throwaway one (`"memory"`), a PostgreSQL database (a `postgres://`
+ *    URL; the data dir still holds full outputs and crash records), or the data dir's file.
  * 2. The journal closes the calls a crashed process left open.
  * 3. Multi-file changes a crash cut short are rolled back and temp files of killed writes removed;
  *    each rollback is published as `file.recovered` when start-up is over (`announceRecovered`).
@@ -40,17 +41,22 @@ export async function openRecords({
   directory,
   bus,
 }: {
-  store: Store | "memory" | undefined
+  store: Store | "memory" | string | undefined
   dataDir: string
   directory: string
   bus: Bus
 }): Promise<Records> {
-  const store = given === "memory" ? openStore({ path: ":memory:" }) : (given ?? openStore({ dataDir }))
+  const store =
+    given === "memory"
+      ? openStore({ path: ":memory:" })
+      : typeof given === "string"
+        ? openStore({ url: given })
+        : (given ?? openStore({ dataDir }))
   const recovered = store.journal.recover()
   const crash = await recoverCrashedWrites({ dataDir, project: directory })
   return {
     store,
-    ownsStore: given === undefined || given === "memory",
+    ownsStore: given === undefined || typeof given === "string",
     output: new OutputStore({ dir: outputDir(dataDir) }),
     recovered,
     crashReport: crash.report,

@@ -18,7 +18,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   readonly #insert: Statement
   readonly #find: Statement
   readonly #remove: Statement
-  readonly #dataVersion: Statement
+  readonly #dataVersion: Statement | undefined
   /**
    * Each project's list as last read, and the `data_version` it was read at: every permission check
    * consults the list, and it changes rarely. The version moves when another connection (another
@@ -30,7 +30,8 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   constructor(db: Database) {
     this.#db = db
-    this.#dataVersion = db.prepare("PRAGMA data_version")
+    // PostgreSQL has no such counter: there the list is read every time.
+    this.#dataVersion = db.engine === "sqlite" ? db.prepare("PRAGMA data_version") : undefined
     this.#list = db.prepare("SELECT * FROM permission_approval WHERE project_id = ? ORDER BY time, id")
     this.#insert = db.prepare(
       `INSERT INTO permission_approval (id, project_id, permission, pattern, time) VALUES (?, ?, ?, ?, ?)
@@ -44,7 +45,7 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   /** A project's approvals, oldest first. */
   list(projectID: string): SavedApproval[] {
-    const version = this.#dataVersion.get<{ data_version: unknown }>()?.data_version
+    const version = this.#dataVersion ? this.#dataVersion.get<{ data_version: unknown }>()?.data_version : {}
     if (version !== this.#cachedAt) {
       this.#cache.clear()
       this.#cachedAt = version

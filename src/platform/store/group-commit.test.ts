@@ -31,6 +31,9 @@ function counted(): { db: Database; other: Database; commits: () => number } {
 /** `db` with its `transaction` replaced. */
 function withTransaction(db: Database, transaction: <T>(fn: () => T) => T): Database {
   return {
+    get engine() {
+      return db.engine
+    },
     get path() {
       return db.path
     },

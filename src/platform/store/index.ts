@@ -14,6 +14,15 @@ export { type McpPin, McpPins } from "./mcp-pins.ts"
 export { type MessageRecord, Messages } from "./messages.ts"
 export { MIGRATIONS, type Migration, migrate, SchemaTooNewError, schemaVersion } from "./migrations.ts"
 export { Parts } from "./parts.ts"
+export {
+  isPostgres,
+  type Listening,
+  openPostgres,
+  type PostgresDatabase,
+  PostgresError,
+  type PostgresOptions,
+} from "./postgres/database.ts"
+export { isStoreUrl, redactStoreUrl } from "./postgres/url.ts"
 export { type FileStamp, type LedgerEntry, ReadLedger } from "./read-ledger.ts"
 export { SessionAgents } from "./session-agents.ts"
 export { SessionSeen } from "./session-seen.ts"

@@ -162,14 +162,14 @@ export class Journal {
     this.#getAsk = db.prepare("SELECT * FROM pending_ask WHERE id = ?")
     this.#deleteAsk = db.prepare("DELETE FROM pending_ask WHERE id = ?")
     this.#adoptAsk = db.prepare("UPDATE pending_ask SET owner = ? WHERE id = ?")
-    this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, rowid")
-    this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, rowid")
+    this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, id")
+    this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, id")
     this.#entries = db.prepare("SELECT * FROM journal WHERE session_id = ? ORDER BY seq")
     this.#entriesOfCall = db.prepare(
       "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
     )
     this.#noteInterrupted = db.prepare(
-      "INSERT OR IGNORE INTO interrupted_call (session_id, call_id, time) VALUES (?, ?, ?)",
+      "INSERT INTO interrupted_call (session_id, call_id, time) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
     )
     this.#interruptedIn = db.prepare(
       "SELECT call_id FROM interrupted_call WHERE session_id = ? ORDER BY time",

@@ -1,11 +1,21 @@
+import * as pg from "./schema-postgres.ts"
+import * as lite from "./schema-sqlite.ts"
 import type { Database } from "./sqlite.ts"
 
-/** One schema change. `version` counts up from 1 with no gaps; `PRAGMA user_version` holds the last applied. */
+/**
+ * One schema change. `version` counts up from 1 with no gaps; the database holds the last applied
+ * (`PRAGMA user_version` in SQLite, the `toolbelt_schema` table in PostgreSQL).
+ */
 export interface Migration {
   readonly version: number
   readonly name: string
-  /** SQL to run, or a function for changes that need code (backfills). Runs inside the migration's transaction. */
+  /**
+   * SQL to run, or a function for changes that need code (backfills). Runs inside the migration's
+   * transaction. On PostgreSQL too, unless `postgres` is given.
+   */
   readonly up: string | ((db: Database) => void)
+  /** The same change in PostgreSQL's dialect, where it differs. */
+  readonly postgres?: string | ((db: Database) => void)
 }
 
 /** The database was written by a newer toolbelt: refuse it rather than misread or damage it. */
@@ -14,10 +24,15 @@ export class SchemaTooNewError extends Error {
   readonly path: string
   readonly found: number
   readonly known: number
-  constructor(path: string, found: number, known: number) {
+  constructor(
+    path: string,
+    found: number,
+    known: number,
+    elsewhere = "point TOOLBELT_DATA_DIR at another directory",
+  ) {
     super(
       `The store ${path} has schema version ${found}, but this toolbelt knows versions up to ${known}. ` +
-        `It was written by a newer toolbelt: upgrade toolbelt, or point TOOLBELT_DATA_DIR at another directory.`,
+        `It was written by a newer toolbelt: upgrade toolbelt, or ${elsewhere}.`,
     )
     this.path = path
     this.found = found
@@ -25,201 +40,65 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-const V1 = `
-CREATE TABLE session (
-  id TEXT PRIMARY KEY,
-  project_id TEXT NOT NULL,
-  parent_id TEXT REFERENCES session (id) ON DELETE CASCADE,
-  agent TEXT NOT NULL,
-  title TEXT NOT NULL,
-  time_created INTEGER NOT NULL,
-  time_updated INTEGER NOT NULL
-) STRICT;
-CREATE INDEX session_project ON session (project_id, time_updated);
-CREATE INDEX session_parent ON session (parent_id) WHERE parent_id IS NOT NULL;
-
-CREATE TABLE message (
-  id TEXT PRIMARY KEY,
-  session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-  role TEXT NOT NULL,
-  data TEXT NOT NULL,
-  time INTEGER NOT NULL
-) STRICT;
-CREATE INDEX message_session ON message (session_id, time);
-
--- One row per open store: who may still be working on an open part or a pending ask.
-CREATE TABLE owner (
-  id TEXT PRIMARY KEY,
-  pid INTEGER NOT NULL,
-  host TEXT NOT NULL,
-  time_started INTEGER NOT NULL
-) STRICT;
-
--- Keyed by the ids the runner supplies; no foreign key to session, so a library user can journal
--- calls without creating sessions first. sessions.remove() deletes a session's rows explicitly.
-CREATE TABLE part (
-  id TEXT NOT NULL UNIQUE,
-  session_id TEXT NOT NULL,
-  message_id TEXT NOT NULL,
-  call_id TEXT NOT NULL,
-  tool TEXT NOT NULL,
-  -- OR chains, not IN lists: SQLite builds a temporary table for each IN check (~3 µs a row).
-  status TEXT NOT NULL
-    CHECK (status = 'pending' OR status = 'running' OR status = 'completed' OR status = 'error'),
-  data TEXT NOT NULL,
-  owner TEXT,
-  time_created INTEGER NOT NULL,
-  time_updated INTEGER NOT NULL,
-  UNIQUE (session_id, call_id)
-) STRICT;
-CREATE INDEX part_open ON part (status) WHERE status IN ('pending', 'running');
-
-CREATE TABLE permission_approval (
-  id TEXT PRIMARY KEY,
-  project_id TEXT NOT NULL,
-  permission TEXT NOT NULL,
-  pattern TEXT NOT NULL,
-  time INTEGER NOT NULL,
-  UNIQUE (project_id, permission, pattern)
-) STRICT;
-
-CREATE TABLE read_ledger (
-  session_id TEXT NOT NULL,
-  path TEXT NOT NULL,
-  hash TEXT NOT NULL,
-  mtime REAL NOT NULL,
-  size INTEGER NOT NULL,
-  time INTEGER NOT NULL,
-  PRIMARY KEY (session_id, path)
-) STRICT, WITHOUT ROWID;
-
-CREATE TABLE todo (
-  session_id TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  data TEXT NOT NULL,
-  PRIMARY KEY (session_id, position)
-) STRICT, WITHOUT ROWID;
-
-CREATE TABLE journal (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  session_id TEXT NOT NULL,
-  call_id TEXT,
-  kind TEXT NOT NULL CHECK (
-    kind = 'requested' OR kind = 'asked' OR kind = 'decided' OR kind = 'started'
-    OR kind = 'progress' OR kind = 'finished' OR kind = 'interrupted'
-  ),
-  data TEXT NOT NULL,
-  time INTEGER NOT NULL
-) STRICT;
-CREATE INDEX journal_call ON journal (session_id, call_id, seq);
-
-CREATE TABLE pending_ask (
-  id TEXT PRIMARY KEY,
-  session_id TEXT NOT NULL,
-  call_id TEXT,
-  data TEXT NOT NULL,
-  owner TEXT,
-  time INTEGER NOT NULL
-) STRICT;
-CREATE INDEX pending_ask_session ON pending_ask (session_id, time);
-`
-
-/** MCP tool definitions as they were when first approved, per project (drift pinning). */
-const V2 = `
-CREATE TABLE mcp_pin (
-  project_id TEXT NOT NULL,
-  server TEXT NOT NULL,
-  tool TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  definition TEXT NOT NULL,
-  time INTEGER NOT NULL,
-  PRIMARY KEY (project_id, server, tool)
-) STRICT, WITHOUT ROWID;
-`
-
-/**
- * A finished part's output in a column of its own: the part's JSON keeps an empty `output`, so storing a
- * 40 KB output no longer escapes it into JSON (a third of a read call's journal time). Rows written
- * before keep their output in the JSON and NULL here.
- */
-const V3 = `
-ALTER TABLE part ADD COLUMN output TEXT;
-`
-
-/**
- * Crash recovery that can tell a dead owner from a reused pid, and that tells each session once:
- * - `owner.start`: the process's start time (clock ticks since boot, "0" when unknown), so an owner
- *   whose pid now names another process counts as dead;
- * - `interrupted_call`: calls recovery closed as interrupted that their session has not been told
- *   about yet (the next call of that session reports them and deletes the rows).
- */
-const V4 = `
-ALTER TABLE owner ADD COLUMN start TEXT NOT NULL DEFAULT '0';
-CREATE TABLE interrupted_call (
-  session_id TEXT NOT NULL,
-  call_id TEXT NOT NULL,
-  time INTEGER NOT NULL,
-  PRIMARY KEY (session_id, call_id)
-) STRICT, WITHOUT ROWID;
-`
-
-/**
- * What each session has been shown once (the instruction files `read` attaches): kept with the session,
- * so `toolbelt call --session`, MCP and the library agree on what a session has seen.
- */
-const V5 = `
-CREATE TABLE session_seen (
-  session_id TEXT NOT NULL,
-  key TEXT NOT NULL,
-  time INTEGER NOT NULL,
-  PRIMARY KEY (session_id, key)
-) STRICT, WITHOUT ROWID;
-`
-
-/**
- * The agent each session runs as now, once a mode switch (plan mode) or an explicit choice set it: kept
- * apart from `session.agent` (the agent a session was created with) because sessions of `toolbelt call
- * --session` and of MCP connections have no session row.
- */
-const V6 = `
-CREATE TABLE session_agent (
-  session_id TEXT PRIMARY KEY,
-  agent TEXT NOT NULL,
-  time INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
-`
-
-/**
- * A subagent's session carries its own permission rules (the parent's denials, the tools a subagent may
- * not use), as JSON: a session resumed in another process keeps them. NULL for every other session.
- */
-const V7 = `
-ALTER TABLE session ADD COLUMN permission TEXT;
-`
-
-/** toolbelt's schema, oldest first. Append only: never edit a migration that has shipped. */
+/** toolbelt's schema, oldest first, in both dialects. Append only: never edit a migration that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: "initial schema", up: V1 },
-  { version: 2, name: "mcp tool pins", up: V2 },
-  { version: 3, name: "part output column", up: V3 },
-  { version: 4, name: "owner start time, interrupted calls to report", up: V4 },
-  { version: 5, name: "what each session has been shown", up: V5 },
-  { version: 6, name: "the agent each session runs as", up: V6 },
-  { version: 7, name: "a subagent session's permission rules", up: V7 },
+  { version: 1, name: "initial schema", up: lite.V1, postgres: pg.V1 },
+  { version: 2, name: "mcp tool pins", up: lite.V2, postgres: pg.V2 },
+  { version: 3, name: "part output column", up: lite.V3, postgres: pg.V3 },
+  { version: 4, name: "owner start time, interrupted calls to report", up: lite.V4, postgres: pg.V4 },
+  { version: 5, name: "what each session has been shown", up: lite.V5, postgres: pg.V5 },
+  { version: 6, name: "the agent each session runs as", up: lite.V6, postgres: pg.V6 },
+  { version: 7, name: "a subagent session's permission rules", up: lite.V7, postgres: pg.V7 },
+  { version: 8, name: "parts in an explicit order", up: lite.V8, postgres: pg.V8 },
 ]
+
+/** Where PostgreSQL keeps the schema version: one row. */
+const VERSION_TABLE = "toolbelt_schema"
+
+/**
+ * The key of the transaction-scoped advisory lock PostgreSQL instances take while migrating, so that
+ * of several starting at once one migrates and the others wait, then find the work done.
+ */
+const MIGRATION_LOCK = 7_346_011_028
 
 /** The schema version recorded in the database (0 for a new one). */
 export function schemaVersion(db: Database): number {
-  return db.prepare("PRAGMA user_version").get<{ user_version: number }>()?.user_version ?? 0
+  if (db.engine === "sqlite") {
+    return db.prepare("PRAGMA user_version").get<{ user_version: number }>()?.user_version ?? 0
+  }
+  const table = db.prepare("SELECT to_regclass(?) AS name").get<{ name: string | null }>(VERSION_TABLE)
+  if (!table?.name) return 0
+  return db.prepare(`SELECT version FROM ${VERSION_TABLE}`).get<{ version: number }>()?.version ?? 0
+}
+
+function setVersion(db: Database, version: number): void {
+  if (db.engine === "sqlite") db.exec(`PRAGMA user_version = ${version}`)
+  else db.prepare(`UPDATE ${VERSION_TABLE} SET version = ?`).run(version)
+}
+
+/** PostgreSQL: waits for any other instance migrating, and makes the version table on first use. */
+function lockSchema(db: Database): void {
+  if (db.engine === "sqlite") return
+  db.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (version BIGINT NOT NULL);
+     INSERT INTO ${VERSION_TABLE} (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${VERSION_TABLE})`,
+  )
+}
+
+function tooNew(db: Database, found: number, known: number): SchemaTooNewError {
+  const elsewhere = db.engine === "postgres" ? "point the store at another database" : undefined
+  return new SchemaTooNewError(db.path, found, known, elsewhere)
 }
 
 /**
  * Brings the database up to the newest schema.
  * 1. Refuses a database newer than the newest migration (`SchemaTooNewError`).
- * 2. Applies each missing migration in order, each in its own transaction together with the
- *    `user_version` bump, so a crash leaves the schema at a whole version.
- * 3. Re-reads the version inside each transaction: another process opening the same file at the same
- *    moment applies each migration once, and reopening an up-to-date database changes nothing.
+ * 2. Applies each missing migration in order (its PostgreSQL text there), each in its own transaction
+ *    together with the version bump, so a crash leaves the schema at a whole version.
+ * 3. Re-reads the version inside each transaction: another process opening the same database at the
+ *    same moment applies each migration once, and reopening an up-to-date database changes nothing.
+ *    SQLite's `BEGIN IMMEDIATE` serialises them; PostgreSQL instances take an advisory lock first.
  */
 export function migrate(
   db: Database,
@@ -232,15 +111,17 @@ export function migrate(
   })
   const known = migrations.length
   const from = schemaVersion(db)
-  if (from > known) throw new SchemaTooNewError(db.path, from, known)
+  if (from > known) throw tooNew(db, from, known)
   for (const migration of migrations.slice(from)) {
     db.transaction(() => {
+      lockSchema(db)
       const current = schemaVersion(db)
-      if (current > known) throw new SchemaTooNewError(db.path, current, known)
+      if (current > known) throw tooNew(db, current, known)
       if (current >= migration.version) return
-      if (typeof migration.up === "string") db.exec(migration.up)
-      else migration.up(db)
-      db.exec(`PRAGMA user_version = ${migration.version}`)
+      const up = db.engine === "postgres" ? (migration.postgres ?? migration.up) : migration.up
+      if (typeof up === "string") db.exec(up)
+      else up(db)
+      setVersion(db, migration.version)
     })
   }
   return { from, to: schemaVersion(db) }

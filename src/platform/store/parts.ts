@@ -36,10 +36,10 @@ export class PartRows {
     this.#updateData = db.prepare(
       "UPDATE part SET data = ?, output = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
     )
-    this.#list = db.prepare("SELECT data, output FROM part WHERE session_id = ? ORDER BY rowid")
-    this.#open = db.prepare(`SELECT data, output, owner FROM part WHERE ${OPEN} ORDER BY rowid`)
+    this.#list = db.prepare("SELECT data, output FROM part WHERE session_id = ? ORDER BY seq")
+    this.#open = db.prepare(`SELECT data, output, owner FROM part WHERE ${OPEN} ORDER BY seq`)
     this.#openInSession = db.prepare(
-      `SELECT data, output, owner FROM part WHERE ${OPEN} AND session_id = ? ORDER BY rowid`,
+      `SELECT data, output, owner FROM part WHERE ${OPEN} AND session_id = ? ORDER BY seq`,
     )
   }
 

@@ -43,6 +43,9 @@ interface SessionRow {
   time_updated: number
 }
 
+/** A LIMIT that limits nothing (PostgreSQL refuses SQLite's -1). */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER
+
 /** Tables keyed by session without a foreign key (see migrations.ts), cleared by `remove`. */
 const SESSION_TABLES = [
   "part",
@@ -122,7 +125,7 @@ export class Sessions {
   /** Sessions, most recently updated first, optionally of one project or one parent. */
   list(filter: { projectID?: string; parentID?: string; limit?: number } = {}): SessionInfo[] {
     return this.#list
-      .all<SessionRow>(filter.projectID ?? null, filter.parentID ?? null, filter.limit ?? -1)
+      .all<SessionRow>(filter.projectID ?? null, filter.parentID ?? null, filter.limit ?? NO_LIMIT)
       .map(toSession)
   }
 

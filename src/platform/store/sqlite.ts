@@ -54,9 +54,14 @@ export interface OpenOptions {
   readonly backgroundCheckpoints?: boolean
 }
 
-/** One SQLite connection: the small interface the store is written against (node:sqlite or bun:sqlite). */
+/**
+ * One connection: the small synchronous interface the store is written against, on SQLite (node:sqlite or
+ * bun:sqlite, here) or PostgreSQL (postgres/database.ts). SQL given to it must run on both: see
+ * migrations.ts for what differs.
+ */
 export interface Database {
-  /** The file, or `:memory:`. */
+  readonly engine: "sqlite" | "postgres"
+  /** The file, or `:memory:`; for PostgreSQL the URL without its password. */
   readonly path: string
   readonly synchronous: Synchronous
   /** Whether a transaction is open on this connection. */
@@ -156,6 +161,7 @@ function createFile(path: string): void {
 }
 
 class Connection implements Database {
+  readonly engine = "sqlite" as const
   readonly path: string
   readonly synchronous: Synchronous
   readonly #native: NativeDatabase

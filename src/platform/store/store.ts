@@ -6,6 +6,8 @@ import { Messages } from "./messages.ts"
 import { migrate } from "./migrations.ts"
 import { Owners } from "./owners.ts"
 import { PartRows, Parts } from "./parts.ts"
+import { openPostgres, type PostgresOptions } from "./postgres/database.ts"
+import { isStoreUrl } from "./postgres/url.ts"
 import { ReadLedger } from "./read-ledger.ts"
 import { SessionAgents } from "./session-agents.ts"
 import { SessionSeen } from "./session-seen.ts"
@@ -20,21 +22,30 @@ export function storePath(dataDir: string): string {
   return join(dataDir, STORE_FILE)
 }
 
-/** Where the store lives: the data dir (the surfaces pass `defaultDataDir()`), or an exact file. */
+/**
+ * Where the store lives: SQLite in the data dir (the surfaces pass `defaultDataDir()`) or an exact file,
+ * or a PostgreSQL database (`postgres://` or `postgresql://` URL; TLS settings such as `sslmode` and
+ * `sslrootcert` in its query).
+ */
 export type StoreLocation =
-  | { readonly dataDir: string; readonly path?: undefined }
-  | { readonly path: string; readonly dataDir?: undefined }
+  | { readonly dataDir: string; readonly path?: undefined; readonly url?: undefined }
+  | { readonly path: string; readonly dataDir?: undefined; readonly url?: undefined }
+  | { readonly url: string; readonly dataDir?: undefined; readonly path?: undefined }
 
 export type StoreOptions = StoreLocation & {
-  /** See `Synchronous` in sqlite.ts; default `NORMAL`. */
+  /** SQLite: see `Synchronous` in sqlite.ts; default `NORMAL`. */
   readonly synchronous?: Synchronous
+  /** SQLite: how long to wait for another process's write lock, ms. */
   readonly busyTimeout?: number
+  /** PostgreSQL: reconnection and timeouts. */
+  readonly postgres?: PostgresOptions
   /** The clock of journal entries (tests). */
   readonly now?: () => number
 }
 
-/** toolbelt's embedded store: one SQLite file, its repositories, and the call journal. */
+/** toolbelt's store: one SQLite file or one PostgreSQL database, its repositories, and the call journal. */
 export interface Store {
+  /** The SQLite file, or the PostgreSQL URL without its password. */
   readonly path: string
   /** The connection, for what the repositories do not cover (and `db.transaction` across them). */
   readonly db: Database
@@ -56,20 +67,29 @@ export interface Store {
 
 /**
  * Opens the store.
- * 1. Opens the SQLite file (creating the data dir with mode 0700), WAL, the chosen `synchronous`.
+ * 1. Opens the SQLite file (creating the data dir with mode 0700), WAL, the chosen `synchronous`; or
+ *    connects to the PostgreSQL database the URL names (postgres/database.ts).
  * 2. Migrates the schema to the newest version (`SchemaTooNewError` for a newer database).
  * 3. Registers this store as an owner, so start-up recovery elsewhere leaves its live calls alone.
  * Call `store.journal.recover()` at start-up to close calls a crashed process left open.
  */
 export function openStore(options: StoreOptions): Store {
-  if (options.path === undefined && options.dataDir === undefined) {
-    throw new TypeError("openStore() needs { dataDir } or { path }")
+  if (options.path === undefined && options.dataDir === undefined && options.url === undefined) {
+    throw new TypeError("openStore() needs { dataDir }, { path } or { url }")
   }
-  const path = options.path ?? storePath(options.dataDir!)
-  const db = openDatabase(path, {
-    ...(options.synchronous ? { synchronous: options.synchronous } : {}),
-    ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
-  })
+  if (options.url !== undefined && !isStoreUrl(options.url)) {
+    throw new TypeError(
+      "openStore({ url }) takes a postgres:// or postgresql:// URL; give a SQLite file as { path }",
+    )
+  }
+  const db =
+    options.url !== undefined
+      ? openPostgres(options.url, options.postgres)
+      : openDatabase(options.path ?? storePath(options.dataDir!), {
+          ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+          ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
+        })
+  const path = db.path
   let owners: Owners
   try {
     migrate(db)

@@ -216,9 +216,9 @@ class Connection implements PostgresDatabase {
     onPayload: (payload: string) => void,
     onListening?: () => void,
   ): Promise<Listening> {
-    let set = this.#listeners.get(channel)
-    const first = !set
-    if (!set) this.#listeners.set(channel, (set = new Set()))
+    const first = !this.#listeners.has(channel)
+    const set = this.#listeners.get(channel) ?? new Set<Listener>()
+    this.#listeners.set(channel, set)
     const listener: Listener = { onPayload, onListening }
     set.add(listener)
     this.#events.ref()

@@ -57,7 +57,6 @@ const base = {
   fetch_types: false,
   // A connection the driver retires mid-transaction would end the transaction: never retire it.
   max_lifetime: null,
-  idle_timeout: null,
   onnotice: () => {},
   types: { int8 },
   connection: { application_name: "toolbelt" },
@@ -184,16 +183,18 @@ function post(event: Event): void {
 }
 
 function listenSql(): postgres.Sql {
-  listener ??= postgres(settings.url, {
+  // `onnotify` is the driver's (its types leave it out): every NotificationResponse on this connection.
+  const options = {
     ...base,
     max: 1,
-    onnotify: (channel, payload) => {
+    onnotify: (channel: string, payload: string) => {
       if (channels.has(channel)) post({ kind: "notification", channel, payload })
     },
     onclose: () => {
       if (!closing && channels.size > 0) void relisten()
     },
-  })
+  }
+  listener ??= postgres(settings.url, options as unknown as postgres.Options<typeof base.types>)
   return listener
 }
 
