@@ -79,7 +79,7 @@ export class Sessions {
     this.#get = db.prepare("SELECT * FROM session WHERE id = ?")
     this.#list = db.prepare(
       `SELECT * FROM session
-       WHERE (?1 IS NULL OR project_id = ?1) AND (?2 IS NULL OR parent_id = ?2)
+       WHERE (CAST(?1 AS TEXT) IS NULL OR project_id = ?1) AND (CAST(?2 AS TEXT) IS NULL OR parent_id = ?2)
        ORDER BY time_updated DESC, id DESC LIMIT ?3`,
     )
     this.#touch = db.prepare("UPDATE session SET time_updated = ? WHERE id = ?")
