@@ -56,13 +56,28 @@ it("defers a real MCP server's tools, describes the server from its instructions
   const listed = await belt.tools({ sessionID: "s" })
   expect(listed.filter((tool) => tool.entry.source === "mcp:tickets")).toHaveLength(0)
   const search = listed.find((tool) => tool.name === "tool_search")!
-  expect(search.description).toMatch(/- tickets \(\d+ tools?\): Tools of toy-tickets/)
+  expect(search.description).toMatch(/- tickets \(\d+ tools?\): An issue tracker/)
 
   const found = await belt.call({ tool: "tool_search", input: { query: "create ticket" }, sessionID: "s" })
   const first = (found as { output: string }).output.split("\n")[0]!
   const name = first.slice(0, first.indexOf(":"))
   expect(name).toMatch(/^tickets_/)
   expect((await belt.tools({ sessionID: "s" })).map((tool) => tool.name)).toContain(name)
+})
+
+it("takes every tool of a server whose schemas lack type object, as the reference GitLab server lists them", async () => {
+  const { servers } = loadCorpus()
+  const gitlab = servers.find((server) => server.server === "gitlab")!
+  expect(gitlab.tools.some((tool) => !("type" in tool.inputSchema))).toBe(true)
+  const belt = await toolbelt({
+    tool_search: "off",
+    mcp: { gitlab: { type: "local", command: [process.execPath, serve, "gitlab"] } },
+  })
+  expect(belt.mcp?.servers[0]).toMatchObject({ status: "connected" })
+  const listed = (await belt.tools()).filter((tool) => tool.entry.source === "mcp:gitlab")
+  expect(listed).toHaveLength(gitlab.tools.length)
+  // Providers need an object schema: it is put in, the server's own keys kept.
+  for (const tool of listed) expect(tool.inputSchema).toMatchObject({ type: "object", properties: {} })
 })
 
 it("with the corpus's public MCP servers as sources, what a client gets up front from them is at most 5% of their tokens", async () => {

@@ -10,6 +10,7 @@ import {
   MAX_TIMER_MS,
   type McpServerConfig,
 } from "./config.ts"
+import { listTools } from "./list-tools.ts"
 import { type ListedTool, mcpTool } from "./mcp-tool.ts"
 import { toolNames } from "./name.ts"
 import { closeClient, type McpTransportKind, message, openClient } from "./open-client.ts"
@@ -208,8 +209,11 @@ export class ServerConnection {
   }
 
   async #list(timeoutMs: number): Promise<ListedTool[]> {
-    const result = await this.#client!.listTools(undefined, { timeout: timeoutMs, cacheMode: "refresh" })
-    return result.tools as ListedTool[]
+    return listTools(this.#client!, timeoutMs, (entry) =>
+      this.#options.log.warn(`MCP server ${this.name}: a listed tool without a name is left out`, {
+        entry: JSON.stringify(entry)?.slice(0, 200),
+      }),
+    )
   }
 
   /**
