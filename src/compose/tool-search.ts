@@ -260,7 +260,7 @@ export function toolSearchWiring({
       clearTimeout(soon)
       offChange()
       stale()
-      return counter.save()
+      return counter.close()
     },
   }
 }

@@ -69,3 +69,15 @@ it("two counts at once of the same texts agree (one worker counts them)", async 
   expect(a).toEqual(texts.map((text) => countTokens(text)))
   expect(b).toEqual([...a].reverse())
 })
+
+it("close waits for the counts being made and writes nothing after", async () => {
+  const counter = new TokenCounter({ dataDir: dir })
+  const counting = counter.count(["a text being counted while the toolbelt closes"])
+  await counter.close()
+  await counting
+  // The data dir can go at once: nothing lands in it later.
+  await rm(dir, { recursive: true })
+  await counter.count(["another text, after close"])
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  await expect(readFile(join(dir, CACHE_FILE), "utf8")).rejects.toMatchObject({ code: "ENOENT" })
+})

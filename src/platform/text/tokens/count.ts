@@ -70,6 +70,7 @@ export class TokenCounter {
   #read: Promise<void> | undefined
   #saving: Promise<void> = Promise.resolve()
   #dirty = false
+  #closed = false
 
   constructor(options: { dataDir?: string | undefined } = {}) {
     this.#file = options.dataDir ? join(options.dataDir, CACHE_FILE) : undefined
@@ -107,10 +108,21 @@ export class TokenCounter {
     return Promise.all(keys.map((key) => known.get(key)!))
   }
 
+  /**
+   * Waits for the counts being made, saves, and saves nothing after: a caller that removes the data dir
+   * once its toolbelt closed must not race a late write of the cache file.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#pending.values()])
+    await this.save()
+    this.#closed = true
+    await this.#saving
+  }
+
   /** Writes the counts kept to the file (no-op without a data dir or without new counts); never throws. */
   save(): Promise<void> {
     const file = this.#file
-    if (!file || !this.#dirty) return this.#saving
+    if (!file || !this.#dirty || this.#closed) return this.#saving
     this.#dirty = false
     this.#saving = this.#saving
       .then(() => writeFileAtomic(file, JSON.stringify({ v: 1, counts: Object.fromEntries(this.#counts) })))
