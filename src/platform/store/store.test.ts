@@ -77,17 +77,17 @@ for (const engine of await engines()) {
       return store
     }
 
-      it("closes once, and is disposable", () => {
-        const dir = engine.location()
-        {
-          using store = openStore(dir)
-          store.sessions.create({ id: "ses_1", projectID: "/p", agent: "build" })
-        }
-        const store = open(dir)
-        expect(store.sessions.get("ses_1")).toBeDefined()
-        store.close()
-        store.close()
-      })
+    it("closes once, and is disposable", () => {
+      const dir = engine.location()
+      {
+        using store = openStore(dir)
+        store.sessions.create({ id: "ses_1", projectID: "/p", agent: "build" })
+      }
+      const store = open(dir)
+      expect(store.sessions.get("ses_1")).toBeDefined()
+      store.close()
+      store.close()
+    })
 
     describe("sessions", () => {
       it("creates, gets, lists newest first, touches", () => {
@@ -118,7 +118,12 @@ for (const engine of await engines()) {
       it("keeps subagent sessions under their parent; an unknown parent is refused", () => {
         const store = open()
         store.sessions.create({ id: "ses_p", projectID: "/p", agent: "build" })
-        const child = store.sessions.create({ id: "ses_c", projectID: "/p", agent: "explore", parentID: "ses_p" })
+        const child = store.sessions.create({
+          id: "ses_c",
+          projectID: "/p",
+          agent: "explore",
+          parentID: "ses_p",
+        })
         expect(child.parentID).toBe("ses_p")
         expect(store.sessions.list({ parentID: "ses_p" })).toEqual([child])
         expect(() => store.sessions.create({ projectID: "/p", agent: "x", parentID: "ses_missing" })).toThrow(
@@ -195,7 +200,10 @@ for (const engine of await engines()) {
         store.messages.put({ id: "msg_2", sessionID: "ses_1", role: "assistant", data: ["a", 1] }, 2)
         expect(first.id).toMatch(/^msg_/)
         expect(store.messages.list("ses_1").map((m) => m.data)).toEqual([{ text: "hi" }, ["a", 1]])
-        const replaced = store.messages.put({ id: "msg_2", sessionID: "ses_1", role: "assistant", data: "b" }, 9)
+        const replaced = store.messages.put(
+          { id: "msg_2", sessionID: "ses_1", role: "assistant", data: "b" },
+          9,
+        )
         expect(replaced).toEqual({ id: "msg_2", sessionID: "ses_1", role: "assistant", data: "b", time: 2 })
         expect(() => store.messages.put({ sessionID: "ses_missing", role: "user", data: 1 })).toThrow(
           /FOREIGN KEY/i,
@@ -336,7 +344,10 @@ for (const engine of await engines()) {
             { hash: "stat:1:2", mtime: 2, size: 1 },
             100,
           )
-          await store.journal.started({ ...pending, state: { status: "running", input: {}, time: { start: 1 } } })
+          await store.journal.started({
+            ...pending,
+            state: { status: "running", input: {}, time: { start: 1 } },
+          })
           expect(store.journal.commits - commits).toBe(1)
           expect(peer.readLedger.get("ses_r", "/p/read.ts")).toEqual(entry)
           expect(store.readLedger.get("ses_r", "/p/read.ts")).toEqual(entry)
