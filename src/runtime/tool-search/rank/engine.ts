@@ -5,12 +5,14 @@
 // `RankParams` holds every knob, so the benchmark can switch each method off and measure it.
 import { Bm25f, type FieldParams, type Scores } from "./bm25f.ts"
 import { type Field, readFields } from "./fields.ts"
+import { intentTerms } from "./intents.ts"
 import { queryParts } from "./parts.ts"
 import { Prefixes } from "./prefixes.ts"
 import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
 import { isCjkChar, joinedTerms, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
+import { isVerb } from "./verbs.ts"
 
 export interface RankParams {
   readonly k1: number
@@ -37,6 +39,17 @@ export interface RankParams {
   readonly whole: number
   /** With clauses: how much of the whole query's server evidence each clause also gets. */
   readonly context: number
+  /** Weight of the tool-side words of an intent the query phrases (intents.ts; 0: off). */
+  readonly intent: number
+  /** Weight of a generic action verb among the query's own words (verbs.ts; 1: like any word). */
+  readonly verb: number
+  /** Score for the idf-weighted share of the query's other words that the tool's name holds (0: off). */
+  readonly nounName: number
+  /** Pseudo-relevance feedback: weight of the top tools' words added to the query (0: off). */
+  readonly feedback: number
+  /** With feedback: how many top tools, and how many of their words. */
+  readonly feedbackDocs: number
+  readonly feedbackTerms: number
 }
 
 export const DEFAULT_PARAMS: RankParams = {
@@ -59,6 +72,12 @@ export const DEFAULT_PARAMS: RankParams = {
   clauses: true,
   whole: 1,
   context: 1,
+  intent: 0.3,
+  verb: 1,
+  nounName: 0,
+  feedback: 0,
+  feedbackDocs: 3,
+  feedbackTerms: 10,
 }
 
 /**
@@ -73,6 +92,11 @@ const MIN_CLAUSE_TERMS = 2
 const MAX_CLAUSES = 12
 
 type Weights = Map<string, number>
+/** One clause of a whole task: its terms (among the query's first 64) and its text. */
+interface Clause {
+  readonly terms: readonly string[]
+  readonly text: string
+}
 
 export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = DEFAULT_PARAMS): ToolIndex {
   const fields = readFields(docs)
@@ -90,13 +114,14 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
       const text = query.slice(0, MAX_QUERY_CHARS)
       const own = [...new Set(termsOf(text))].slice(0, MAX_QUERY_TERMS)
       if (own.length === 0 || limit <= 0) return []
-      const weights = weigh(own)
+      const weights = weigh(own, text)
       if (params.stopInName > 0)
         for (const stop of stopTerms(text))
           if (nameWords.has(stop) && !weights.has(stop)) weights.set(stop, params.stopInName)
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       const named = namedServers(own)
       let scores = scoreAll(weights, wholeServers, named)
+      if (params.feedback > 0) scores = withFeedback(scores, weights, wholeServers, named)
       const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
 
@@ -116,10 +141,14 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     return out
   }
 
-  /** The query's own terms at 1 (single CJK characters less), their synonyms below. */
-  function weigh(own: readonly string[]): Weights {
-    const weights: Weights = new Map(own.map((term) => [term, isCjkChar(term) ? params.cjkChar : 1]))
+  /** The query's own terms at 1 (single CJK characters less), their synonyms and intents' words below. */
+  function weigh(own: readonly string[], text: string): Weights {
+    const weights: Weights = new Map(
+      own.map((term) => [term, isCjkChar(term) ? params.cjkChar : isVerb(term) ? params.verb : 1]),
+    )
     if (params.synonym > 0) for (const synonym of expand(own)) weights.set(synonym, params.synonym)
+    if (params.intent > 0)
+      for (const term of intentTerms(text)) weights.set(term, Math.max(weights.get(term) ?? 0, params.intent))
     if (params.prefix > 0)
       for (const term of own)
         for (const related of prefixes.related(term))
@@ -134,7 +163,11 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   ): Scores {
     const scores = engine.score(weights)
     for (const doc of scores.matched) {
-      const score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
+      const score =
+        scores.value[doc]! +
+        nameBonus(doc, weights) +
+        nounBonus(doc, weights) +
+        serverBonus(doc, serverScores)
       scores.value[doc] = named.has(servers.serverOf[doc]!) ? score * (1 + params.named) : score
     }
     return scores
@@ -145,18 +178,26 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   }
 
   /** Each clause's terms (those of the query's first 64), short clauses joined to the one before (or after) them. */
-  function clauseTerms(text: string, own: ReadonlySet<string>): string[][] {
-    const out: string[][] = []
+  function clauseTerms(text: string, own: ReadonlySet<string>): Clause[] {
+    const out: Clause[] = []
     let pending: string[] = []
+    let pendingText = ""
     for (const part of queryParts(text)) {
       pending.push(...termsOf(part).filter((term) => own.has(term)))
-      if (intentTerms(pending) < MIN_CLAUSE_TERMS || out.length === MAX_CLAUSES - 1) continue
-      out.push([...new Set(pending)])
+      pendingText = pendingText ? `${pendingText}, ${part}` : part
+      if (wordCount(pending) < MIN_CLAUSE_TERMS || out.length === MAX_CLAUSES - 1) continue
+      out.push({ terms: [...new Set(pending)], text: pendingText })
       pending = []
+      pendingText = ""
     }
     if (pending.length > 0) {
-      if (out.length > 0) out[out.length - 1] = [...new Set([...out[out.length - 1]!, ...pending])]
-      else out.push([...new Set(pending)])
+      const last = out.at(-1)
+      if (last)
+        out[out.length - 1] = {
+          terms: [...new Set([...last.terms, ...pending])],
+          text: `${last.text}, ${pendingText}`,
+        }
+      else out.push({ terms: [...new Set(pending)], text: pendingText })
     }
     return out
   }
@@ -168,7 +209,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
    */
   function fuse(
     whole: Scores,
-    clauses: readonly string[][],
+    clauses: readonly Clause[],
     wholeServers: Float64Array | undefined,
     wholeNamed: ReadonlySet<number>,
   ): Scores {
@@ -179,7 +220,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     const best = new Float64Array(docs.length)
     const matched = new Set(whole.matched)
     for (const clause of clauses) {
-      const weights = weigh(clause)
+      const weights = weigh(clause.terms, clause.text)
       let serverScores: Float64Array | undefined
       if (wholeServers) {
         serverScores = servers.score(weights)
@@ -187,7 +228,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
           serverScores[id]! += params.context * wholeServers[id]!
       }
       // A clause that names a server is about that one; one that names none, about the task's.
-      const named = namedServers(clause)
+      const named = namedServers(clause.terms)
       const scores = scoreAll(weights, serverScores, named.size > 0 ? named : wholeNamed)
       const top = maxOf(scores)
       for (const doc of scores.matched) {
@@ -197,6 +238,58 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     }
     for (const doc of matched) value[doc]! += best[doc]!
     return { value, matched: [...matched] }
+  }
+
+  /**
+   * RM3-like feedback: the words of the best tools' names and first sentences, each by the share of
+   * those tools' score mass that holds it, the most likely ones added at a low weight, and the query
+   * searched again: a query in a task's words borrows the tools' words from the tools it already finds.
+   */
+  function withFeedback(
+    first: Scores,
+    weights: Weights,
+    serverScores: Float64Array | undefined,
+    named: ReadonlySet<number>,
+  ): Scores {
+    const top = [...first.matched]
+      .sort((a, b) => first.value[b]! - first.value[a]! || a - b)
+      .slice(0, params.feedbackDocs)
+    let mass = 0
+    for (const doc of top) mass += first.value[doc]!
+    if (mass === 0) return first
+    const relevance = new Map<string, number>()
+    for (const doc of top) {
+      const words = [...fields[doc]!.name, ...fields[doc]!.lead]
+      if (words.length === 0) continue
+      const counts = new Map<string, number>()
+      for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1)
+      for (const [word, count] of counts)
+        relevance.set(word, (relevance.get(word) ?? 0) + ((first.value[doc]! / mass) * count) / words.length)
+    }
+    const picked = [...relevance]
+      .filter(([word]) => !weights.has(word) && engine.idf(word) > 0)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, params.feedbackTerms)
+    if (picked.length === 0) return first
+    const best = picked[0]![1]
+    const expanded: Weights = new Map(weights)
+    for (const [word, value] of picked) expanded.set(word, (params.feedback * value) / best)
+    return scoreAll(expanded, serverScores, named)
+  }
+
+  /** The idf-weighted share of the query's own non-verb words (weight 1) that the tool's name holds. */
+  function nounBonus(doc: number, weights: Weights): number {
+    if (params.nounName === 0) return 0
+    let total = 0
+    let held = 0
+    const list = names[doc]!
+    for (const [term, weight] of weights) {
+      if (weight < 1 || isVerb(term)) continue
+      const idf = engine.idf(term)
+      total += idf
+      if (list.includes(term)) held += idf
+    }
+    return total > 0 ? (params.nounName * held) / total : 0
   }
 
   function nameBonus(doc: number, weights: Weights): number {
@@ -215,7 +308,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
 }
 
 /** How many words a query has, its single CJK characters aside (they repeat its bigrams). */
-function intentTerms(list: readonly string[]): number {
+function wordCount(list: readonly string[]): number {
   let count = 0
   for (const term of list) if (!isCjkChar(term)) count++
   return count
