@@ -1,8 +1,12 @@
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { postgresOrSkip } from "../../../test/fixtures/postgres.ts"
 import { tempDirs } from "./fixtures/helpers.ts"
 import { MIGRATIONS, type Migration, migrate, SchemaTooNewError, schemaVersion } from "./migrations.ts"
-import { openDatabase } from "./sqlite.ts"
+import { openPostgres } from "./postgres/database.ts"
+import { type Database, openDatabase } from "./sqlite.ts"
 import { openStore } from "./store.ts"
 
 const dirs = tempDirs()
@@ -156,4 +160,117 @@ describe("part output column (v3)", () => {
     expect(store.parts.get("ses_1", "call_1")).toEqual(stored)
     store.close()
   })
+})
+
+describe("parts in an explicit order (v8)", () => {
+  it("an existing store of version 7 opens, its parts keep their order, and new ones come after", () => {
+    const path = join(dirs.make(), "toolbelt.db")
+    const old = openDatabase(path)
+    migrate(old, MIGRATIONS.slice(0, 7))
+    const insert = old.prepare(
+      `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, time_created, time_updated)
+       VALUES (?, 'ses_1', 'msg_1', ?, 'read', 'running', ?, 1, 1)`,
+    )
+    for (const callID of ["call_z", "call_a", "call_m"]) {
+      const stored = {
+        id: `prt_${callID}`,
+        sessionID: "ses_1",
+        messageID: "msg_1",
+        type: "tool",
+        callID,
+        tool: "read",
+        state: { status: "running", input: {}, time: { start: 1 } },
+      }
+      insert.run(`prt_${callID}`, callID, JSON.stringify(stored))
+    }
+    old.close()
+    const store = openStore({ path })
+    expect(schemaVersion(store.db)).toBe(MIGRATIONS.length)
+    store.parts.upsert({
+      id: "prt_call_b",
+      sessionID: "ses_1",
+      messageID: "msg_1",
+      type: "tool",
+      callID: "call_b",
+      tool: "read",
+      state: { status: "pending", input: {}, raw: "" },
+    })
+    expect(store.parts.list("ses_1").map((p) => p.callID)).toEqual(["call_z", "call_a", "call_m", "call_b"])
+    expect(store.parts.open().map((p) => p.callID)).toEqual(["call_z", "call_a", "call_m", "call_b"])
+    store.close()
+  })
+})
+
+const pg = await postgresOrSkip()
+
+pg.describe("migrate on PostgreSQL", () => {
+  const pgTables = (db: Database) =>
+    db
+      .prepare(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
+      )
+      .all<{ name: string }>()
+      .map((row) => row.name)
+
+  it("creates every table on a fresh database, keeps the version in a table, and is a no-op on reopen", async () => {
+    const url = await pg.server!.database()
+    const db = openPostgres(url)
+    try {
+      expect(schemaVersion(db)).toBe(0)
+      expect(migrate(db)).toEqual({ from: 0, to: MIGRATIONS.length })
+      expect(pgTables(db)).toEqual([...TABLES, "toolbelt_schema"].sort())
+      expect(db.prepare("SELECT version FROM toolbelt_schema").all()).toEqual([
+        { version: MIGRATIONS.length },
+      ])
+      expect(migrate(db)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length })
+    } finally {
+      db.close()
+    }
+    const store = openStore({ url })
+    store.sessions.create({ id: "ses_1", projectID: "/p", agent: "build" })
+    store.close()
+    const again = openStore({ url })
+    expect(again.sessions.get("ses_1")?.projectID).toBe("/p")
+    again.close()
+  })
+
+  it("refuses a database written by a newer toolbelt, naming the URL without its password", async () => {
+    const url = await pg.server!.database()
+    openStore({ url }).close()
+    const db = openPostgres(url)
+    db.prepare("UPDATE toolbelt_schema SET version = ?").run(MIGRATIONS.length + 1)
+    db.close()
+    let error: unknown
+    try {
+      openStore({ url })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(SchemaTooNewError)
+    expect((error as Error).message).toMatch(/newer toolbelt.*another database/s)
+    expect((error as Error).message).toContain(":***@")
+    expect((error as Error).message).not.toContain(pg.server!.password)
+  })
+
+  it("many processes opening the same new database at once: one migrates, every one opens", async () => {
+    const url = await pg.server!.database()
+    const dir = dirs.make()
+    const go = join(dir, "go")
+    const fixture = join(import.meta.dirname, "fixtures", "open-at-once.ts")
+    const runs = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, [fixture, url, go], { stdio: ["ignore", "ignore", "pipe"] })
+      let err = ""
+      child.stderr.on("data", (chunk) => (err += chunk))
+      return new Promise<{ code: number | null; err: string }>((done) =>
+        child.on("close", (code) => done({ code, err })),
+      )
+    })
+    writeFileSync(go, "")
+    const results = await Promise.all(runs)
+    expect(results.filter((result) => result.code !== 0)).toEqual([])
+    const store = openStore({ url })
+    expect(schemaVersion(store.db)).toBe(MIGRATIONS.length)
+    expect(store.sessions.list()).toHaveLength(6)
+    store.close()
+  }, 120_000)
 })
