@@ -70,7 +70,7 @@ export function childCalls({
   let turn: Promise<Turn> | undefined
   const offered = () => {
     // Every tool the agent may call, deferred ones too: a deferred tool is callable by name, loaded or not.
-    turn ??= tools({ agent: parent.agent, sessionID: parent.sessionID, listing: "all" }).then(
+    turn ??= tools({ agent: parent.agent, sessionID: parent.sessionID, listing: "callable" }).then(
       (advertised) => {
         const current = registry.turn(advertised.filter((tool) => tool.name !== parent.tool))
         if (!parent.turn) return current

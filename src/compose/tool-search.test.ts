@@ -1,9 +1,10 @@
+import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { tokenizerLoaded } from "../platform/text/tokens/count.ts"
+import { CACHE_FILE, tokenizerLoaded } from "../platform/text/tokens/count.ts"
 import type { Config } from "../runtime/config/config.ts"
 import * as Tool from "../runtime/tool/index.ts"
 import { createToolbelt, type Toolbelt } from "./toolbelt.ts"
@@ -104,6 +105,21 @@ describe("tool search in a toolbelt", () => {
     expect(state).toMatchObject({ mode: "auto", budget: 100, deferred: 3 })
     expect(state.totalTokens).toBeGreaterThan(100)
     expect(tokenizerLoaded()).toBe(true)
+  })
+})
+
+describe("what surfaces register", () => {
+  it("callable: every tool with the deferred ones marked, and nothing counted", async () => {
+    const belt = await toolbelt({ tool_search: "on" })
+    belt.registry.register(demo, { source: "mcp:demo" })
+    const callable = await belt.tools({ sessionID: "s", listing: "callable" })
+    const issue = callable.find((tool) => tool.name === "demo_create_issue")
+    expect(issue).toMatchObject({ deferred: true })
+    expect(issue?.tokens).toBeUndefined()
+    expect(callable.find((tool) => tool.name === "read")).toMatchObject({ deferred: false })
+    await belt.close()
+    // Counting would have left its cache in the data dir.
+    expect(existsSync(join(dir, ".data", CACHE_FILE))).toBe(false)
   })
 })
 

@@ -122,8 +122,9 @@ export function toolSearchWiring({
   // 2. Listing.
   async function tools(query: ToolsQuery = {}): Promise<Advertised[]> {
     const seen = await visible(query)
-    const all = query.listing === "all"
-    const { others, tokens, deferral } = await decide(seen, all)
+    const all = query.listing === "all" || query.listing === "callable"
+    const counted = query.listing === "all"
+    const { others, tokens, deferral } = await decide(seen, counted)
     const search = seen.find(isSearchTool)
     const offerSearch = search !== undefined && deferral.deferred.size > 0
     const described = offerSearch
@@ -132,17 +133,18 @@ export function toolSearchWiring({
           description: describeToolSearch(groups(others.filter((tool) => deferral.deferred.has(tool.name)))),
         }
       : undefined
-    const searchTokens = described && all ? (await counter.count([definitionText(described)]))[0] : undefined
+    const searchTokens =
+      described && counted ? (await counter.count([definitionText(described)]))[0] : undefined
     const loaded = query.sessionID ? loadedSets.loaded(query.sessionID) : NONE
     const position = new Map(others.map((tool, i) => [tool, i]))
     const out: Advertised[] = []
     for (const tool of seen) {
       if (isSearchTool(tool)) {
-        if (described) out.push(all ? { ...described, deferred: false, tokens: searchTokens! } : described)
+        if (described) out.push(all ? withSize({ ...described, deferred: false }, searchTokens) : described)
         continue
       }
       const deferred = deferral.deferred.has(tool.name)
-      if (all) out.push({ ...tool, deferred, tokens: tokens![position.get(tool)!]! })
+      if (all) out.push(withSize({ ...tool, deferred }, tokens?.[position.get(tool)!]))
       else if (!deferred || loaded.has(tool.name)) out.push(tool)
     }
     return out
@@ -279,4 +281,9 @@ function summarise(
     deferred: deferral.deferred.size,
     reason: deferral.reason,
   }
+}
+
+/** A listed tool with its size in tokens, when it was counted. */
+function withSize(tool: Advertised, tokens: number | undefined): Advertised {
+  return tokens === undefined ? tool : { ...tool, tokens }
 }

@@ -6,12 +6,12 @@ import { isDeferrable } from "../../runtime/tool-search/deferral.ts"
 import type { ToolHost } from "./host.ts"
 
 /**
- * `all` (every tool, the deferred ones marked) when some registered tool could be deferred; else the
- * up-front listing is every tool there is, and asking for `all` would only count tokens nobody reads.
+ * `callable` (every tool, the deferred ones marked, nothing counted) when some registered tool could be
+ * deferred; else the up-front listing is every tool there is.
  */
-export function listingFor(registry: Registry): "all" | "listed" {
+export function listingFor(registry: Registry): "callable" | "listed" {
   const deferrable = registry.ids().some((name) => isDeferrable(registry.resolve(name)?.source ?? "builtin"))
-  return deferrable ? "all" : "listed"
+  return deferrable ? "callable" : "listed"
 }
 
 /** The tools of one assistant message, as offered step by step. */

@@ -25,7 +25,7 @@ export interface Advertised {
   /** How the tool reads a file page by page, when it declares it. */
   readonly paging?: Paging
   readonly entry: Entry
-  /** Left out of the up-front listing: found through tool_search (set with `listing: "all"`). */
+  /** Left out of the up-front listing: found through tool_search (set with `listing: "all"` or `"callable"`). */
   readonly deferred?: boolean
   /** The definition's size in o200k_base tokens (set with `listing: "all"`). */
   readonly tokens?: number
@@ -40,10 +40,12 @@ export interface ToolsQuery extends Availability {
   readonly sessionID?: string
   /**
    * `listed` (default): what a client gets up front for the session (deferred tools left out but those
-   * the session loaded). `all`: every tool the agent may see, deferred ones included and marked.
+   * the session loaded). `all`: every tool the agent may see, deferred ones included and marked, each
+   * with its size in tokens. `callable`: the same without the sizes (what surfaces register, so a
+   * deferred tool can be called by name: nothing is counted that the deferral itself does not need).
    * The registry itself lists every tool; the toolbelt's `tools()` applies this.
    */
-  readonly listing?: "listed" | "all"
+  readonly listing?: "listed" | "all" | "callable"
 }
 
 /**

@@ -68,7 +68,7 @@ const passThrough: jsonSchemaValidator = {
  * Maps a toolbelt onto an MCP server for one connection.
  * 1. An SDK `McpServer` (tools with `listChanged`; `tools/list_changed` debounced), whose resources
  *    and prompts are empty lists.
- * 2. Every tool the agent may see (`toolbelt.tools({agent, client: "mcp", sessionID, listing: "all"})`)
+ * 2. Every tool the agent may see (`toolbelt.tools({agent, client: "mcp", sessionID, listing: "callable"})`)
  *    is registered with its description, its JSON Schema as it is, its hints and its output schema.
  *    Tools the policy hides, and tools never offered (`invalid`), are not registered and cannot be
  *    called. They are the tools of the agent the session runs as (plan mode switches it). Tools that
