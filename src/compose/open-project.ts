@@ -3,7 +3,14 @@
 import { realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import { defaultDataDir } from "../platform/fs/data-dir.ts"
-import { type Config, type ConfigLayers, loadConfigLayers } from "../runtime/config/config.ts"
+import { isStoreUrl, redactStoreUrl } from "../platform/store/postgres/url.ts"
+import {
+  type Config,
+  ConfigError,
+  type ConfigFile,
+  type ConfigLayers,
+  loadConfigLayers,
+} from "../runtime/config/config.ts"
 import { assessProjectTrust, configFor, type ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { findWorktree } from "./worktree.ts"
@@ -22,6 +29,11 @@ export interface Project {
   /** Whether what the project contributes (tool files, plugins, MCP servers, ...) is applied. */
   readonly trust: ProjectTrust
   readonly dataDir: string
+  /**
+   * The store the environment or config names (`TOOLBELT_STORE`, else the user's `"store"`, else a
+   * trusted project's); none: the caller's store, or the data dir's SQLite file.
+   */
+  readonly store: string | undefined
 }
 
 /**
@@ -30,6 +42,7 @@ export interface Project {
  *    trusted as given, and no config file is read.
  * 3. The project's trust (`trust: true` or `TOOLBELT_TRUST=1` trusts it for this run).
  * 4. The config in effect, chosen by that trust; the data dir.
+ * 5. The store named outside the code (`configuredStore`), unless the caller gives one.
  */
 export async function openProject(options: {
   directory?: string | undefined
@@ -38,6 +51,8 @@ export async function openProject(options: {
   env?: NodeJS.ProcessEnv | undefined
   trust?: boolean | undefined
   trustStore?: TrustStore | undefined
+  /** The caller's store: when given, neither the environment nor config is asked for one. */
+  store?: unknown
 }): Promise<Project> {
   const env = options.env ?? process.env
   // 1. Directory.
@@ -57,6 +72,7 @@ export async function openProject(options: {
     ...(options.trustStore ? { store: options.trustStore } : {}),
   })
   // 4. Config.
+  const store = options.store === undefined ? configuredStore(env, layers, trust) : undefined
   return {
     env,
     directory,
@@ -66,5 +82,42 @@ export async function openProject(options: {
     layers,
     trust,
     dataDir: options.dataDir ?? defaultDataDir(env),
+    store,
   }
+}
+
+/**
+ * The store `TOOLBELT_STORE` names, else the user's config `"store"`, else a trusted project's: the
+ * person's choice wins over a project's, and an untrusted project's is left out (and reported so, as
+ * every key it brings: it would send every session's record to a database of its choosing).
+ */
+export function configuredStore(
+  env: NodeJS.ProcessEnv,
+  layers: ConfigLayers,
+  trust: Pick<ProjectTrust, "trusted">,
+): string | undefined {
+  if (env.TOOLBELT_STORE?.trim()) return checkStoreUrl(env.TOOLBELT_STORE, "TOOLBELT_STORE")
+  // A wrong value is an error naming the file it is written in.
+  const named = (config: Config, files: readonly ConfigFile[]): string | undefined => {
+    if (config.store === undefined) return undefined
+    const file = files.findLast(({ value }) => value.store !== undefined)?.file
+    return checkStoreUrl(config.store, file ? `"store" in ${file}` : 'config "store"')
+  }
+  return (
+    named(layers.user, layers.userFiles) ??
+    (trust.trusted ? named(layers.project, layers.projectFiles) : undefined)
+  )
+}
+
+/**
+ * A store setting checked: a `postgres://` or `postgresql://` URL, returned trimmed; anything else is
+ * a `ConfigError` naming where it came from (its password never shown) and what it takes. A file path
+ * is refused rather than taken as a SQLite file: a mistyped URL would otherwise quietly become a file.
+ */
+export function checkStoreUrl(value: unknown, from: string): string {
+  if (typeof value === "string" && isStoreUrl(value)) return value.trim()
+  const shown = typeof value === "string" ? JSON.stringify(redactStoreUrl(value)) : JSON.stringify(value)
+  throw new ConfigError(
+    `${from} is ${shown}: it takes a PostgreSQL URL, postgres://user:password@host:port/database (sslmode and the other TLS settings as query parameters). Leave it out for the SQLite file in the data dir (TOOLBELT_DATA_DIR says where).`,
+  )
 }

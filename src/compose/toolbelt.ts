@@ -24,7 +24,7 @@ import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
 import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { advertise, withheld } from "./advertise.ts"
-import { openProject } from "./open-project.ts"
+import { checkStoreUrl, openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
 import { type CallInput, sessionCalls } from "./session-calls.ts"
@@ -45,8 +45,13 @@ export interface ToolbeltOptions {
   readonly dataDir?: string
   /** Config to use instead of reading `toolbelt.json(c)` files (permission rules included). */
   readonly config?: Config
-  /** The store: an open one, `"memory"` for a throwaway one, or (default) the data dir's file. */
-  readonly store?: Store | "memory"
+  /**
+   * The store: an open one, `"memory"` for a throwaway one, a PostgreSQL URL
+   * (`"postgres://user:password@host:port/database"`, TLS by `sslmode`; shown everywhere without its
+   * password), or (default) the one `TOOLBELT_STORE` or config `"store"` names, else the data dir's
+   * SQLite file. The data dir still holds full outputs and crash records.
+   */
+  readonly store?: Store | "memory" | string
   /** Answers asks the rules leave open (a TTY prompt, `--yes`); without it they wait for `reply`. */
   readonly decide?: Decide
   /** Answers the questions tools ask (a TTY prompt); without it they wait for `questions.reply`. */
@@ -146,7 +151,8 @@ export interface Toolbelt {
  * 1. The project: its directory, worktree, trust, config (given, or read from files as far as the
  *    project's trust allows) and data dir; its skills.
  * 2. The bus and the hooks, which everything after publishes to and consults.
- * 3. The records: the store and the output store; start-up recovery closes calls a crashed process
+ * 3. The records: the store (the caller's, else the one `TOOLBELT_STORE` or config names, else the
+ *    data dir's file) and the output store; start-up recovery closes calls a crashed process
  *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
  *    writes.
  * 4. Permission: the policy (agent rules from config), the engine (approvals saved in the store),
@@ -172,7 +178,13 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   const hooks = new Hooks()
 
   // 3. Records.
-  const records = await openRecords({ store: options.store, dataDir, directory, bus })
+  const given = typeof options.store === "string" && options.store !== "memory"
+  const records = await openRecords({
+    store: given ? checkStoreUrl(options.store, "The store option") : (options.store ?? project.store),
+    dataDir,
+    directory,
+    bus,
+  })
   const { store, output } = records
   const limits = resolveLimits(config.tool_output)
   // What is known of subagent sessions: their own rules, their depth, who started each.

@@ -53,6 +53,13 @@ export interface Config {
   readonly tool_search_budget?: number
   /** Rerank tool_search's top candidates with the session's model, when one is available (default false). */
   readonly tool_search_rerank?: boolean
+  /**
+   * Where the records go: a PostgreSQL URL (`postgres://user:password@host:port/database`, TLS by
+   * `sslmode`), one database any number of toolbelts share. Default: the SQLite file in the data dir.
+   * `--store` and `TOOLBELT_STORE` come first; the user's config wins over a project's, and an
+   * untrusted project's is left out (it would send every session's record to a database it chose).
+   */
+  readonly store?: string
   readonly [key: string]: unknown
 }
 

@@ -16,7 +16,8 @@ interface Flag {
  * Flags that mean the same in every command that takes them, spelled once: `--cwd DIR` the project
  * directory, `--agent NAME` whose permissions apply, `--session ID` the session the work belongs to,
  * `--yes` approve permission asks, `--json` one JSON object on stdout, `--trust` apply what the project
- * contributes (tool files, plugins, MCP servers, ...) for this run without it being trusted.
+ * contributes (tool files, plugins, MCP servers, ...) for this run without it being trusted, `--store
+ * URL` the PostgreSQL database of the records (`store-flag.ts`).
  */
 export const SHARED_FLAGS = {
   cwd: { type: "string" },
@@ -25,6 +26,7 @@ export const SHARED_FLAGS = {
   yes: { type: "boolean", short: "y" },
   json: { type: "boolean" },
   trust: { type: "boolean" },
+  store: { type: "string" },
 } as const satisfies Record<string, Flag>
 
 export type SharedFlag = keyof typeof SHARED_FLAGS

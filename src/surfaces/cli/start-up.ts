@@ -5,11 +5,12 @@ import { projectDirectory } from "./project-dir.ts"
 import { commandDecide } from "./prompt.ts"
 import { commandAnswer } from "./question-prompt.ts"
 import type { CommandStop } from "./stop-signal.ts"
+import { storeOption } from "./store-flag.ts"
 import { chooseTrust, sayTrust } from "./trust-gate.ts"
 
 /**
  * The toolbelt of a command that runs tool calls for the person at the terminal (`call`, `run`).
- * 1. The project directory from `--cwd` (a usage error when it is not one).
+ * 1. The project directory from `--cwd` (a usage error when it is not one); `--store` checked.
  * 2. Whether what the project brings applies (`chooseTrust`: `--trust`, else the person at a terminal
  *    when the project is not trusted, else the store and `TOOLBELT_TRUST`).
  * 3. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
@@ -26,6 +27,8 @@ export async function openForCalls(options: {
   yes: boolean | undefined
   /** `--trust`: apply what the project brings for this run. */
   trust: boolean | undefined
+  /** `--store`: the PostgreSQL URL of the records (else `TOOLBELT_STORE`, config, the data dir's file). */
+  store: string | undefined
   /** Say on stderr what an untrusted project's run leaves out (`run`: the model will not see it). */
   leftOut?: boolean
   /** Edits wait for language servers' diagnostics (`call` turns it on with `--diagnostics`). */
@@ -34,11 +37,13 @@ export async function openForCalls(options: {
   stop: CommandStop
 }): Promise<Toolbelt> {
   const { io, command, cwd, yes, stop } = options
+  const store = storeOption(options.store)
   const directory = projectDirectory(cwd, io.cwd)
   const choice = await chooseTrust({ io, directory, flag: options.trust, ask: true })
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
+    ...store,
     ...(choice.trust ? { trust: true } : {}),
     decide: commandDecide(io, command, yes, stop),
     answer: commandAnswer(io, command, stop),

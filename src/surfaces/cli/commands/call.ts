@@ -4,6 +4,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, Interrupted, type IO, readAll, UsageError, writeJson } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { CommandStop } from "../stop-signal.ts"
+import { storeHelp } from "../store-flag.ts"
 import { unknownToolReason } from "../trust-text.ts"
 
 export const CALL_HELP = `Usage: toolbelt call <tool> [ARGS_JSON|-] [options]
@@ -23,7 +24,7 @@ Options:
                   by default here: each call would start a server cold, for seconds; on in run, mcp, serve)
   --json          print one JSON object: {"status":"completed","title","output","metadata","attachments"}
                   or {"status":"error","error"}
-  -h, --help      show this help
+${storeHelp(18)}  -h, --help      show this help
 
 Exit codes: 0 completed, 1 the tool returned an error (a rejected permission ask included: "r" or
 Ctrl+D at the prompt), 2 usage error (unknown tool, a tool not offered here and why, bad JSON), 130
@@ -33,7 +34,7 @@ interrupted (Ctrl+C, also at a prompt).
 /** The command line `call` takes. */
 const CALL_LINE = {
   help: CALL_HELP,
-  shared: ["cwd", "session", "agent", "yes", "json", "trust"],
+  shared: ["cwd", "session", "agent", "yes", "json", "trust", "store"],
   flags: { diagnostics: { type: "boolean" } },
 } as const
 
@@ -61,6 +62,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     cwd: values.cwd,
     yes: values.yes,
     trust: values.trust,
+    store: values.store,
     editDiagnostics: values.diagnostics ?? false,
     stop,
   })

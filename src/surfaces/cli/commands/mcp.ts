@@ -9,6 +9,7 @@ import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
+import { storeHelp, storeOption } from "../store-flag.ts"
 import { sayTrust } from "../trust-gate.ts"
 
 export const MCP_HELP = `Usage: toolbelt mcp [options]
@@ -43,7 +44,7 @@ Options:
                   trusted, for this run (TOOLBELT_TRUST=1 does the same, e.g. in a client's config); said
                   on stderr. Until the project is trusted (toolbelt trust DIR), the client is told what
                   was left out
-  -h, --help      show this help
+${storeHelp(18)}  -h, --help      show this help
 
 Permission asks are shown to the person by the client (MCP elicitation: allow once, always, or reject
 with a message). A client without elicitation gets the "mcp.ask" setting of toolbelt.json instead:
@@ -68,7 +69,7 @@ export const BY_HAND_NOTE =
 /** The command line `mcp` takes. */
 const MCP_LINE = {
   help: MCP_HELP,
-  shared: ["cwd", "agent", "trust"],
+  shared: ["cwd", "agent", "trust", "store"],
   flags: {
     http: { type: "string" },
     host: { type: "string" },
@@ -107,6 +108,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   }
   const bind = listenFlags({ ...values, port: values.http }, io.env.TOOLBELT_MCP_TOKEN, "mcp")
   const http = port !== undefined || bind.socket !== undefined
+  const store = storeOption(values.store)
 
   const directory = projectDirectory(values.cwd, io.cwd)
 
@@ -116,6 +118,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
+    ...store,
     ...(values.trust ? { trust: true } : {}),
     ...(values.agent === undefined ? {} : { ceiling: values.agent }),
   }).catch(unknownAgentIsUsage)

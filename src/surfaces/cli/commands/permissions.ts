@@ -3,6 +3,7 @@ import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
+import { storeHelp, storeOption } from "../store-flag.ts"
 import { sayTrust } from "../trust-gate.ts"
 import { formatPolicyReport, policyReport } from "./permissions-show.ts"
 
@@ -27,11 +28,14 @@ Options:
   --json          print JSON
   --trust         show the policy as it is when the project is trusted, for this run (TOOLBELT_TRUST=1
                   does the same); said on stderr
-  -h, --help      show this help
+${storeHelp(18)}  -h, --help      show this help
 `
 
 /** The command line `permissions` takes. */
-const PERMISSIONS_LINE = { help: PERMISSIONS_HELP, shared: ["cwd", "agent", "json", "trust"] } as const
+const PERMISSIONS_LINE = {
+  help: PERMISSIONS_HELP,
+  shared: ["cwd", "agent", "json", "trust", "store"],
+} as const
 
 export const command: Command = { run: permissionsCommand, help: PERMISSIONS_HELP }
 
@@ -48,6 +52,7 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     throw new UsageError("revoke needs the id of an approval (see toolbelt permissions list).")
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`)
 
+  const store = storeOption(values.store)
   const toolbelt = await createToolbelt({
     directory: projectDirectory(values.cwd, io.cwd),
     sweep: false,
@@ -55,6 +60,7 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
     customTools: false,
     mcp: false,
     env: io.env,
+    ...store,
     ...(values.trust ? { trust: true } : {}),
   })
   try {

@@ -7,6 +7,7 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, Interrupted, type IO, readAll, UsageError } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { CommandStop } from "../stop-signal.ts"
+import { storeHelp } from "../store-flag.ts"
 import { TurnParts } from "./turn-parts.ts"
 
 export const RUN_HELP = `Usage: toolbelt run "<prompt>" [options]
@@ -33,7 +34,7 @@ Options:
   --trust              apply what the project brings (tool files, plugins, MCP servers, ...) for this
                        run without it being trusted (TOOLBELT_TRUST=1 does the same); said on stderr.
                        On a terminal, a project not trusted that brings any asks first
-  -h, --help           show this help
+${storeHelp(23)}  -h, --help           show this help
 
 Exit codes: 0 the turn finished; 1 a model or tool failure stopped it (provider error, a rejected
 permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
@@ -42,7 +43,7 @@ permission, a denied doom loop); 2 usage error; 130 interrupted (Ctrl-C).
 /** The command line `run` takes. */
 const RUN_LINE = {
   help: RUN_HELP,
-  shared: ["cwd", "agent", "session", "yes", "trust"],
+  shared: ["cwd", "agent", "session", "yes", "trust", "store"],
   flags: {
     model: { type: "string", short: "m" },
     "base-url": { type: "string" },
@@ -82,6 +83,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     cwd: values.cwd,
     yes: values.yes,
     trust: values.trust,
+    store: values.store,
     leftOut: true,
     stop,
   })

@@ -9,6 +9,7 @@ import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { checkAgent, warnStartUp } from "../start-up.ts"
 import { serveUntilStopped } from "../stop-signal.ts"
+import { storeHelp, storeOption } from "../store-flag.ts"
 import { sayTrust } from "../trust-gate.ts"
 
 const DEFAULT_PORT = 4517
@@ -40,7 +41,7 @@ Options:
                      says so and prints the page's URL to open
   --trust            apply what the project brings (tool files, plugins, MCP servers, ...) without it
                      being trusted, for this run (TOOLBELT_TRUST=1 does the same); said on stderr
-  -h, --help         show this help
+${storeHelp(21)}  -h, --help         show this help
 
 Security: loopback only unless --host says otherwise; a token on every port; Host, Origin and
 Sec-Fetch-Site are checked on every request, /mcp included (DNS rebinding, other sites' pages, other
@@ -50,7 +51,7 @@ local web apps); request bodies are bounded ("mcp.max_request_bytes").
 /** The command line `serve` takes. */
 const SERVE_LINE = {
   help: SERVE_HELP,
-  shared: ["cwd", "agent", "trust"],
+  shared: ["cwd", "agent", "trust", "store"],
   positionals: false,
   flags: {
     port: { type: "string" },
@@ -68,11 +69,12 @@ export const command: Command = { run: serveCommand, help: SERVE_HELP }
 
 /**
  * `toolbelt serve`.
- * 1. Check the flags: the port or the socket, the token, and the model (resolved only when one is
- *    named).
+ * 1. Check the flags: the port or the socket, the token, the store, and the model (resolved only
+ *    when one is named).
  * 2. Open the project's toolbelt (asks wait for a reply: the page gives it).
  * 3. Start the server and print where it is: the page (with its one-time login link when a token
- *    is needed), the API, MCP, the token it made up; warn about `--no-token` at every start.
+ *    is needed), the API, MCP, the store (its password never shown), the token it made up; warn about
+ *    `--no-token` at every start.
  * 4. Serve until SIGINT or SIGTERM, then close the server and the toolbelt.
  */
 export async function serveCommand(argv: string[], io: IO): Promise<number> {
@@ -86,6 +88,7 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
     throw new UsageError(`--port needs a port number from 0 to 65535, not "${values.port}".`)
   }
   const bind = listenFlags(values, io.env.TOOLBELT_SERVE_TOKEN, "serve")
+  const store = storeOption(values.store)
   if (bind.socket !== undefined && values.open) {
     throw new UsageError("--open needs a port: a browser cannot open a page on a Unix socket.")
   }
@@ -96,6 +99,7 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
   const toolbelt = await createToolbelt({
     directory: projectDirectory(values.cwd, io.cwd),
     env: io.env,
+    ...store,
     ...(values.trust ? { trust: true } : {}),
     ...(values.agent === undefined ? {} : { ceiling: values.agent }),
   }).catch(unknownAgentIsUsage)
@@ -137,6 +141,8 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
           `  page    ${server.pageURL}`,
           `  API     ${server.url}/api (described at ${server.url}/openapi.json), events at ${server.url}/events`,
           `  MCP     ${server.url}/mcp`,
+          // The store's path is the SQLite file, or the PostgreSQL URL with its password replaced.
+          `  store   ${toolbelt.store.path}`,
           ...(server.token && bind.token === undefined
             ? [`  token   ${server.token} (made up for this run: pass --token to choose one)`]
             : []),

@@ -4,10 +4,11 @@ import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, writeJson } from "../io.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnPluginErrors } from "../start-up.ts"
+import { storeHelp, storeOption } from "../store-flag.ts"
 import { chooseTrust, sayTrust } from "../trust-gate.ts"
 import { leftOutSection } from "../trust-text.ts"
 
-export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust]
+export const TOOLS_HELP = `Usage: toolbelt tools [--json] [--cwd DIR] [--agent NAME] [--trust] [--store URL]
 
 Lists the tools registered for the project, one line each (name, the size of its definition in tokens,
 the first line of its description, where it comes from, whether it is deferred), then the total and
@@ -29,13 +30,13 @@ Options:
   --trust       apply what the project brings for this run without it being trusted (TOOLBELT_TRUST=1
                 does the same); said on stderr. On a terminal, a project not trusted that brings any
                 asks first
-  -h, --help    show this help
+${storeHelp(16)}  -h, --help    show this help
 `
 
 /** The command line `tools` takes. */
 const TOOLS_LINE = {
   help: TOOLS_HELP,
-  shared: ["json", "cwd", "agent", "trust"],
+  shared: ["json", "cwd", "agent", "trust", "store"],
   positionals: false,
 } as const
 
@@ -45,11 +46,13 @@ export async function toolsCommand(argv: string[], io: IO): Promise<number> {
   const line = parseCommandLine({ argv, io, ...TOOLS_LINE })
   if (!line) return EXIT.ok
   const { values } = line
+  const store = storeOption(values.store)
   const directory = projectDirectory(values.cwd, io.cwd)
   const choice = await chooseTrust({ io, directory, flag: values.trust, ask: true })
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
+    ...store,
     ...(choice.trust ? { trust: true } : {}),
     sweep: false,
   })
