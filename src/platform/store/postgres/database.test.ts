@@ -1,9 +1,10 @@
 import { afterEach, expect, it } from "vitest"
 import { postgresOrSkip } from "../../../../test/fixtures/postgres.ts"
-import { isPostgres, openPostgres, type PostgresDatabase } from "./database.ts"
+import { openStore } from "../store.ts"
+import { isPostgres, openPostgres, type PostgresDatabase, PostgresError } from "./database.ts"
 
 const pg = await postgresOrSkip()
-const open: PostgresDatabase[] = []
+const open: { close(): void }[] = []
 afterEach(() => {
   for (const db of open.splice(0)) db.close()
 })
@@ -12,6 +13,20 @@ async function fresh(): Promise<PostgresDatabase> {
   const db = openPostgres(await pg.server!.database())
   open.push(db)
   return db
+}
+
+function thrown(fn: () => unknown): Error {
+  try {
+    fn()
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error("expected a throw")
+}
+
+/** Resolves when `check` holds, polling the event loop (notifications arrive through it). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
 pg.describe("the PostgreSQL Database", () => {
@@ -30,5 +45,129 @@ pg.describe("the PostgreSQL Database", () => {
     ])
     expect(db.prepare("SELECT count(*) AS c FROM t WHERE s = ?1 OR n = ?1").get("x")).toEqual({ c: 1 })
     expect(db.prepare("SELECT 1 FROM t WHERE i = ?").get(7)).toBeUndefined()
+    expect(db.prepare("UPDATE t SET n = 'y' WHERE n IS NULL OR n = ?").run("x").changes).toBe(2)
   })
+
+  it("transactions commit, roll back on a throw, and nest as savepoints; an inner failure caught outside undoes only itself", async () => {
+    const db = await fresh()
+    db.exec("CREATE TABLE t (v TEXT PRIMARY KEY)")
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    const all = () =>
+      db
+        .prepare("SELECT v FROM t ORDER BY v")
+        .all<{ v: string }>()
+        .map((row) => row.v)
+    expect(db.transaction(() => insert.run("a").changes)).toBe(1)
+    expect(() =>
+      db.transaction(() => {
+        insert.run("b")
+        throw new Error("undo")
+      }),
+    ).toThrow("undo")
+    expect(db.inTransaction).toBe(false)
+    db.transaction(() => {
+      insert.run("c")
+      expect(db.inTransaction).toBe(true)
+      // A statement error inside a savepoint: PostgreSQL would abort the whole transaction without it.
+      expect(() => db.transaction(() => insert.run("a"))).toThrow(
+        /duplicate key value violates unique constraint/,
+      )
+      insert.run("d")
+    })
+    expect(all()).toEqual(["a", "c", "d"])
+    expect(() => db.transaction(() => Promise.resolve(1))).toThrow(/synchronous function/)
+  })
+
+  it("a statement's error is PostgreSQL's message, with its SQLSTATE", async () => {
+    const db = await fresh()
+    const error = thrown(() => db.prepare("SELECT * FROM missing").all())
+    expect(error).toBeInstanceOf(PostgresError)
+    expect(error.message).toBe('relation "missing" does not exist')
+    expect((error as PostgresError).code).toBe("42P01")
+  })
+
+  it("a wrong password and a refused connection fail naming the URL, never the password", async () => {
+    const server = pg.server!
+    const wrong = server.url.replace(`:${server.password}@`, ":not-the-password-x9@")
+    const refused = server.url.replace(`:${server.port}/`, ":1/")
+    for (const [url, reason] of [
+      [wrong, /password authentication failed for user "toolbelt"/],
+      [refused, /ECONNREFUSED/],
+    ] as const) {
+      const error = thrown(() => openStore({ url }))
+      expect(error.message).toMatch(reason)
+      expect(error.message).toMatch(
+        /^Could not connect to the toolbelt store postgres:\/\/toolbelt:\*\*\*@127\.0\.0\.1:/,
+      )
+      for (const secret of [server.password, "not-the-password-x9"]) {
+        expect(error.message).not.toContain(secret)
+        expect(String(error.stack)).not.toContain(secret)
+        expect(String((error.cause as Error | undefined)?.message)).not.toContain(secret)
+      }
+    }
+  })
+
+  it("LISTEN/NOTIFY: payloads reach the main thread; unlisten stops them", async () => {
+    const url = await pg.server!.database()
+    const db = openPostgres(url)
+    const other = openPostgres(url)
+    open.push(db, other)
+    const got: string[] = []
+    const listening = await db.listen("toolbelt_events", (payload) => got.push(payload))
+    await other.notify("toolbelt_events", "one")
+    other.prepare("SELECT pg_notify(?, ?)").get("toolbelt_events", "two")
+    await until(() => got.length === 2)
+    expect(got).toEqual(["one", "two"])
+    await listening.unlisten()
+    await db.notify("toolbelt_events", "three")
+    await db.notify("other", "x")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(got).toEqual(["one", "two"])
+  })
+})
+
+// Last: these restart the shared server.
+pg.describe("the PostgreSQL Database across a server restart", () => {
+  it("a statement outside a transaction reconnects; a transaction cut by the restart fails saying so; listeners come back", async () => {
+    const url = await pg.server!.database()
+    const db = openPostgres(url)
+    open.push(db)
+    db.exec("CREATE TABLE t (v TEXT)")
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    const heard: string[] = []
+    let relistened = 0
+    await db.listen(
+      "ch",
+      (payload) => heard.push(payload),
+      () => relistened++,
+    )
+
+    await pg.server!.restart()
+    expect(insert.run("after restart").changes).toBe(1)
+
+    const error = thrown(() =>
+      db.transaction(() => {
+        insert.run("inside")
+        pg.server!.halt()
+        pg.server!.start()
+        insert.run("after the cut")
+      }),
+    )
+    expect(error.message).toMatch(
+      /database connection to postgres:\/\/toolbelt:\*\*\*@.* was lost during a transaction/,
+    )
+    expect(error.message).not.toContain(pg.server!.password)
+    expect(db.inTransaction).toBe(false)
+    const rows = db.prepare("SELECT v FROM t ORDER BY v").all<{ v: string }>()
+    expect(rows.map((row) => row.v)).toEqual(["after restart"])
+
+    // The listening connection was cut twice; a NOTIFY sent while it is down is missed (that is what
+    // onListening warns of), so keep notifying until one is heard.
+    await until(() => relistened > 0)
+    while (heard.length === 0) {
+      await db.notify("ch", "back")
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(heard[0]).toBe("back")
+  }, 60_000)
 })
