@@ -4,8 +4,9 @@
 // does not thereby "tell"), and the phrases may hold stop words ("let … know", "find out"), so they
 // are matched on the query's words before stop words are dropped. Every entry is general software
 // and office usage, the kind any tool search would need; none is written for a particular tool.
+import { BILINGUAL } from "./bilingual.ts"
 import { stem } from "./stem.ts"
-import { pieces, terms } from "./terms.ts"
+import { isCjkChar, pieces, terms } from "./terms.ts"
 
 /**
  * [what a person says, what a tool says]. In a phrase, `*` stands for up to three words
@@ -101,6 +102,12 @@ for (const [phrases, targets] of TABLE) {
   for (const phrase of phrases)
     entries.push({ words: phrase.split(" ").map((word) => (word === "*" ? word : stem(word))), targets: out })
 }
+/** Chinese phrases (bilingual.ts), found as substrings; their targets' single characters left out. */
+const chinese = BILINGUAL.map(([phrases, targets]) => ({
+  phrases,
+  targets: terms(targets).filter((term) => !isCjkChar(term)),
+}))
+const HAN = /\p{Script=Han}/u
 
 const GAP = 3
 
@@ -110,6 +117,10 @@ export function intentTerms(text: string): Set<string> {
   const out = new Set<string>()
   for (const entry of entries)
     if (matches(words, entry.words)) for (const term of entry.targets) out.add(term)
+  if (HAN.test(text))
+    for (const entry of chinese)
+      if (entry.phrases.some((phrase) => text.includes(phrase)))
+        for (const term of entry.targets) out.add(term)
   return out
 }
 
