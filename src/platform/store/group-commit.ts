@@ -16,7 +16,8 @@ interface Pending {
  * 1. `run(apply)` queues `apply` and returns a promise; the first queued write schedules a flush with
  *    `setImmediate`, so every write issued before the loop comes round joins the same batch.
  * 2. `flush()` applies the batch in one transaction (`BEGIN IMMEDIATE`), each write in its own
- *    savepoint: a write that throws is undone alone and its promise rejects; the others go on.
+ *    savepoint: a write that throws is undone alone and its promise rejects; the others go on. (A
+ *    write alone in its batch runs without one: undoing the transaction undoes just it.)
  * 3. Only after `COMMIT` returns do the promises settle. A write's promise resolves when it is as
  *    durable as the connection's `synchronous` makes any commit, so awaiting it before a side effect
  *    keeps the write-ahead rule; batching only removes commits, never a guarantee.
@@ -97,15 +98,21 @@ export class GroupCommit {
     this.#batch++
     const outcomes: { ok: boolean; value: unknown }[] = []
     try {
-      this.#db.transaction(() => {
-        for (const write of batch) {
-          try {
-            outcomes.push({ ok: true, value: this.#db.transaction(write.apply) })
-          } catch (error) {
-            outcomes.push({ ok: false, value: error })
+      if (batch.length === 1) {
+        // Alone in its batch, a write needs no savepoint: its failure undoes the whole transaction,
+        // which is the same (and on PostgreSQL saves two round trips per step).
+        outcomes.push({ ok: true, value: this.#db.transaction(batch[0]!.apply) })
+      } else {
+        this.#db.transaction(() => {
+          for (const write of batch) {
+            try {
+              outcomes.push({ ok: true, value: this.#db.transaction(write.apply) })
+            } catch (error) {
+              outcomes.push({ ok: false, value: error })
+            }
           }
-        }
-      })
+        })
+      }
     } catch (error) {
       for (const write of batch) write.reject(error)
       return
