@@ -3,9 +3,10 @@
 // English names and descriptions (or describe themselves with other Chinese words: "周边搜" where a
 // query says "附近"). Matched as substrings of the query, so no word segmentation is needed. General
 // vocabulary of software, office, travel and maps; nothing here names a product.
+import { isCjkChar, terms } from "./terms.ts"
 
 /** [Chinese words a query may hold, what tools say]. */
-export const BILINGUAL: readonly (readonly [readonly string[], string])[] = [
+const BILINGUAL: readonly (readonly [readonly string[], string])[] = [
   // Actions.
   [["查询", "查看", "看看", "查一下", "查", "获取", "显示"], "get search query list 查询 获取"],
   [["搜索", "搜", "找", "寻找", "检索"], "search find 搜索 检索"],
@@ -66,3 +67,19 @@ export const BILINGUAL: readonly (readonly [readonly string[], string])[] = [
   // Time.
   [["今天", "明天", "昨天", "周末", "日期"], "date today 日期"],
 ]
+
+/** Each entry's targets as terms, their single characters left out (weak alone, the bigrams carry them). */
+const entries = BILINGUAL.map(([phrases, targets]) => ({
+  phrases,
+  targets: terms(targets).filter((term) => !isCjkChar(term)),
+}))
+const HAN = /\p{Script=Han}/u
+
+/** The tool-side terms for the Chinese words a text holds (none when it has no Han character). */
+export function bilingualTerms(text: string): Set<string> {
+  const out = new Set<string>()
+  if (!HAN.test(text)) return out
+  for (const entry of entries)
+    if (entry.phrases.some((phrase) => text.includes(phrase))) for (const term of entry.targets) out.add(term)
+  return out
+}

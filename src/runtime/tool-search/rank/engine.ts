@@ -3,6 +3,8 @@
 // query of several clauses (a whole task) is also searched clause by clause, and each tool keeps its
 // best clause's relative score, so every intent of the task gets its best tools into the top list.
 // `RankParams` holds every knob, so the benchmark can switch each method off and measure it.
+
+import { bilingualTerms } from "./bilingual.ts"
 import { Bm25f, type FieldParams, type Scores } from "./bm25f.ts"
 import { type Field, readFields } from "./fields.ts"
 import { intentTerms } from "./intents.ts"
@@ -41,6 +43,8 @@ export interface RankParams {
   readonly context: number
   /** Weight of the tool-side words of an intent the query phrases (intents.ts; 0: off). */
   readonly intent: number
+  /** Weight of the English words (and Chinese synonyms) for a query's Chinese words (bilingual.ts; 0: off). */
+  readonly bilingual: number
   /** Weight of a generic action verb among the query's own words (verbs.ts; 1: like any word). */
   readonly verb: number
   /** Score for the idf-weighted share of the query's other words that the tool's name holds (0: off). */
@@ -73,6 +77,7 @@ export const DEFAULT_PARAMS: RankParams = {
   whole: 1,
   context: 1,
   intent: 0.3,
+  bilingual: 0.3,
   verb: 1,
   nounName: 0,
   feedback: 0,
@@ -149,6 +154,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     if (params.synonym > 0) for (const synonym of expand(own)) weights.set(synonym, params.synonym)
     if (params.intent > 0)
       for (const term of intentTerms(text)) weights.set(term, Math.max(weights.get(term) ?? 0, params.intent))
+    if (params.bilingual > 0)
+      for (const term of bilingualTerms(text))
+        weights.set(term, Math.max(weights.get(term) ?? 0, params.bilingual))
     if (params.prefix > 0)
       for (const term of own)
         for (const related of prefixes.related(term))

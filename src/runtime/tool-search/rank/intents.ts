@@ -4,9 +4,8 @@
 // does not thereby "tell"), and the phrases may hold stop words ("let … know", "find out"), so they
 // are matched on the query's words before stop words are dropped. Every entry is general software
 // and office usage, the kind any tool search would need; none is written for a particular tool.
-import { BILINGUAL } from "./bilingual.ts"
 import { stem } from "./stem.ts"
-import { isCjkChar, pieces, terms } from "./terms.ts"
+import { pieces, terms } from "./terms.ts"
 
 /**
  * [what a person says, what a tool says]. In a phrase, `*` stands for up to three words
@@ -60,7 +59,7 @@ const TABLE: readonly (readonly [readonly string[], string])[] = [
   [["keep", "remember", "stash", "save"], "save store write create"],
   [["grab", "pull down", "pull"], "get download fetch"],
   [["hand off", "hand over", "give * to", "reassign", "put * on"], "assign"],
-  [["sign off", "green light", "okay", "ok", "greenlight", "lgtm"], "approve review"],
+  [["sign off", "green light", "okay", "ok", "greenlight", "lgtm", "approve", "approval"], "approve review"],
   [["mark * done", "mark * complete", "tick off", "check off", "wrap up"], "complete close"],
   // Removing.
   [["clean up", "tidy", "get rid", "prune", "clear out", "clear", "wipe"], "delete remove archive"],
@@ -122,12 +121,6 @@ for (const [phrases, targets] of TABLE) {
   for (const phrase of phrases)
     entries.push({ words: phrase.split(" ").map((word) => (word === "*" ? word : stem(word))), targets: out })
 }
-/** Chinese phrases (bilingual.ts), found as substrings; their targets' single characters left out. */
-const chinese = BILINGUAL.map(([phrases, targets]) => ({
-  phrases,
-  targets: terms(targets).filter((term) => !isCjkChar(term)),
-}))
-const HAN = /\p{Script=Han}/u
 
 const GAP = 3
 
@@ -137,10 +130,6 @@ export function intentTerms(text: string): Set<string> {
   const out = new Set<string>()
   for (const entry of entries)
     if (matches(words, entry.words)) for (const term of entry.targets) out.add(term)
-  if (HAN.test(text))
-    for (const entry of chinese)
-      if (entry.phrases.some((phrase) => text.includes(phrase)))
-        for (const term of entry.targets) out.add(term)
   return out
 }
 
