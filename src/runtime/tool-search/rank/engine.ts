@@ -14,7 +14,6 @@ import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
 import { isCjkChar, joinedTerms, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
-import { isVerb } from "./verbs.ts"
 
 export interface RankParams {
   readonly k1: number
@@ -45,10 +44,6 @@ export interface RankParams {
   readonly intent: number
   /** Weight of the English words (and Chinese synonyms) for a query's Chinese words (bilingual.ts; 0: off). */
   readonly bilingual: number
-  /** Weight of a generic action verb among the query's own words (verbs.ts; 1: like any word). */
-  readonly verb: number
-  /** Score for the idf-weighted share of the query's other words that the tool's name holds (0: off). */
-  readonly nounName: number
   /** Pseudo-relevance feedback: weight of the top tools' words added to the query (0: off). */
   readonly feedback: number
   /** With feedback: how many top tools, and how many of their words. */
@@ -78,8 +73,6 @@ export const DEFAULT_PARAMS: RankParams = {
   context: 1,
   intent: 0.3,
   bilingual: 0.3,
-  verb: 1,
-  nounName: 0,
   feedback: 0,
   feedbackDocs: 3,
   feedbackTerms: 10,
@@ -148,9 +141,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
 
   /** The query's own terms at 1 (single CJK characters less), their synonyms and intents' words below. */
   function weigh(own: readonly string[], text: string): Weights {
-    const weights: Weights = new Map(
-      own.map((term) => [term, isCjkChar(term) ? params.cjkChar : isVerb(term) ? params.verb : 1]),
-    )
+    const weights: Weights = new Map(own.map((term) => [term, isCjkChar(term) ? params.cjkChar : 1]))
     if (params.synonym > 0) for (const synonym of expand(own)) weights.set(synonym, params.synonym)
     if (params.intent > 0)
       for (const term of intentTerms(text)) weights.set(term, Math.max(weights.get(term) ?? 0, params.intent))
@@ -171,11 +162,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   ): Scores {
     const scores = engine.score(weights)
     for (const doc of scores.matched) {
-      const score =
-        scores.value[doc]! +
-        nameBonus(doc, weights) +
-        nounBonus(doc, weights) +
-        serverBonus(doc, serverScores)
+      const score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
       scores.value[doc] = named.has(servers.serverOf[doc]!) ? score * (1 + params.named) : score
     }
     return scores
@@ -283,21 +270,6 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     const expanded: Weights = new Map(weights)
     for (const [word, value] of picked) expanded.set(word, (params.feedback * value) / best)
     return scoreAll(expanded, serverScores, named)
-  }
-
-  /** The idf-weighted share of the query's own non-verb words (weight 1) that the tool's name holds. */
-  function nounBonus(doc: number, weights: Weights): number {
-    if (params.nounName === 0) return 0
-    let total = 0
-    let held = 0
-    const list = names[doc]!
-    for (const [term, weight] of weights) {
-      if (weight < 1 || isVerb(term)) continue
-      const idf = engine.idf(term)
-      total += idf
-      if (list.includes(term)) held += idf
-    }
-    return total > 0 ? (params.nounName * held) / total : 0
   }
 
   function nameBonus(doc: number, weights: Weights): number {
