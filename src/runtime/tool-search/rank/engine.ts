@@ -14,6 +14,7 @@ import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
 import { isCjkChar, joinedTerms, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
+import { type Action, actions } from "./verbs.ts"
 
 export interface RankParams {
   readonly k1: number
@@ -44,6 +45,11 @@ export interface RankParams {
   readonly intent: number
   /** Weight of the English words (and Chinese synonyms) for a query's Chinese words (bilingual.ts; 0: off). */
   readonly bilingual: number
+  /**
+   * A one-clause query: a tool whose name reads when the query asks to write, or writes when it asks
+   * to read, loses this share of its score (verbs.ts; 0: off).
+   */
+  readonly action: number
   /** Pseudo-relevance feedback: weight of the top tools' words added to the query (0: off). */
   readonly feedback: number
   /** With feedback: how many top tools, and how many of their words. */
@@ -73,6 +79,7 @@ export const DEFAULT_PARAMS: RankParams = {
   context: 1,
   intent: 0.3,
   bilingual: 0.3,
+  action: 0.25,
   feedback: 0,
   feedbackDocs: 3,
   feedbackTerms: 10,
@@ -103,6 +110,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
   const prefixes = new Prefixes(engine.vocabulary())
   const names = fields.map((f) => [...new Set(f.name)])
   const nameWords = new Set(names.flat())
+  const nameActions = names.map((list) => actions(list))
   const nameIdf = names.map((list) => list.map((term) => engine.idf(term)))
   const nameMass = nameIdf.map((list) => list.reduce((sum, idf) => sum + idf, 0))
 
@@ -118,9 +126,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
           if (nameWords.has(stop) && !weights.has(stop)) weights.set(stop, params.stopInName)
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       const named = namedServers(own)
-      let scores = scoreAll(weights, wholeServers, named)
-      if (params.feedback > 0) scores = withFeedback(scores, weights, wholeServers, named)
       const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
+      let scores = scoreAll(weights, wholeServers, named, clauses.length < 2)
+      if (params.feedback > 0) scores = withFeedback(scores, weights, wholeServers, named)
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
 
       const { value } = scores
@@ -159,10 +167,13 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     weights: Weights,
     serverScores: Float64Array | undefined,
     named: ReadonlySet<number>,
+    single = false,
   ): Scores {
     const scores = engine.score(weights)
+    const wanted = params.action > 0 && single ? actions(weights.keys()) : new Set<Action>()
     for (const doc of scores.matched) {
-      const score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
+      let score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
+      if (wanted.size > 0 && otherAction(nameActions[doc]!, wanted)) score *= 1 - params.action
       scores.value[doc] = named.has(servers.serverOf[doc]!) ? score * (1 + params.named) : score
     }
     return scores
@@ -292,6 +303,13 @@ function wordCount(list: readonly string[]): number {
   let count = 0
   for (const term of list) if (!isCjkChar(term)) count++
   return count
+}
+
+/** Whether a tool's name does only kinds of action the query does not ask for. */
+function otherAction(tool: ReadonlySet<Action>, wanted: ReadonlySet<Action>): boolean {
+  if (tool.size === 0) return false
+  for (const kind of tool) if (wanted.has(kind)) return false
+  return true
 }
 
 function maxOf(scores: Scores): number {

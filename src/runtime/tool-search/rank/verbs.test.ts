@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest"
+import { terms } from "./terms.ts"
+import { actions } from "./verbs.ts"
+
+describe("actions", () => {
+  it("tells reading from writing by the verbs", () => {
+    expect(actions(terms("list the branches"))).toEqual(new Set(["read"]))
+    expect(actions(terms("create_branch"))).toEqual(new Set(["write"]))
+    expect(actions(terms("search issues and close them"))).toEqual(new Set(["read", "write"]))
+  })
+
+  it("gives nothing when no verb of either kind is there", () => {
+    expect(actions(terms("weather in Paris"))).toEqual(new Set())
+  })
+})
