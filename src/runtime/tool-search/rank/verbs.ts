@@ -12,7 +12,8 @@ const KINDS: Readonly<Record<Action, string>> = {
   write:
     "create add new insert make generate draft update edit modify set patch rename change move replace " +
     "delete remove clear drop destroy purge trash erase archive send post reply publish share notify " +
-    "forward run execute trigger start launch invoke restart deploy",
+    "forward run execute trigger start launch invoke restart deploy close merge approve assign complete upload " +
+    "write save",
 }
 
 const kindOf = new Map<string, Action>()
