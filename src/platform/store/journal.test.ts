@@ -5,7 +5,7 @@ import type { PermissionAsked } from "../../runtime/bus/events.ts"
 import { engines } from "./fixtures/engines.ts"
 import { completed, part, running } from "./fixtures/helpers.ts"
 import { ABORTED, CallSettledError, interrupt, PROCESS_GONE } from "./journal.ts"
-import { IllegalTransitionError, type ToolPart } from "./part.ts"
+import { IllegalTransitionError } from "./part.ts"
 import { openStore, type Store, type StoreLocation } from "./store.ts"
 
 const stores: Store[] = []
@@ -26,40 +26,6 @@ function ask(id: string, callID = "call_1", sessionID = "ses_test"): PermissionA
     tool: { messageID: "msg_test", callID },
   }
 }
-
-describe("interrupt", () => {
-  const base = part("c")
-  it.each<[string, ToolPart["state"], ToolPart["state"]]>([
-    [
-      "pending",
-      { status: "pending", input: { a: 1 }, raw: "{}" },
-      {
-        status: "error",
-        input: { a: 1 },
-        error: ABORTED,
-        metadata: { interrupted: true },
-        time: { start: 9, end: 9 },
-      },
-    ],
-    [
-      "running",
-      { status: "running", input: {}, metadata: { output: "x" }, time: { start: 3 } },
-      {
-        status: "error",
-        input: {},
-        error: ABORTED,
-        metadata: { output: "x", interrupted: true },
-        time: { start: 3, end: 9 },
-      },
-    ],
-  ])("closes a %s part", (_, from, to) => {
-    expect(interrupt({ ...base, state: from }, 9).state).toEqual(to)
-  })
-
-  it("refuses a final part", () => {
-    expect(() => interrupt({ ...base, state: completed() }, 9)).toThrow(IllegalTransitionError)
-  })
-})
 
 for (const engine of await engines()) {
   describe(engine.name, () => {
