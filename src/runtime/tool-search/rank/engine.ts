@@ -14,7 +14,7 @@ import { buildServerIndex } from "./servers.ts"
 import { expand } from "./synonyms.ts"
 import { isCjkChar, joinedTerms, stopTerms, terms } from "./terms.ts"
 import type { SearchDoc, SearchHit, ToolIndex } from "./types.ts"
-import { type Action, actions } from "./verbs.ts"
+import { type Action, actions, leadAction } from "./verbs.ts"
 
 export interface RankParams {
   readonly k1: number
@@ -127,7 +127,8 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       const named = namedServers(own)
       const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
-      let scores = scoreAll(weights, wholeServers, named, clauses.length < 2)
+      const wanted = params.action > 0 && clauses.length < 2 ? wantedAction(own, weights) : undefined
+      let scores = scoreAll(weights, wholeServers, named, wanted)
       if (params.feedback > 0) scores = withFeedback(scores, weights, wholeServers, named)
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
 
@@ -167,16 +168,24 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
     weights: Weights,
     serverScores: Float64Array | undefined,
     named: ReadonlySet<number>,
-    single = false,
+    wanted?: ReadonlySet<Action>,
   ): Scores {
     const scores = engine.score(weights)
-    const wanted = params.action > 0 && single ? actions(weights.keys()) : new Set<Action>()
     for (const doc of scores.matched) {
       let score = scores.value[doc]! + nameBonus(doc, weights) + serverBonus(doc, serverScores)
-      if (wanted.size > 0 && otherAction(nameActions[doc]!, wanted)) score *= 1 - params.action
+      if (wanted && wanted.size > 0 && otherAction(nameActions[doc]!, wanted)) score *= 1 - params.action
       scores.value[doc] = named.has(servers.serverOf[doc]!) ? score * (1 + params.named) : score
     }
     return scores
+  }
+
+  /**
+   * What a query asks to do: the kind of its first action word ("list the stories assigned to me"
+   * reads: "assigned" describes them), else the kinds its expansions name ("see" looks for get, list).
+   */
+  function wantedAction(own: readonly string[], weights: Weights): ReadonlySet<Action> {
+    const lead = leadAction(own)
+    return lead ? new Set([lead]) : actions(weights.keys())
   }
 
   function namedServers(terms: readonly string[]): ReadonlySet<number> {

@@ -18,6 +18,12 @@ describe("intentTerms", () => {
     expect(has("let the whole backend team know", "send")).toBe(false)
   })
 
+  it("reads 'open' by what follows it", () => {
+    expect(has("open an issue with the details", "create")).toBe(true)
+    expect(has("open the staging site", "navigate")).toBe(true)
+    expect(has("open the staging site", "create")).toBe(false)
+  })
+
   it("runs one way and gives nothing for words outside the table", () => {
     expect(has("send a message", "tell")).toBe(false)
     expect(intentTerms("zebra giraffe")).toEqual(new Set())

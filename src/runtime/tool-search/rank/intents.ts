@@ -61,6 +61,22 @@ const TABLE: readonly (readonly [readonly string[], string])[] = [
   [["hand off", "hand over", "give * to", "reassign", "put * on"], "assign"],
   [["sign off", "green light", "okay", "ok", "greenlight", "lgtm", "approve", "approval"], "approve review"],
   [["mark * done", "mark * complete", "tick off", "check off", "wrap up"], "complete close"],
+  // "Open" and "file" say create before a tracker's things, navigate before a page's.
+  [
+    [
+      ...[
+        "open * issue",
+        "open * ticket",
+        "open * bug",
+        "open * pr",
+        "open * pull request",
+        "open * merge request",
+      ],
+      ...["file * bug", "file * issue", "file * ticket", "raise * issue", "log * bug", "report * bug"],
+    ],
+    "create",
+  ],
+  [["open * site", "open * page", "open * url", "open * link", "open * website"], "navigate visit"],
   // Removing.
   [["clean up", "tidy", "get rid", "prune", "clear out", "clear", "wipe"], "delete remove archive"],
   [["tear down", "shut down", "take down", "wind down"], "delete stop"],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { terms } from "./terms.ts"
-import { actions } from "./verbs.ts"
+import { actions, leadAction } from "./verbs.ts"
 
 describe("actions", () => {
   it("tells reading from writing by the verbs", () => {
@@ -11,5 +11,13 @@ describe("actions", () => {
 
   it("gives nothing when no verb of either kind is there", () => {
     expect(actions(terms("weather in Paris"))).toEqual(new Set())
+  })
+})
+
+describe("leadAction", () => {
+  it("is the kind of the first action word: what the query asks to do", () => {
+    expect(leadAction(terms("list the stories assigned to me"))).toBe("read")
+    expect(leadAction(terms("close the abandoned pull request"))).toBe("write")
+    expect(leadAction(terms("weather in Paris"))).toBeUndefined()
   })
 })

@@ -29,3 +29,12 @@ export function actions(list: Iterable<string>): Set<Action> {
   }
   return out
 }
+
+/** The kind of the first term that has one. */
+export function leadAction(list: Iterable<string>): Action | undefined {
+  for (const term of list) {
+    const kind = kindOf.get(term)
+    if (kind) return kind
+  }
+  return undefined
+}
