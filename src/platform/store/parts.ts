@@ -95,11 +95,15 @@ interface PartRow {
 /**
  * A part as stored: its JSON, and a completed part's output apart (kept out of the JSON, where escaping
  * a large output would cost more than the rest of the write). The JSON keeps `output: ""` in its place.
+ * An output with a NUL character stays in the JSON (a column NULL), as rows from before the column did.
  */
 function encode(whole: ToolPart): { data: string; output: string | null } {
   const part = bounded(whole)
   const state = part.state
-  if (state.status !== "completed") return { data: JSON.stringify(part), output: null }
+  // PostgreSQL's TEXT cannot hold NUL: such an output stays in the JSON, which escapes it.
+  if (state.status !== "completed" || state.output.includes("\u0000")) {
+    return { data: JSON.stringify(part), output: null }
+  }
   return { data: JSON.stringify({ ...part, state: { ...state, output: "" } }), output: state.output }
 }
 

@@ -170,6 +170,13 @@ for (const engine of await engines()) {
         expect(store.parts.open("ses_test").map((p) => p.callID)).toEqual(["a"])
       })
 
+      it("keeps an output with NUL characters exactly (PostgreSQL's TEXT cannot hold them)", () => {
+        const store = open()
+        const output = "bin\u0000ary\u0000"
+        store.parts.upsert(part("n", completed(output)))
+        expect(store.parts.get("ses_test", "n")?.state).toEqual(completed(output))
+      })
+
       it("only moves a part forward and keeps its stored identity", () => {
         const store = open()
         store.parts.upsert(part("a", running()))
