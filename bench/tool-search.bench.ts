@@ -72,6 +72,7 @@ const ABLATIONS: { method: string; params: Partial<RankParams> }[] = [
   { method: "no Chinese glossary", params: { bilingual: 0 } },
   { method: "with RM3 feedback (0.15)", params: { feedback: 0.15 } },
   { method: "no read/write agreement", params: { action: 0 } },
+  { method: "no server diversity (steps)", params: { diversity: 0 } },
   { method: "no synonyms", params: { synonym: 0 } },
   { method: "no name coverage", params: { nameCoverage: 0 } },
   { method: "no server evidence", params: { server: 0 } },

@@ -50,6 +50,13 @@ export interface RankParams {
    * to read, loses this share of its score (verbs.ts; 0: off).
    */
   readonly action: number
+  /**
+   * A one-clause query that names no server: each tool counts for `1 - diversity` of its score per
+   * tool of its server ranked above it past the first `sameServer` (0: off). A step's words rarely
+   * say which of several servers doing the same thing is meant, so the top few show several.
+   */
+  readonly diversity: number
+  readonly sameServer: number
   /** Pseudo-relevance feedback: weight of the top tools' words added to the query (0: off). */
   readonly feedback: number
   /** With feedback: how many top tools, and how many of their words. */
@@ -80,6 +87,8 @@ export const DEFAULT_PARAMS: RankParams = {
   intent: 0.3,
   bilingual: 0.3,
   action: 0.25,
+  diversity: 0.1,
+  sameServer: 1,
   feedback: 0,
   feedbackDocs: 3,
   feedbackTerms: 10,
@@ -133,12 +142,47 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
 
       const { value } = scores
-      return scores.matched
+      const ranked = scores.matched
         .filter((doc) => !accept || accept(docs[doc]!.name))
         .sort((a, b) => value[b]! - value[a]! || a - b)
-        .slice(0, limit)
-        .map((doc): SearchHit => ({ name: docs[doc]!.name, score: value[doc]! }))
+      const top =
+        clauses.length < 2 && named.size === 0
+          ? diversify(ranked, value, limit)
+          : ranked.slice(0, limit).map((doc) => ({ doc, score: value[doc]! }))
+      return top.map(({ doc, score }): SearchHit => ({ name: docs[doc]!.name, score }))
     },
+  }
+
+  /**
+   * The best `limit`, chosen one at a time: each tool counts for `1 - diversity` of its score per
+   * tool of its server already chosen past the first `sameServer`; the score given is that share.
+   */
+  function diversify(
+    ranked: readonly number[],
+    value: Float64Array,
+    limit: number,
+  ): { doc: number; score: number }[] {
+    const { diversity, sameServer } = params
+    const left = ranked.slice(0, diversity === 0 ? limit : limit * 4)
+    const chosen = new Map<number, number>()
+    const out: { doc: number; score: number }[] = []
+    while (out.length < limit && left.length > 0) {
+      let best = 0
+      let bestScore = -1
+      for (const [i, doc] of left.entries()) {
+        const before = chosen.get(servers.serverOf[doc]!) ?? 0
+        const score = value[doc]! * (1 - diversity) ** Math.max(0, before - sameServer + 1)
+        if (score > bestScore) {
+          best = i
+          bestScore = score
+        }
+      }
+      const doc = left.splice(best, 1)[0]!
+      out.push({ doc, score: bestScore })
+      const id = servers.serverOf[doc]!
+      if (id >= 0) chosen.set(id, (chosen.get(id) ?? 0) + 1)
+    }
+    return out
   }
 
   /** A text's terms, and its adjacent words joined where the index has the joined word. */
