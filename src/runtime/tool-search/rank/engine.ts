@@ -46,12 +46,12 @@ export interface RankParams {
   /** Weight of the English words (and Chinese synonyms) for a query's Chinese words (bilingual.ts; 0: off). */
   readonly bilingual: number
   /**
-   * A one-clause query: a tool whose name reads when the query asks to write, or writes when it asks
+   * A one-step query (one part, parts.ts): a tool whose name reads when the query asks to write, or writes when it asks
    * to read, loses this share of its score (verbs.ts; 0: off).
    */
   readonly action: number
   /**
-   * A one-clause query that names no server: each tool counts for `1 - diversity` of its score per
+   * A one-step query (one part, parts.ts) that names no server: each tool counts for `1 - diversity` of its score per
    * tool of its server ranked above it past the first `sameServer` (0: off). A step's words rarely
    * say which of several servers doing the same thing is meant, so the top few show several.
    */
@@ -136,7 +136,9 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
       const wholeServers = params.server > 0 ? servers.score(weights) : undefined
       const named = namedServers(own)
       const clauses = params.clauses ? clauseTerms(text, new Set(own)) : []
-      const wanted = params.action > 0 && clauses.length < 2 ? wantedAction(own, weights) : undefined
+      // A query of one part is one step; several parts (even when too short to search apart) a task.
+      const oneStep = queryParts(text).length < 2
+      const wanted = params.action > 0 && oneStep ? wantedAction(own, weights) : undefined
       let scores = scoreAll(weights, wholeServers, named, wanted)
       if (params.feedback > 0) scores = withFeedback(scores, weights, wholeServers, named)
       if (clauses.length >= 2) scores = fuse(scores, clauses, wholeServers, named)
@@ -146,7 +148,7 @@ export function buildRankIndex(docs: readonly SearchDoc[], params: RankParams = 
         .filter((doc) => !accept || accept(docs[doc]!.name))
         .sort((a, b) => value[b]! - value[a]! || a - b)
       const top =
-        clauses.length < 2 && named.size === 0
+        oneStep && named.size === 0
           ? diversify(ranked, value, limit)
           : ranked.slice(0, limit).map((doc) => ({ doc, score: value[doc]! }))
       return top.map(({ doc, score }): SearchHit => ({ name: docs[doc]!.name, score }))
