@@ -46,14 +46,15 @@ export interface RankParams {
   /** Weight of the English words (and Chinese synonyms) for a query's Chinese words (bilingual.ts; 0: off). */
   readonly bilingual: number
   /**
-   * A one-step query (one part, parts.ts): a tool whose name reads when the query asks to write, or writes when it asks
-   * to read, loses this share of its score (verbs.ts; 0: off).
+   * A one-step query (one part, parts.ts): a tool whose name reads when the query asks to write,
+   * or writes when it asks to read, loses this share of its score (verbs.ts; 0: off).
    */
   readonly action: number
   /**
-   * A one-step query (one part, parts.ts) that names no server: each tool counts for `1 - diversity` of its score per
-   * tool of its server ranked above it past the first `sameServer` (0: off). A step's words rarely
-   * say which of several servers doing the same thing is meant, so the top few show several.
+   * A one-step query (one part, parts.ts) that names no server: each tool counts for
+   * `1 - diversity` of its score per tool of its server ranked above it past the first `sameServer`
+   * (0: off). A step's words rarely say which of several servers doing the same thing is meant, so
+   * the top few show several.
    */
   readonly diversity: number
   readonly sameServer: number

@@ -12,7 +12,12 @@
 // - Servers as documents (servers.ts): a query describing a server lifts its tools; a query naming
 //   one by words of its own ("feishu", not "time") lifts them by half.
 // - Query expansion at lower weights: a general synonym table (synonyms.ts), word families by shared
-//   beginnings (prefixes.ts), adjacent words joined ("roll back" → rollback).
+//   beginnings (prefixes.ts), adjacent words joined ("roll back" → rollback); how a task phrases an
+//   intent mapped one way to the words tools use ("let the team know" → send message, intents.ts);
+//   Chinese words of a request to the English words (and Chinese synonyms) tools use (bilingual.ts).
+// - One step (a one-part query): a tool that only reads when the query's first action word writes, or
+//   the reverse, is weighed down (verbs.ts); and when the query names no server, each further tool of
+//   one server counts a little less, so the top few show the servers that do the same thing.
 // - Whole tasks (parts.ts): each clause is searched too, and a tool keeps its best clause's relative
 //   score beside the whole query's, so every intent gets its best tools into the top list.
 import { buildRankIndex } from "./engine.ts"
