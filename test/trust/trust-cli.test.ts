@@ -155,7 +155,7 @@ describe("--trust and TOOLBELT_TRUST=1", () => {
 
   it("tools --trust lists the tool, and nothing under what is left out", () => {
     const text = toolbelt(["tools", "--trust"])
-    expect(text.stdout).toMatch(/^hello +Says hello from the project\./m)
+    expect(text.stdout).toMatch(/^hello +\d+ +Says hello from the project\./m)
     expect(text.stdout).not.toContain("Not run until you trust")
     expect(text.stderr).toContain("WARNING")
   })
