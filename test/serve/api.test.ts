@@ -445,7 +445,12 @@ describe("the OpenAPI document", () => {
       "reject",
     ])
     const list = document.body.paths["/api/sessions"].get
-    expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["search", "limit"])
+    expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+      "search",
+      "host",
+      "project",
+      "limit",
+    ])
     expect(list.responses["200"].content["application/json"].schema.type).toBe("array")
     expect(document.body.paths["/events"].get.responses["200"].content).toHaveProperty(["text/event-stream"])
     // The schema of a response is what the API really gives.

@@ -13,6 +13,7 @@ const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
 
 const TABLES = [
+  "event",
   "interrupted_call",
   "journal",
   "mcp_pin",
@@ -25,6 +26,7 @@ const TABLES = [
   "session",
   "session_agent",
   "session_seen",
+  "store_identity",
   "todo",
 ]
 

@@ -50,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "the agent each session runs as", up: lite.V6, postgres: pg.V6 },
   { version: 7, name: "a subagent session's permission rules", up: lite.V7, postgres: pg.V7 },
   { version: 8, name: "parts in an explicit order", up: lite.V8, postgres: pg.V8 },
+  { version: 9, name: "session host, the fleet's event log", up: lite.V9, postgres: pg.V9 },
 ]
 
 /** Where PostgreSQL keeps the schema version: one row. */

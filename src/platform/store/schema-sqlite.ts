@@ -204,3 +204,24 @@ DROP TABLE part;
 ALTER TABLE part_v8 RENAME TO part;
 CREATE INDEX part_open ON part (status) WHERE status IN ('pending', 'running');
 `
+
+/**
+ * The fleet (issue 28). A session records the host that created it (its project is `project_id`). On a
+ * shared PostgreSQL store, every serve instance appends the events it publishes to `event`, numbered
+ * `seq` in one order for the whole store, and tails it; `store_identity` names the store in SSE ids, so
+ * a `Last-Event-ID` from one instance resumes on another. SQLite has the tables too (one schema), unused.
+ */
+export const V9 = `
+ALTER TABLE session ADD COLUMN host TEXT;
+CREATE INDEX session_host ON session (host, time_updated);
+CREATE TABLE event (
+  seq INTEGER PRIMARY KEY,
+  type TEXT NOT NULL,
+  session_id TEXT,
+  data TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX event_time ON event (time);
+CREATE TABLE store_identity (id TEXT NOT NULL) STRICT;
+INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(8))));
+`

@@ -12,6 +12,8 @@ export interface SessionInfo {
   readonly id: string
   /** The project directory (realpath) the session works in. */
   readonly projectID: string
+  /** The host name of the toolbelt that created it, when it said (sessions before schema 9 have none). */
+  readonly host?: string
   /** The session that started this one as a subagent. */
   readonly parentID?: string
   readonly agent: string
@@ -26,6 +28,11 @@ export interface NewSession {
   /** Default: a fresh `ses_` id. */
   readonly id?: string
   readonly projectID: string
+  /**
+   * The host name of the toolbelt creating it (`os.hostname()`); default: its parent's, else none
+   * (the store does not assume it runs where its sessions do).
+   */
+  readonly host?: string
   readonly parentID?: string
   readonly agent: string
   readonly title?: string
@@ -35,6 +42,7 @@ export interface NewSession {
 interface SessionRow {
   id: string
   project_id: string
+  host: string | null
   parent_id: string | null
   agent: string
   title: string
@@ -61,6 +69,7 @@ export class Sessions {
   readonly #db: Database
   readonly #insert: Statement
   readonly #get: Statement
+  readonly #host: Statement
   readonly #list: Statement
   readonly #touch: Statement
   readonly #tree: Statement
@@ -73,13 +82,15 @@ export class Sessions {
     this.#db = db
     this.#flush = flush
     this.#insert = db.prepare(
-      `INSERT INTO session (id, project_id, parent_id, agent, title, permission, time_created, time_updated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO session (id, project_id, host, parent_id, agent, title, permission, time_created, time_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.#get = db.prepare("SELECT * FROM session WHERE id = ?")
+    this.#host = db.prepare("SELECT host FROM session WHERE id = ?")
     this.#list = db.prepare(
       `SELECT * FROM session
        WHERE (CAST(?1 AS TEXT) IS NULL OR project_id = ?1) AND (CAST(?2 AS TEXT) IS NULL OR parent_id = ?2)
+         AND (CAST(?4 AS TEXT) IS NULL OR host = ?4)
        ORDER BY time_updated DESC, id DESC LIMIT ?3`,
     )
     this.#touch = db.prepare("UPDATE session SET time_updated = ? WHERE id = ?")
@@ -98,6 +109,7 @@ export class Sessions {
     const session: SessionInfo = {
       id: input.id ?? ascending("ses", now),
       projectID: input.projectID,
+      ...this.#hostFor(input),
       ...(input.parentID === undefined ? {} : { parentID: input.parentID }),
       agent: input.agent,
       title: input.title ?? "",
@@ -107,6 +119,7 @@ export class Sessions {
     this.#insert.run(
       session.id,
       session.projectID,
+      session.host ?? null,
       session.parentID ?? null,
       session.agent,
       session.title,
@@ -117,15 +130,27 @@ export class Sessions {
     return session
   }
 
+  #hostFor(input: NewSession): { host?: string } {
+    if (input.host !== undefined) return { host: input.host }
+    if (input.parentID === undefined) return {}
+    const host = this.#host.get<{ host: string | null }>(input.parentID)?.host
+    return host ? { host } : {}
+  }
+
   get(id: string): SessionInfo | undefined {
     const row = this.#get.get<SessionRow>(id)
     return row && toSession(row)
   }
 
-  /** Sessions, most recently updated first, optionally of one project or one parent. */
-  list(filter: { projectID?: string; parentID?: string; limit?: number } = {}): SessionInfo[] {
+  /** Sessions, most recently updated first, optionally of one project, one parent or one host. */
+  list(filter: { projectID?: string; parentID?: string; host?: string; limit?: number } = {}): SessionInfo[] {
     return this.#list
-      .all<SessionRow>(filter.projectID ?? null, filter.parentID ?? null, filter.limit ?? NO_LIMIT)
+      .all<SessionRow>(
+        filter.projectID ?? null,
+        filter.parentID ?? null,
+        filter.limit ?? NO_LIMIT,
+        filter.host ?? null,
+      )
       .map(toSession)
   }
 
@@ -153,6 +178,7 @@ function toSession(row: SessionRow): SessionInfo {
   return {
     id: row.id,
     projectID: row.project_id,
+    ...(row.host === null ? {} : { host: row.host }),
     ...(row.parent_id === null ? {} : { parentID: row.parent_id }),
     agent: row.agent,
     title: row.title,

@@ -77,6 +77,10 @@ export const ToolPart = z
 export const Session = z.object({
   id: z.string(),
   projectID: z.string().describe("The project directory."),
+  host: z
+    .string()
+    .optional()
+    .describe("The host name of the toolbelt that created it (absent when it did not say)."),
   parentID: z.string().optional().describe("The session that started this one as a subagent."),
   agent: z.string(),
   title: z.string(),
@@ -251,6 +255,13 @@ export const NewSession = z
 
 export const SessionsQuery = z.object({
   search: z.string().max(200).optional().describe("Only sessions whose title or id contains this."),
+  host: z.string().min(1).max(255).optional().describe("Only sessions created on this host."),
+  project: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe("Only sessions of this project directory (default on SQLite: this server's project)."),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 })
 

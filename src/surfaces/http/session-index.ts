@@ -1,6 +1,7 @@
 // Every session this server runs calls for has a row in the store's session table, so the API can list
 // it: sessions made through the API have one from the start, MCP clients' from their first request, and
 // any other (a library caller's) from its first call.
+import { hostname } from "node:os"
 import type { Store } from "../../platform/store/store.ts"
 import type { Bus, Subscription } from "../../runtime/bus/bus.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
@@ -23,6 +24,9 @@ export interface SessionIndexOptions {
   /** Sessions remembered at most (default `DEFAULT_KNOWN_SESSIONS`). */
   readonly maxKnown?: number
 }
+
+/** The host name sessions this server creates are recorded with (the fleet's list shows it). */
+export const HOST = hostname()
 
 /**
  * Keeps the session table in step with the calls on the bus:
@@ -74,7 +78,7 @@ export class SessionIndex {
     const { store, projectID } = this.#options
     if (!store.sessions.get(sessionID)) {
       try {
-        store.sessions.create({ id: sessionID, projectID, agent, title: title() })
+        store.sessions.create({ id: sessionID, projectID, host: HOST, agent, title: title() })
       } catch {
         // Created meanwhile by someone else (an agent turn of the same session): it has its row.
       }

@@ -1,5 +1,6 @@
 // Sessions: list (with search), create, and one session with its calls, todos and pending asks.
 import { z } from "zod"
+import { isPostgres } from "../../../platform/store/postgres/database.ts"
 import type { SessionInfo } from "../../../platform/store/sessions.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
@@ -14,6 +15,7 @@ import {
   Todo,
   ToolPart,
 } from "../schemas.ts"
+import { HOST } from "../session-index.ts"
 
 const SessionDetail = z.object({
   session: Session,
@@ -45,11 +47,19 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       method: "get",
       path: "/api/sessions",
       tag: "sessions",
-      summary: "The project's sessions, most recently active first",
+      summary:
+        "The project's sessions (on a shared PostgreSQL store, the fleet's), most recently active first",
+      description:
+        "On the embedded SQLite store, the sessions of this server's project unless `project` names another. On a PostgreSQL store, which many instances share, every session of the fleet, each with the `host` and project (`projectID`) it was created on: filter with `host` and `project`.",
       query: SessionsQuery,
       responses: { 200: { description: "The sessions.", schema: z.array(Session) } },
       handler: ({ query }) => {
-        const all = store.sessions.list({ projectID: toolbelt.directory })
+        const fleet = isPostgres(store.db)
+        const projectID = query.project ?? (fleet ? undefined : toolbelt.directory)
+        const all = store.sessions.list({
+          ...(projectID === undefined ? {} : { projectID }),
+          ...(query.host === undefined ? {} : { host: query.host }),
+        })
         const needle = query.search?.trim().toLowerCase()
         const found = needle
           ? all.filter((session) => `${session.title}\n${session.id}`.toLowerCase().includes(needle))
@@ -73,6 +83,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
         checkAgent(deps, agent)
         const session = store.sessions.create({
           projectID: toolbelt.directory,
+          host: HOST,
           agent,
           title: body.title ?? "",
         })
