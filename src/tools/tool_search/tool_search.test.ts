@@ -105,12 +105,15 @@ describe("tool_search", () => {
     expect(found.metadata?.matches).not.toContain("github_create_issue")
   })
 
-  it("refuses an empty query and a limit outside 1-20", async () => {
+  it("refuses an empty query, one past 2,000 characters, and a limit outside 1-20", async () => {
     const belt = await toolbelt()
     belt.registry.register(github, { source: "mcp:github" })
     expect((await search(belt, { query: "  " })).status).toBe("error")
     expect((await search(belt, { query: "issue", limit: 21 })).status).toBe("error")
     expect((await search(belt, { query: "issue", limit: 0 })).status).toBe("error")
+    const long = await search(belt, { query: "create an issue ".repeat(200) })
+    expect(long).toMatchObject({ status: "error" })
+    expect((long as { error: string }).error).toMatch(/at most 2000 characters/)
   })
 
   it("keeps long definitions within ~40 KB: the best whole, the rest named with how to get them", async () => {

@@ -13,6 +13,8 @@ export const DEFINITIONS_BYTES = 40_000
 
 /** Characters of "what it is" all the groups in the description share (~750 tokens), 60 at most each. */
 const ABOUT_CHARS = 3_000
+/** The longest query taken. */
+const MAX_QUERY = 2_000
 const ABOUT_MAX = 60
 
 export const Parameters = z.object({
@@ -20,6 +22,11 @@ export const Parameters = z.object({
     .string()
     .trim()
     .min(1, 'query must not be empty: describe the action you need, e.g. "create a github issue"')
+    // The ranker reads a query's first 2,000 characters; a longer one is a mistake worth saying.
+    .max(
+      MAX_QUERY,
+      `query must be at most ${MAX_QUERY} characters: describe the action you need in a few words`,
+    )
     .describe("What you need a tool for, in plain words: the action and what it acts on"),
   limit: z
     .number()
