@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { Checkpointer } from "./checkpointer.ts"
 import { nodeSqlite, unsupportedNodeMessage } from "./node-sqlite.ts"
+import { runTransaction } from "./transaction.ts"
 
 /** A value SQLite binds or returns (booleans are not bound: store 0/1). */
 export type SqlValue = null | number | bigint | string | Uint8Array
@@ -194,30 +195,15 @@ class Connection implements Database {
     // A savepoint inside any open transaction, ours or one begun by hand with exec().
     const nested = this.#depth > 0 || this.inTransaction
     const savepoint = nested ? `toolbelt_${this.#depth}` : undefined
-    this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
-    this.#depth++
-    let result: T
-    try {
-      result = fn()
-      if (isThenable(result)) {
-        // Keep the caller's rejection from surfacing as an unhandled one; the TypeError below is the report.
-        Promise.resolve(result).catch(() => {})
-        throw new TypeError("transaction() takes a synchronous function; the async one was rolled back")
-      }
-    } catch (error) {
-      this.#depth--
-      this.#rollback(savepoint)
-      throw error
-    }
-    this.#depth--
-    try {
-      this.#control(savepoint ? `RELEASE ${savepoint}` : "COMMIT")
-    } catch (error) {
-      this.#rollback(savepoint)
-      throw error
-    }
-    if (!savepoint) this.#checkpointer?.committed()
-    return result
+    return runTransaction(fn, {
+      begin: () => {
+        this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
+        this.#depth++
+      },
+      left: () => this.#depth--,
+      commit: () => this.#control(savepoint ? `RELEASE ${savepoint}` : "COMMIT"),
+      rollback: () => this.#rollback(savepoint),
+    })
   }
 
   /** Undoes the transaction or savepoint; the caller rethrows the error that caused it. */
@@ -250,14 +236,6 @@ class Connection implements Database {
     this.#checkpointer?.close()
     this.#native.close()
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  )
 }
 
 function wrap(statement: NativeStatement): Statement {

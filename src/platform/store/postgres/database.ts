@@ -12,6 +12,7 @@
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Database, RunResult, SqlValue, Statement, Synchronous } from "../sqlite.ts"
+import { runTransaction } from "../transaction.ts"
 import { toPostgresPlaceholders } from "./placeholders.ts"
 import {
   type Event,
@@ -175,28 +176,15 @@ class Connection implements PostgresDatabase {
   transaction<T>(fn: () => T): T {
     const nested = this.#depth > 0 || this.#inTransaction
     const savepoint = nested ? `toolbelt_${this.#depth}` : undefined
-    this.exec(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN")
-    this.#depth++
-    let result: T
-    try {
-      result = fn()
-      if (isThenable(result)) {
-        Promise.resolve(result).catch(() => {})
-        throw new TypeError("transaction() takes a synchronous function; the async one was rolled back")
-      }
-    } catch (error) {
-      this.#depth--
-      this.#rollback(savepoint)
-      throw error
-    }
-    this.#depth--
-    try {
-      this.exec(savepoint ? `RELEASE SAVEPOINT ${savepoint}` : "COMMIT")
-    } catch (error) {
-      this.#rollback(savepoint)
-      throw error
-    }
-    return result
+    return runTransaction(fn, {
+      begin: () => {
+        this.exec(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN")
+        this.#depth++
+      },
+      left: () => this.#depth--,
+      commit: () => this.exec(savepoint ? `RELEASE SAVEPOINT ${savepoint}` : "COMMIT"),
+      rollback: () => this.#rollback(savepoint),
+    })
   }
 
   #rollback(savepoint: string | undefined): void {
@@ -325,12 +313,4 @@ class Connection implements PostgresDatabase {
     }
     return reply
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  )
 }
