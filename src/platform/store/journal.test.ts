@@ -286,11 +286,12 @@ for (const engine of await engines()) {
         const dir = engine.location()
         const store = open(dir)
         const exited = spawnSync(process.execPath, ["-e", ""]).pid!
+        // A fresh heartbeat: on PostgreSQL an owner elsewhere is alive while its lease holds.
         const insertOwner = store.db.prepare(
-          "INSERT INTO owner (id, pid, host, time_started) VALUES (?, ?, ?, 0)",
+          "INSERT INTO owner (id, pid, host, time_started, heartbeat) VALUES (?, ?, ?, 0, ?)",
         )
-        insertOwner.run("own_dead", exited, (await import("node:os")).hostname())
-        insertOwner.run("own_remote", exited, "some-other-host")
+        insertOwner.run("own_dead", exited, (await import("node:os")).hostname(), Date.now())
+        insertOwner.run("own_remote", exited, "some-other-host", Date.now())
         await store.journal.started(part("dead", running()))
         await store.journal.started(part("remote", running()))
         store.db.prepare("UPDATE part SET owner = ? WHERE call_id = ?").run("own_dead", "dead")

@@ -1,3 +1,4 @@
+import { CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
 import type { GroupCommit } from "./group-commit.ts"
 import type { Owners } from "./owners.ts"
 import { advance, IllegalTransitionError, type ToolPart, type ToolState } from "./part.ts"
@@ -5,17 +6,7 @@ import type { PartRows } from "./parts.ts"
 import type { PermissionAsked, PermissionReply } from "./record-shapes.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
-/** The error an interrupted call ends with (opencode's wording, so replay logic matches). */
-export const ABORTED = "Tool execution aborted"
-
-/**
- * The error of a call whose process died under it (start-up recovery): it starts like `ABORTED`, and
- * tells the model that the work may be half done and what to look at before going on.
- */
-export const PROCESS_GONE =
-  `${ABORTED}: the process running this call was killed or crashed before the call finished, so its ` +
-  "result is unknown and it may have done part of its work. Before relying on it or running it again, " +
-  "check what it touched: read the files it was writing or editing, look for processes it started."
+export { ABORTED, CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
 
 export type JournalKind =
   | "requested"
@@ -41,43 +32,6 @@ export interface JournalEntry {
 export interface Recovery {
   readonly interrupted: ToolPart[]
   readonly pendingAsks: PermissionAsked[]
-}
-
-/**
- * A call that has already finished was asked to move again. `part` is the recorded final part: a
- * resumed run uses it instead of running the side effect a second time.
- */
-export class CallSettledError extends Error {
-  override readonly name = "CallSettledError"
-  readonly part: ToolPart
-  constructor(part: ToolPart) {
-    super(
-      `Call ${part.callID} (${part.tool}) of session ${part.sessionID} has already finished ` +
-        `(${part.state.status}); a finished call is never run or recorded twice`,
-    )
-    this.part = part
-  }
-}
-
-/**
- * The part closed as interrupted: `error` with `ABORTED`, `metadata.interrupted: true` on top of the
- * metadata it had (partial output stays), `time.end` = now. Throws for a part already final.
- */
-export function interrupt(part: ToolPart, now: number, error = ABORTED): ToolPart {
-  const state = part.state
-  const metadata = state.status === "running" ? state.metadata : undefined
-  const start = state.status === "pending" ? now : state.time.start
-  return advance(part, {
-    status: "error",
-    input: state.input,
-    error,
-    metadata: { ...metadata, interrupted: true },
-    time: { start, end: now },
-  })
-}
-
-export function isFinal(part: ToolPart): boolean {
-  return part.state.status === "completed" || part.state.status === "error"
 }
 
 interface AskRow {
@@ -129,6 +83,7 @@ export class Journal {
   readonly #adoptAsk: Statement
   readonly #asks: Statement
   readonly #asksInSession: Statement
+  readonly #asksOf: Statement
   readonly #entries: Statement
   readonly #entriesOfCall: Statement
   readonly #noteInterrupted: Statement
@@ -164,6 +119,7 @@ export class Journal {
     this.#adoptAsk = db.prepare("UPDATE pending_ask SET owner = ? WHERE id = ?")
     this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, id")
     this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, id")
+    this.#asksOf = db.prepare("SELECT * FROM pending_ask WHERE owner = ?")
     this.#entries = db.prepare("SELECT * FROM journal WHERE session_id = ? ORDER BY seq")
     this.#entriesOfCall = db.prepare(
       "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
@@ -281,15 +237,7 @@ export class Journal {
         }
         return dead
       }
-      const interrupted: ToolPart[] = []
-      for (const { part, owner } of this.#rows.open()) {
-        if (!gone(owner)) continue
-        const next = interrupt(part, now, PROCESS_GONE)
-        this.#rows.write(next, part, this.#owners.id, now)
-        this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
-        this.#noteInterrupted.run(next.sessionID, next.callID, now)
-        interrupted.push(next)
-      }
+      const interrupted = this.#interruptOpen(gone, now)
       const pendingAsks: PermissionAsked[] = []
       for (const ask of this.#asks.all<AskRow>()) {
         if (ask.owner === this.#owners.id || !gone(ask.owner)) continue
@@ -302,6 +250,54 @@ export class Journal {
       this.#owners.forget(dead)
       return { interrupted, pendingAsks }
     })
+  }
+
+  /**
+   * The fleet's sweep (PostgreSQL; nothing to do on SQLite): for each other owner whose lease expired,
+   * in one transaction of its own, whichever instance's sweep takes the owner's row first:
+   * 1. its open calls become `error` `PROCESS_GONE` with `metadata.interrupted: true` (and are noted
+   *    for their sessions, as `recover()` does); a finished call is never touched;
+   * 2. its pending asks are withdrawn (the call waiting for each is gone): removed, journaled as
+   *    `decided` with `reject` and `withdrawn: true`;
+   * 3. its row is deleted. Another sweep finds the row gone and does nothing, so sweeping is idempotent.
+   * Returns the calls it closed.
+   */
+  sweep(): ToolPart[] {
+    this.#group.flush()
+    const interrupted: ToolPart[] = []
+    for (const owner of this.#owners.expired()) {
+      const now = this.#now()
+      const closed = this.#db.transaction(() => {
+        if (!this.#owners.take(owner)) return []
+        for (const ask of this.#asksOf.all<AskRow>(owner)) {
+          this.#deleteAsk.run(ask.id)
+          const data = JSON.stringify({ requestID: ask.id, reply: "reject", withdrawn: true })
+          this.#append.run(ask.session_id, ask.call_id, "decided", data, now)
+        }
+        return this.#interruptOpen((candidate) => candidate === owner, now)
+      })
+      interrupted.push(...closed)
+    }
+    return interrupted
+  }
+
+  /** This store's owner id: what its asks and open calls are stamped with. */
+  get owner(): string {
+    return this.#owners.id
+  }
+
+  /** Closes every open call whose owner is `gone` as interrupted (inside the caller's transaction). */
+  #interruptOpen(gone: (owner: string | null) => boolean, now: number): ToolPart[] {
+    const interrupted: ToolPart[] = []
+    for (const { part, owner } of this.#rows.open()) {
+      if (!gone(owner)) continue
+      const next = interrupt(part, now, PROCESS_GONE)
+      this.#rows.write(next, part, this.#owners.id, now)
+      this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
+      this.#noteInterrupted.run(next.sessionID, next.callID, now)
+      interrupted.push(next)
+    }
+    return interrupted
   }
 
   /**

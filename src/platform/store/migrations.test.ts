@@ -13,6 +13,7 @@ const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
 
 const TABLES = [
+  "ask_reply",
   "event",
   "interrupted_call",
   "journal",

@@ -6,58 +6,122 @@ import type { Database, Statement } from "./sqlite.ts"
 /** Owners open in this process: a store that closed, or never finished opening, is not among them. */
 const live = new Set<string>()
 
+/** How often an owner on a shared (PostgreSQL) store renews its lease, ms. */
+export const HEARTBEAT_MS = 5_000
+
+/**
+ * How long a lease lasts without a heartbeat, ms: four missed beats. Past it the fleet takes the owner
+ * for dead (its host or process is gone, or cut off from the database) and closes what it left open.
+ */
+export const LEASE_MS = 20_000
+
 interface OwnerRow {
   readonly id: string
   readonly pid: number
   readonly host: string
   readonly start: string
+  readonly heartbeat: number | null
+  readonly time_started: number
 }
 
 /**
  * Who may still be working on an open tool part or a pending ask. Each open store registers one
  * owner row and stamps it on what it writes; recovery only touches what dead owners left behind, so
  * a CLI call starting next to a running server never aborts the server's live calls.
+ *
+ * On PostgreSQL, where owners run on many hosts, each owner holds a lease: its row's `heartbeat` is
+ * renewed every `HEARTBEAT_MS` by a timer of its own, and an owner elsewhere whose lease is older
+ * than `LEASE_MS` is dead (`expired()` lists them for the fleet's sweeper).
  */
 export class Owners {
   /** This store's owner id. */
   readonly id: string
   readonly #db: Database
+  readonly #now: () => number
   readonly #get: Statement
   readonly #delete: Statement
+  readonly #insert: Statement
+  readonly #beat: Statement
+  readonly #expired: Statement
+  readonly #take: Statement
+  readonly #timer: NodeJS.Timeout | undefined
 
-  constructor(db: Database, now = Date.now()) {
+  constructor(db: Database, now: () => number = Date.now) {
     this.#db = db
-    this.id = ascending("own", now)
-    this.#get = db.prepare("SELECT id, pid, host, start FROM owner WHERE id = ?")
+    this.#now = now
+    this.id = ascending("own", now())
+    this.#get = db.prepare("SELECT id, pid, host, start, heartbeat, time_started FROM owner WHERE id = ?")
     this.#delete = db.prepare("DELETE FROM owner WHERE id = ?")
-    db.prepare("INSERT INTO owner (id, pid, host, start, time_started) VALUES (?, ?, ?, ?, ?)").run(
-      this.id,
-      process.pid,
-      hostname(),
-      currentProcess().start,
-      now,
+    this.#insert = db.prepare(
+      "INSERT INTO owner (id, pid, host, start, time_started, heartbeat) VALUES (?, ?, ?, ?, ?, ?)",
     )
+    this.#beat = db.prepare("UPDATE owner SET heartbeat = ? WHERE id = ?")
+    this.#expired = db.prepare(
+      "SELECT id FROM owner WHERE id <> ? AND COALESCE(heartbeat, time_started) < ? ORDER BY id",
+    )
+    this.#take = db.prepare("DELETE FROM owner WHERE id = ? AND COALESCE(heartbeat, time_started) < ?")
+    this.#register()
     live.add(this.id)
+    if (db.engine === "postgres") {
+      this.#timer = setInterval(() => this.beat(), HEARTBEAT_MS)
+      // The lease must not keep a process alive that has nothing else to do.
+      this.#timer.unref()
+    }
+  }
+
+  /**
+   * Renews this owner's lease. A row the fleet removed meanwhile (this process stalled past its lease,
+   * and its open calls were closed as interrupted) is registered again, for the calls that come next.
+   * A database that cannot be reached is retried at the next beat: the lease lasts four of them.
+   */
+  beat(): void {
+    try {
+      if (this.#beat.run(this.#now(), this.id).changes === 0) this.#register()
+    } catch {
+      // Reconnecting, or closed: the next beat tries again (and a closed store stops beating).
+    }
   }
 
   /**
    * Whether the owner of an open part may still be working on it.
-   * 1. No owner, or no owner row (its store closed): dead.
+   * 1. No owner, or no owner row (its store closed, or the fleet found its lease expired): dead.
    * 2. This process: alive while that store is open.
-   * 3. Another host: unknown, so alive (never abort a call that may still be running).
-   * 4. Another process here: alive while that process runs: its pid exists and, where /proc tells,
-   *    was started at the recorded time (a pid reused by another process, or a zombie, is dead).
+   * 3. Another process here that has exited: dead. It runs while its pid exists and, where /proc
+   *    tells, was started at the recorded time (a pid reused by another process, or a zombie, is dead).
    *    Without /proc a reused pid keeps the part open until that process exits too;
    *    `recover({all: true})` is the escape hatch.
+   * 4. PostgreSQL, any other owner: alive while its lease holds (a heartbeat within `LEASE_MS`).
+   * 5. SQLite: a running process here is alive; so is an owner on another host, which cannot be
+   *    checked (never abort a call that may still be running).
    */
   alive(owner: string | null): boolean {
     if (owner === null) return false
     if (owner === this.id) return true
     const row = this.#get.get<OwnerRow>(owner)
     if (!row) return false
-    if (row.host !== hostname()) return true
-    if (row.pid === process.pid) return live.has(owner)
-    return processAlive({ pid: row.pid, start: row.start })
+    const here = row.host === hostname()
+    if (here && row.pid === process.pid) return live.has(owner)
+    // A process of this host that is gone is dead at once, whatever its lease says.
+    if (here && !processAlive({ pid: row.pid, start: row.start })) return false
+    if (this.#db.engine === "postgres") {
+      return Number(row.heartbeat ?? row.time_started) >= this.#now() - LEASE_MS
+    }
+    return true
+  }
+
+  /** PostgreSQL: the other owners whose lease has expired, oldest first (none on SQLite). */
+  expired(): string[] {
+    if (this.#db.engine !== "postgres") return []
+    return this.#expired.all<{ id: string }>(this.id, this.#now() - LEASE_MS).map((row) => row.id)
+  }
+
+  /**
+   * Removes an expired owner's row, if it is still there and still expired: true for the one caller
+   * that removed it (inside a transaction, the row stays locked until it commits, so of several
+   * sweepers exactly one goes on to close what the owner left).
+   */
+  take(owner: string): boolean {
+    return this.#take.run(owner, this.#now() - LEASE_MS).changes === 1
   }
 
   /** Forgets owners found dead, so their rows do not pile up. */
@@ -69,7 +133,13 @@ export class Owners {
 
   /** Called when the store closes: what this owner left open becomes recoverable by anyone. */
   release(): void {
+    if (this.#timer) clearInterval(this.#timer)
     live.delete(this.id)
     this.#delete.run(this.id)
+  }
+
+  #register(): void {
+    const now = this.#now()
+    this.#insert.run(this.id, process.pid, hostname(), currentProcess().start, now, now)
   }
 }

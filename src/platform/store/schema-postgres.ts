@@ -167,3 +167,14 @@ CREATE INDEX event_time ON event (time);
 CREATE TABLE store_identity (id TEXT NOT NULL);
 INSERT INTO store_identity (id) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 16));
 `
+
+export const V10 = `
+ALTER TABLE owner ADD COLUMN heartbeat BIGINT;
+CREATE TABLE ask_reply (
+  request_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  data TEXT NOT NULL,
+  time BIGINT NOT NULL
+);
+CREATE INDEX ask_reply_owner ON ask_reply (owner);
+`

@@ -225,3 +225,20 @@ CREATE INDEX event_time ON event (time);
 CREATE TABLE store_identity (id TEXT NOT NULL) STRICT;
 INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(8))));
 `
+
+/**
+ * Asks across the fleet (issue 28). Each owner holds a lease: `heartbeat` (epoch ms), renewed while its
+ * store is open, so other hosts can tell a dead owner from a live one (owners.ts). A reply given on one
+ * instance for an ask another raised waits in `ask_reply` until the raising owner applies it
+ * (ask-replies.ts). SQLite has them too (one schema); its owners are judged by their process.
+ */
+export const V10 = `
+ALTER TABLE owner ADD COLUMN heartbeat INTEGER;
+CREATE TABLE ask_reply (
+  request_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  data TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ask_reply_owner ON ask_reply (owner);
+`
