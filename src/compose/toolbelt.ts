@@ -24,6 +24,7 @@ import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
 import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { advertise, withheld } from "./advertise.ts"
+import { joinFleet } from "./fleet.ts"
 import { checkStoreUrl, openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
@@ -212,6 +213,8 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     trusted: project.trust.trusted,
     ceiling: options.ceiling,
   })
+  // On a shared PostgreSQL store: the fleet's asks, replies given elsewhere, expired owners swept.
+  const fleet = joinFleet({ store, permission, bus, log })
   const questions = new QuestionService({
     publish: bus.publish,
     ...(options.answer ? { answer: options.answer } : {}),
@@ -309,6 +312,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       subagents.close()
       calls.endAll()
       await search.close()
+      await fleet.stop()
       stopPermissions()
       questions.dispose()
       for (const handle of registered.handles.splice(0)) handle.close()

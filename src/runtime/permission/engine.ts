@@ -17,7 +17,7 @@ import {
 import type { PermissionReply, PermissionReplyKind, PermissionRequest } from "./request.ts"
 import type { Action, Rule, Ruleset } from "./rule.ts"
 import { PATH_PERMISSIONS, relevantRules } from "./ruleset.ts"
-import type { AskRequest, EvaluateQuery, PermissionService } from "./service.ts"
+import type { AskRequest, EvaluateQuery, FleetAsks, PermissionService } from "./service.ts"
 import { uncheckedOf } from "./unchecked.ts"
 import { match } from "./wildcard.ts"
 
@@ -79,6 +79,7 @@ export class PermissionEngine implements PermissionService {
   readonly #options: PermissionEngineOptions
   readonly #pending = new Map<string, Pending>()
   readonly #sessionApprovals = new Map<string, Rule[]>()
+  #fleet: FleetAsks<PermissionRequest, PermissionReply> | undefined
 
   constructor(options: PermissionEngineOptions) {
     this.#options = options
@@ -95,19 +96,13 @@ export class PermissionEngine implements PermissionService {
     const configured = this.#configured(request.agent, request.sessionID)
     const saved = this.#savedApprovals()
     const unchecked = uncheckedOf(request.metadata)?.patterns
+    const verdict = (permission: string, pattern: string) =>
+      this.#decide(permission, pattern, configured, saved, request.sessionID, unchecked?.includes(pattern))
     let needsAsk = false
     // The rule that asks, named when no one can answer (undefined: nothing matched, asking is the default).
     let asking: Rule | undefined
     for (const pattern of request.patterns) {
-      const blind = unchecked?.includes(pattern) ?? false
-      const { action, rule } = this.#decide(
-        request.permission,
-        pattern,
-        configured,
-        saved,
-        request.sessionID,
-        blind,
-      )
+      const { action, rule } = verdict(request.permission, pattern)
       if (action === "deny") {
         throw new PermissionDeniedError(relevantRules(request.permission, ...configured), {
           permission: request.permission,
@@ -146,15 +141,7 @@ export class PermissionEngine implements PermissionService {
         permission: request.permission,
         patterns: request.patterns,
         always: request.always,
-        ruleFor: (permission, pattern) =>
-          this.#decide(
-            permission,
-            pattern,
-            configured,
-            saved,
-            request.sessionID,
-            unchecked?.includes(pattern),
-          ).rule,
+        ruleFor: (permission, pattern) => verdict(permission, pattern).rule,
       }),
       metadata: request.metadata,
       ...(request.tool
@@ -206,11 +193,19 @@ export class PermissionEngine implements PermissionService {
     return this.#decide(permission, pattern, configured, this.#savedApprovals(), undefined).action
   }
 
-  /** The pending requests, oldest first; of one session when `sessionID` is given. */
+  /** On a shared store: the asks other instances raised are listed and replied to here too. */
+  share(fleet: FleetAsks<PermissionRequest, PermissionReply> | undefined): void {
+    this.#fleet = fleet
+  }
+
+  /** The pending requests (the fleet's too, when shared), oldest first; of one session when given. */
   list(sessionID?: string): PermissionRequest[] {
     const out: PermissionRequest[] = []
     for (const { request } of this.#pending.values()) {
       if (sessionID === undefined || request.sessionID === sessionID) out.push(request)
+    }
+    for (const request of this.#fleet?.list(sessionID) ?? []) {
+      if (!this.#pending.has(request.id)) out.push(request)
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   }
@@ -227,11 +222,14 @@ export class PermissionEngine implements PermissionService {
    *    `PermissionCorrectedError` when there is a message, `PermissionRejectedError` otherwise), and so
    *    does every other pending request of the session: unanswered too when no one could be asked,
    *    otherwise as ended by the person's "no" to another call.
-   * Each request that ends publishes `permission.replied`.
+   * Each request that ends publishes `permission.replied`. Another instance's (`share`): checked, handed on.
    */
   reply(input: PermissionReply): void {
     const pending = this.#pending.get(input.requestID)
-    if (!pending) throw new PermissionNotFoundError(input.requestID)
+    if (!pending) {
+      this.#replyElsewhere(input)
+      return
+    }
     const { request } = pending
     if (input.digest !== undefined && input.digest !== request.digest) {
       throw new PermissionDigestMismatchError(request.id)
@@ -293,6 +291,16 @@ export class PermissionEngine implements PermissionService {
     for (const pending of [...this.#pending.values()]) {
       this.#settle(pending, "reject", new PermissionWithdrawnError())
     }
+  }
+
+  /** A reply to an ask another instance raised: checked here, applied there (its call waits there). */
+  #replyElsewhere(input: PermissionReply): void {
+    const request = this.#fleet?.list().find((candidate) => candidate.id === input.requestID)
+    if (!request) throw new PermissionNotFoundError(input.requestID)
+    if (input.digest !== undefined && input.digest !== request.digest) {
+      throw new PermissionDigestMismatchError(request.id)
+    }
+    if (!this.#fleet?.send(input)) throw new PermissionNotFoundError(input.requestID)
   }
 
   /** The agent's ruleset first, then every constraint the call is held to. */

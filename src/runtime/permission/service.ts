@@ -35,3 +35,15 @@ export interface PermissionService {
   /** The action the rules give, without asking anyone (for hints and tool visibility). */
   evaluate(query: EvaluateQuery): Action
 }
+
+/**
+ * The asks other instances raised on a shared store (the fleet, issue 28): an engine lists them with
+ * its own, and hands on a reply to one of them instead of applying it (the raising instance does).
+ * Generic in the request and reply (request.ts's), which are built on this module's types.
+ */
+export interface FleetAsks<Request, Reply> {
+  /** The pending asks of every instance (this one's included), of one session when given. */
+  list(sessionID?: string): Request[]
+  /** Hands the reply to the instance that raised the ask; false when it is pending nowhere any more. */
+  send(reply: Reply): boolean
+}

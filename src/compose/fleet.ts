@@ -1,0 +1,105 @@
+// The fleet (issue 28): what an instance on a shared PostgreSQL store does for the others. It lists and
+// answers the asks every instance raised, applies the replies given elsewhere to its own, and sweeps
+// away owners whose lease expired. On SQLite it does nothing: one machine, and start-up recovery.
+
+import { ASK_REPLY_CHANNEL, AskReplies } from "../platform/store/ask-replies.ts"
+import { isPostgres, type Listening } from "../platform/store/postgres/database.ts"
+import type { Store } from "../platform/store/store.ts"
+import type { Logger } from "../platform/util/log.ts"
+import type { Bus } from "../runtime/bus/bus.ts"
+import type { PermissionEngine } from "../runtime/permission/engine.ts"
+import { PermissionNotFoundError } from "../runtime/permission/errors.ts"
+import type { PermissionReply, PermissionRequest } from "../runtime/permission/request.ts"
+
+/** How often each instance looks for owners whose lease expired, ms. */
+export const SWEEP_MS = 5_000
+
+/** How often replies meant for this instance are looked for, should a notification have been missed, ms. */
+export const REPLY_POLL_MS = 1_000
+
+export interface Fleet {
+  /** Stops sweeping, listening and polling; the asks of other instances are no longer listed here. */
+  stop(): Promise<void>
+}
+
+/**
+ * Joins the fleet of instances sharing `store` (PostgreSQL only).
+ * 1. Asks: the engine lists every pending ask of the store (`pending_ask`), and a reply to an ask another
+ *    instance raised is stored for it (`AskReplies`, NOTIFYed on commit).
+ * 2. Replies given elsewhere for this instance's asks are applied as if given here, when their
+ *    notification arrives, when listening starts again after a lost connection (notifications meanwhile
+ *    were missed), and every `REPLY_POLL_MS` in any case.
+ * 3. Every `SWEEP_MS`, owners whose lease expired are swept (`journal.sweep()`): their open calls
+ *    recorded interrupted (each published as `message.part.updated`), their pending asks withdrawn.
+ *    Every instance sweeps; one wins each owner. (The lease itself is renewed by the store: owners.ts.)
+ */
+export function joinFleet({
+  store,
+  permission,
+  bus,
+  log,
+}: {
+  store: Store
+  permission: PermissionEngine
+  bus: Bus
+  log: Logger
+}): Fleet {
+  const db = store.db
+  if (!isPostgres(db)) return { stop: async () => {} }
+  const owner = store.journal.owner
+  const replies = new AskReplies(db)
+  permission.share({
+    list: (sessionID) => store.journal.pendingAsks(sessionID) as PermissionRequest[],
+    // An ask of this instance that is no longer pending here has ended: there is nobody to hand it to.
+    send: (reply) => replies.put(reply, owner) === "stored",
+  })
+
+  const apply = () => {
+    let taken: PermissionReply[]
+    try {
+      taken = replies.take(owner) as PermissionReply[]
+    } catch (error) {
+      log.warn("could not read the replies given elsewhere; trying again", { error: String(error) })
+      return
+    }
+    for (const reply of taken) {
+      try {
+        permission.reply(reply)
+      } catch (error) {
+        // Ended meanwhile (answered here, aborted, withdrawn): the reply came too late.
+        if (!(error instanceof PermissionNotFoundError)) {
+          log.warn("a reply given elsewhere could not be applied", {
+            requestID: reply.requestID,
+            error: String(error),
+          })
+        }
+      }
+    }
+  }
+  const sweep = () => {
+    try {
+      for (const part of store.journal.sweep()) bus.publish("message.part.updated", { part })
+    } catch (error) {
+      log.warn("the fleet sweep failed; trying again", { error: String(error) })
+    }
+  }
+
+  const listening: Promise<Listening | undefined> = db
+    .listen(ASK_REPLY_CHANNEL, (payload) => payload === owner && apply(), apply)
+    .catch((error) => {
+      log.warn("not listening for replies given elsewhere; polling only", { error: String(error) })
+      return undefined
+    })
+  const poll = setInterval(apply, REPLY_POLL_MS)
+  const sweeper = setInterval(sweep, SWEEP_MS)
+  poll.unref()
+  sweeper.unref()
+  return {
+    async stop() {
+      clearInterval(poll)
+      clearInterval(sweeper)
+      permission.share(undefined)
+      await (await listening)?.unlisten()
+    },
+  }
+}

@@ -1,0 +1,99 @@
+// Asks across a fleet on one PostgreSQL store (test/fixtures/postgres.ts; skipped, saying why, where none
+// can start): two serve instances of different project folders; a call on A waits for an ask, B's
+// `/api/permissions` (and its library list) shows it, and B's reply reaches A, whose call goes on, or
+// fails on reject, as if answered there.
+import { afterEach, describe, expect, it } from "vitest"
+import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
+import { serveHttp } from "../../src/surfaces/http/server.ts"
+import { postgresOrSkip } from "../fixtures/postgres.ts"
+import { api, makeProject, rememberToken } from "../serve/helpers.ts"
+
+const pg = await postgresOrSkip()
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** A serve instance of a project of its own on the store at `url`, where `bash` asks. */
+async function instance(url: string): Promise<{ toolbelt: Toolbelt; url: string }> {
+  const project = await makeProject()
+  cleanups.push(() => project.remove())
+  const toolbelt = await createToolbelt({
+    directory: project.dir,
+    dataDir: project.env.TOOLBELT_DATA_DIR!,
+    env: project.env,
+    mcp: false,
+    store: url,
+    config: { permission: { bash: "ask" } },
+  })
+  cleanups.push(() => toolbelt.close())
+  const server = await serveHttp({ port: 0, toolbelt })
+  cleanups.push(() => server.close())
+  rememberToken(server.url, server.token)
+  return { toolbelt, url: server.url }
+}
+
+/** The ask of `command` once `url`'s `/api/permissions` lists it. */
+async function listed(url: string, command: string): Promise<{ id: string; sessionID: string }> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const reply = await api(url, "GET", "/api/permissions")
+    const ask = reply.body.find?.((request: any) => request.metadata?.command === command)
+    if (ask) return ask
+    if (Date.now() > deadline) throw new Error(`${url} never listed the ask for ${command}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+function bash(toolbelt: Toolbelt, command: string, sessionID: string) {
+  return toolbelt.call({ tool: "bash", input: { command, description: "says something" }, sessionID })
+}
+
+describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.reason})`}`, () => {
+  it("an ask raised on A is listed by B and answered through B: once goes on, reject fails, always saves", async () => {
+    const store = await pg.server!.database()
+    const a = await instance(store)
+    const b = await instance(store)
+
+    const once = bash(a.toolbelt, "echo answered-elsewhere", "ses_once")
+    const ask = await listed(b.url, "echo answered-elsewhere")
+    expect(ask.sessionID).toBe("ses_once")
+    expect(b.toolbelt.permission.list().map((request) => request.id)).toContain(ask.id)
+    expect((await api(b.url, "POST", `/api/permissions/${ask.id}/reply`, { reply: "once" })).status).toBe(200)
+    const done = await once
+    expect(done.status).toBe("completed")
+    expect(done.status === "completed" && done.output).toContain("answered-elsewhere")
+    // Answered: listed nowhere, and a second reply is refused.
+    expect((await api(b.url, "GET", "/api/permissions")).body).toEqual([])
+    expect((await api(a.url, "GET", "/api/permissions")).body).toEqual([])
+    expect((await api(b.url, "POST", `/api/permissions/${ask.id}/reply`, { reply: "once" })).status).toBe(404)
+
+    const rejected = bash(a.toolbelt, "echo refused", "ses_reject")
+    const second = await listed(b.url, "echo refused")
+    const reply = await api(b.url, "POST", `/api/permissions/${second.id}/reply`, {
+      reply: "reject",
+      message: "not this one",
+    })
+    expect(reply.status).toBe(200)
+    const failed = await rejected
+    expect(failed.status).toBe("error")
+    expect(failed.status === "error" && failed.error).toContain("not this one")
+
+    const always = bash(a.toolbelt, "echo always", "ses_always")
+    const third = await listed(b.url, "echo always")
+    expect((await api(b.url, "POST", `/api/permissions/${third.id}/reply`, { reply: "always" })).status).toBe(
+      200,
+    )
+    expect((await always).status).toBe("completed")
+    // Saved by A, for A's project, as a reply given there would.
+    expect(a.toolbelt.permission.approvals().map((approval) => approval.permission)).toContain("bash")
+  }, 60_000)
+
+  it("a reply for an ask no instance holds is refused with 404", async () => {
+    const store = await pg.server!.database()
+    const b = await instance(store)
+    const reply = await api(b.url, "POST", "/api/permissions/per_nothing/reply", { reply: "once" })
+    expect(reply.status).toBe(404)
+  }, 30_000)
+})
