@@ -48,7 +48,19 @@ export interface LoggedEvent {
 }
 
 export interface EventLogOptions {
-  readonly bus: Bus
+  /** The bus it follows; none: events come only through `put` (the fleet's log, fleet-events.ts). */
+  readonly bus?: Bus
+  /** The first part of its ids (default: a new one, naming this process). */
+  readonly epoch?: string
+  /**
+   * Events after `seq` that are no longer held in memory, from elsewhere (the store's event table);
+   * `undefined` when they are gone there too.
+   */
+  readonly backfill?: (seq: number, max: number) => LoggedEvent[] | undefined
+  /** Brings the log up to date before a client's `Last-Event-ID` is placed (the fleet's log reads the table). */
+  readonly catchUp?: () => void
+  /** Called once by `close` (the fleet's log stops its appender and tailer). */
+  readonly onClose?: () => void
   readonly capacity?: number
   readonly maxBytes?: number
   /** SSE clients at once (default `DEFAULT_MAX_READERS`). */
@@ -69,6 +81,9 @@ export interface EventLogOptions {
  *    takes their place: clients then fetch their state again rather than miss something silently.
  * 5. Its readers are counted: one more than `maxReaders` closes the one furthest behind (a stalled
  *    one first), which is told it may reconnect with its `Last-Event-ID`.
+ * 6. On a shared PostgreSQL store it follows no bus: fleet-events.ts `put`s the store's events with
+ *    their numbers, its epoch is the store's identity (so an id resumes on any instance), and events
+ *    no longer held in memory come from the table (`backfill`).
  */
 export class EventLog {
   readonly epoch: string
@@ -84,20 +99,52 @@ export class EventLog {
   #waiters = new Set<() => void>()
   readonly #readers = new Set<LogReader>()
   readonly #maxReaders: number
-  readonly #subscription: Subscription
+  readonly #subscription: Subscription | undefined
+  readonly #backfill: EventLogOptions["backfill"]
+  readonly #catchUp: EventLogOptions["catchUp"]
+  readonly #onClose: EventLogOptions["onClose"]
 
   constructor(options: EventLogOptions) {
-    this.epoch = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`
+    this.epoch = options.epoch ?? `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`
     this.#capacity = options.capacity ?? DEFAULT_EVENT_CAPACITY
     this.#maxBytes = options.maxBytes ?? DEFAULT_EVENT_BYTES
     this.#maxReaders = options.maxReaders ?? DEFAULT_MAX_READERS
-    this.#subscription = options.bus.subscribe("*", (event) => this.#append(event), {
+    this.#backfill = options.backfill
+    this.#catchUp = options.catchUp
+    this.#onClose = options.onClose
+    this.#subscription = options.bus?.subscribe("*", (event) => this.#append(event), {
       limit: SUBSCRIBER_LIMIT,
       overflow: "drop-oldest",
       onOverflow: () => {
         this.#lost = true
       },
     })
+  }
+
+  /**
+   * Adds an event numbered elsewhere (the store's event table), its frame's data already serialized.
+   * Numbers must follow on: one that skips ahead (the table was pruned past us) starts the held events
+   * anew from it, so `after` asks `backfill` for anything earlier.
+   */
+  put(seq: number, type: string, session: string | undefined, data: string): void {
+    if (seq < this.#next) return
+    if (seq > this.#next) this.#restartAt(seq)
+    this.#next = seq + 1
+    this.#hold({ seq, type, session, frame: `id: ${this.id(seq)}\ndata: ${data}\n\n` })
+    this.#wake()
+  }
+
+  /** Starts the held events empty, the next one numbered `seq` (where the fleet's log begins). */
+  startAt(seq: number): void {
+    if (seq !== this.#next) this.#restartAt(seq)
+  }
+
+  #restartAt(seq: number): void {
+    this.#held = []
+    this.#head = 0
+    this.#bytes = 0
+    this.#first = seq
+    this.#next = seq
   }
 
   /** The seq of the newest event (0 before the first). */
@@ -128,6 +175,7 @@ export class EventLog {
     if (!lastEventID) return undefined
     const dot = lastEventID.lastIndexOf(".")
     if (dot < 0 || lastEventID.slice(0, dot) !== this.epoch) return undefined
+    this.#catchUp?.()
     const seq = Number(lastEventID.slice(dot + 1))
     return Number.isSafeInteger(seq) && seq >= 0 && seq <= this.last ? seq : undefined
   }
@@ -137,7 +185,12 @@ export class EventLog {
    * events after `seq` are no longer held: the client must fetch its state again.
    */
   after(seq: number, max: number): LoggedEvent[] | undefined {
-    if (seq < this.#first - 1) return undefined
+    if (seq < this.#first - 1) {
+      const earlier = this.#backfill?.(seq, Math.min(max, this.#first - 1 - seq))
+      if (earlier === undefined || max === 0) return earlier
+      // Gone from the table too when it does not start right after `seq`.
+      return earlier.length > 0 && earlier[0]!.seq === seq + 1 ? earlier : undefined
+    }
     const start = this.#head + (seq + 1 - this.#first)
     const end = Math.min(this.#held.length, start + max)
     return start >= end ? [] : (this.#held.slice(start, end) as LoggedEvent[])
@@ -186,7 +239,8 @@ export class EventLog {
 
   /** Stops following the bus and wakes every waiting client. */
   close(): void {
-    this.#subscription()
+    this.#subscription?.()
+    this.#onClose?.()
     this.#wake()
   }
 
@@ -202,8 +256,12 @@ export class EventLog {
   #push(type: string, session: string | undefined, properties: unknown): void {
     const seq = this.#next++
     const frame = `id: ${this.id(seq)}\ndata: ${JSON.stringify({ type, properties })}\n\n`
-    this.#held.push({ seq, type, session, frame })
-    this.#bytes += frame.length
+    this.#hold({ seq, type, session, frame })
+  }
+
+  #hold(event: LoggedEvent): void {
+    this.#held.push(event)
+    this.#bytes += event.frame.length
     while (this.size > this.#capacity || (this.#bytes > this.#maxBytes && this.size > 1)) this.#drop()
   }
 

@@ -10,7 +10,8 @@ import { createMcpHandler } from "../mcp-server/http.ts"
 import { ListenError, type Listening, listenOn, planListen } from "../mcp-server/http-listen.ts"
 import { Access } from "./access.ts"
 import { createApp } from "./app.ts"
-import { EventLog } from "./event-log.ts"
+import type { EventLog } from "./event-log.ts"
+import { eventLogFor } from "./fleet-events.ts"
 import { SessionIndex } from "./session-index.ts"
 
 const log = logger("serve")
@@ -83,8 +84,9 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
   const agent = options.agent ?? DEFAULT_AGENT
 
   // 2. Events and sessions.
-  const events = new EventLog({
+  const events = eventLogFor({
     bus: toolbelt.bus,
+    store: toolbelt.store,
     ...(options.eventCapacity ? { capacity: options.eventCapacity } : {}),
   })
   const sessions = new SessionIndex({
