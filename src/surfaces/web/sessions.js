@@ -1,4 +1,5 @@
-// The sessions, most recently active first, with a search box; each says what waits in it.
+// The sessions, most recently active first, with a search box; each says what waits in it, and the
+// host and project it was created on (a fleet's sessions come from many).
 import { ago } from "./format.js"
 import { html, useState } from "./html.js"
 import { select } from "./store.js"
@@ -24,6 +25,7 @@ export function Sessions({ sessions, selected, asks, parts }) {
             aria-current=${session.id === selected ? "page" : undefined} onClick=${() => select(session.id)}>
             <span class="session-title">${session.title || session.id}</span>
             <span class="session-meta">${session.agent ? `${session.agent} · ` : ""}${ago(session.time.updated)}</span>
+            ${session.host ? html`<span class="session-where" title=${`on ${session.host}, in ${session.projectID}`}>${session.host} · ${folder(session.projectID)}</span>` : null}
             ${waiting ? html`<span class="count asks-count" title="asks waiting">${waiting} waiting</span>` : null}
             ${running ? html`<span class="count running-count">${running} running</span>` : null}
           </button>
@@ -32,4 +34,12 @@ export function Sessions({ sessions, selected, asks, parts }) {
     </ul>
     ${shown.length === 0 ? html`<p class="empty">${sessions.length ? "No session matches." : "No sessions yet: calls show up here as they are made."}</p>` : null}
   </nav>`
+}
+
+/** A project directory's last part (the whole path is the element's title). */
+function folder(path) {
+  const parts = String(path ?? "")
+    .split(/[\\/]/)
+    .filter(Boolean)
+  return parts.at(-1) ?? path
 }
