@@ -1,8 +1,8 @@
 // The fleet (issue 28): what an instance on a shared PostgreSQL store does for the others. It lists and
-// answers the asks every instance raised, applies the replies given elsewhere to its own, and sweeps
-// away owners whose lease expired. On SQLite it does nothing: one machine, and start-up recovery.
+// answers the asks and questions every instance raised, applies the replies given elsewhere to its own,
+// and sweeps away owners whose lease expired. On SQLite it does nothing: one machine, and start-up recovery.
 
-import { ASK_REPLY_CHANNEL, AskReplies } from "../platform/store/ask-replies.ts"
+import { ASK_REPLY_CHANNEL, AskReplies, PendingQuestions } from "../platform/store/ask-replies.ts"
 import { isPostgres, type Listening } from "../platform/store/postgres/database.ts"
 import type { Store } from "../platform/store/store.ts"
 import type { Logger } from "../platform/util/log.ts"
@@ -10,6 +10,9 @@ import type { Bus } from "../runtime/bus/bus.ts"
 import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import { PermissionNotFoundError } from "../runtime/permission/errors.ts"
 import type { PermissionReply, PermissionRequest } from "../runtime/permission/request.ts"
+import { QuestionNotFoundError } from "../runtime/question/errors.ts"
+import type { QuestionRequest } from "../runtime/question/question.ts"
+import type { QuestionService, SharedAnswer } from "../runtime/question/service.ts"
 
 /** How often each instance looks for owners whose lease expired, ms. */
 export const SWEEP_MS = 5_000
@@ -26,7 +29,8 @@ export interface Fleet {
  * Joins the fleet of instances sharing `store` (PostgreSQL only).
  * 1. Asks: the engine lists every pending ask of the store (`pending_ask`), and a reply to an ask another
  *    instance raised is stored for it (`AskReplies`, NOTIFYed on commit).
- * 2. Replies given elsewhere for this instance's asks are applied as if given here, when their
+ *    Questions the same: this instance's pending ones are kept in `pending_question` while they wait.
+ * 2. Replies given elsewhere for this instance's asks and questions are applied as if given here, when their
  *    notification arrives, when listening starts again after a lost connection (notifications meanwhile
  *    were missed), and every `REPLY_POLL_MS` in any case.
  * 3. Every `SWEEP_MS`, owners whose lease expired are swept (`journal.sweep()`): their open calls
@@ -36,11 +40,13 @@ export interface Fleet {
 export function joinFleet({
   store,
   permission,
+  questions,
   bus,
   log,
 }: {
   store: Store
   permission: PermissionEngine
+  questions: QuestionService
   bus: Bus
   log: Logger
 }): Fleet {
@@ -54,20 +60,39 @@ export function joinFleet({
     send: (reply) => replies.put(reply, owner) === "stored",
   })
 
+  const pendingQuestions = new PendingQuestions(db)
+  questions.share({
+    list: (sessionID) => pendingQuestions.list(sessionID) as QuestionRequest[],
+    send: (answer) => replies.put(answer, owner) === "stored",
+  })
+  // Kept while pending, so that the others list them (removed however they end). One subscriber, so a
+  // question's end is never handled before its start.
+  const unsubscribe = bus.subscribe("*", (event) => {
+    if (event.type === "question.asked") pendingQuestions.add(event.properties, owner)
+    else if (event.type === "question.replied" || event.type === "question.rejected")
+      pendingQuestions.remove(event.properties.requestID)
+  })
+
+  /** A reply given elsewhere, applied here: a question's answers or dismissal, else a permission reply. */
+  const applyOne = (reply: PermissionReply | SharedAnswer) => {
+    if ("answers" in reply) questions.reply(reply)
+    else if ("dismissed" in reply) questions.reject(reply)
+    else permission.reply(reply)
+  }
   const apply = () => {
-    let taken: PermissionReply[]
+    let taken: (PermissionReply | SharedAnswer)[]
     try {
-      taken = replies.take(owner) as PermissionReply[]
+      taken = replies.take(owner) as (PermissionReply | SharedAnswer)[]
     } catch (error) {
       log.warn("could not read the replies given elsewhere; trying again", { error: String(error) })
       return
     }
     for (const reply of taken) {
       try {
-        permission.reply(reply)
+        applyOne(reply)
       } catch (error) {
         // Ended meanwhile (answered here, aborted, withdrawn): the reply came too late.
-        if (!(error instanceof PermissionNotFoundError)) {
+        if (!(error instanceof PermissionNotFoundError || error instanceof QuestionNotFoundError)) {
           log.warn("a reply given elsewhere could not be applied", {
             requestID: reply.requestID,
             error: String(error),
@@ -99,6 +124,8 @@ export function joinFleet({
       clearInterval(poll)
       clearInterval(sweeper)
       permission.share(undefined)
+      questions.share(undefined)
+      unsubscribe()
       await (await listening)?.unlisten()
     },
   }

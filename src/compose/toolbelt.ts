@@ -213,12 +213,12 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     trusted: project.trust.trusted,
     ceiling: options.ceiling,
   })
-  // On a shared PostgreSQL store: the fleet's asks, replies given elsewhere, expired owners swept.
-  const fleet = joinFleet({ store, permission, bus, log })
   const questions = new QuestionService({
     publish: bus.publish,
     ...(options.answer ? { answer: options.answer } : {}),
   })
+  // On a shared PostgreSQL store: the fleet's asks and questions, replies given elsewhere, expired owners swept.
+  const fleet = joinFleet({ store, permission, questions, bus, log })
   const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
   const searchSettings = toolSearchSettings(config)
 

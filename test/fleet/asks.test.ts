@@ -1,7 +1,7 @@
 // Asks across a fleet on one PostgreSQL store (test/fixtures/postgres.ts; skipped, saying why, where none
 // can start): two serve instances of different project folders; a call on A waits for an ask, B's
 // `/api/permissions` (and its library list) shows it, and B's reply reaches A, whose call goes on, or
-// fails on reject, as if answered there.
+// fails on reject, as if answered there. Questions the same.
 import { afterEach, describe, expect, it } from "vitest"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { serveHttp } from "../../src/surfaces/http/server.ts"
@@ -88,6 +88,54 @@ describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.rea
     expect((await always).status).toBe("completed")
     // Saved by A, for A's project, as a reply given there would.
     expect(a.toolbelt.permission.approvals().map((approval) => approval.permission)).toContain("bash")
+  }, 60_000)
+
+  it("a question put on A is listed by B and answered (or dismissed) through B", async () => {
+    const store = await pg.server!.database()
+    const a = await instance(store)
+    const b = await instance(store)
+    const question = (header: string) => ({
+      questions: [
+        {
+          question: "Which colour?",
+          header,
+          options: [
+            { label: "red", description: "warm" },
+            { label: "blue", description: "cold" },
+          ],
+          custom: false,
+        },
+      ],
+    })
+    const pendingOn = async (url: string, header: string) => {
+      const deadline = Date.now() + 20_000
+      for (;;) {
+        const found = (await api(url, "GET", "/api/questions")).body.find?.(
+          (request: any) => request.questions[0].header === header,
+        )
+        if (found) return found as { id: string }
+        if (Date.now() > deadline) throw new Error(`${url} never listed the question ${header}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+
+    const answered = a.toolbelt.call({ tool: "question", input: question("Colour"), sessionID: "ses_q" })
+    const asked = await pendingOn(b.url, "Colour")
+    // Answers that do not fit are refused where they are given; the question stays pending.
+    const wrong = await api(b.url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["green"]] })
+    expect(wrong.status).toBe(400)
+    const right = await api(b.url, "POST", `/api/questions/${asked.id}/reply`, { answers: [["blue"]] })
+    expect(right.status).toBe(200)
+    const done = await answered
+    expect(done.status).toBe("completed")
+    expect(done.status === "completed" && done.output).toContain("blue")
+    expect((await api(b.url, "GET", "/api/questions")).body).toEqual([])
+
+    const dismissed = a.toolbelt.call({ tool: "question", input: question("Dismissed"), sessionID: "ses_q2" })
+    const second = await pendingOn(b.url, "Dismissed")
+    expect((await api(b.url, "POST", `/api/questions/${second.id}/reject`)).status).toBe(200)
+    expect((await dismissed).status).toBe("error")
+    expect((await api(a.url, "GET", "/api/questions")).body).toEqual([])
   }, 60_000)
 
   it("a reply for an ask no instance holds is refused with 404", async () => {

@@ -47,7 +47,7 @@ async function until(what: string, check: () => boolean, timeout: number): Promi
 }
 
 describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.reason})`}`, () => {
-  it("an owner whose lease expired is swept once: open calls interrupted, asks withdrawn, row gone", async () => {
+  it("an owner whose lease expired is swept once: open calls interrupted, asks and questions withdrawn, row gone", async () => {
     const url = await pg.server!.database()
     const a = store(url)
     const b = store(url)
@@ -84,6 +84,9 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
     stamp.run("own_gone", "done")
     stamp.run("own_live", "live")
     a.db.prepare("UPDATE pending_ask SET owner = 'own_gone'").run()
+    a.db
+      .prepare("INSERT INTO pending_question (id, session_id, data, owner, time) VALUES (?, ?, ?, ?, 0)")
+      .run("que_gone", "ses_1", JSON.stringify({ id: "que_gone", sessionID: "ses_1" }), "own_gone")
 
     // Both sweep; exactly one closes what the dead owner left.
     const swept = [...a.journal.sweep(), ...b.journal.sweep()]
@@ -95,6 +98,7 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
     expect(parts.get("done")!.state.status).toBe("completed")
     expect(parts.get("live")!.state.status).toBe("running")
     expect(b.journal.pendingAsks()).toEqual([])
+    expect(b.db.prepare("SELECT id FROM pending_question").all()).toEqual([])
     const kinds = b.journal.entries("ses_1", "open").map((entry) => [entry.kind, entry.data])
     expect(kinds.slice(-2)).toEqual([
       ["decided", { requestID: "per_gone", reply: "reject", withdrawn: true }],

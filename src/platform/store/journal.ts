@@ -84,6 +84,7 @@ export class Journal {
   readonly #asks: Statement
   readonly #asksInSession: Statement
   readonly #asksOf: Statement
+  readonly #dropQuestions: Statement
   readonly #entries: Statement
   readonly #entriesOfCall: Statement
   readonly #noteInterrupted: Statement
@@ -120,6 +121,7 @@ export class Journal {
     this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, id")
     this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, id")
     this.#asksOf = db.prepare("SELECT * FROM pending_ask WHERE owner = ?")
+    this.#dropQuestions = db.prepare("DELETE FROM pending_question WHERE owner = ?")
     this.#entries = db.prepare("SELECT * FROM journal WHERE session_id = ? ORDER BY seq")
     this.#entriesOfCall = db.prepare(
       "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
@@ -258,7 +260,7 @@ export class Journal {
    * 1. its open calls become `error` `PROCESS_GONE` with `metadata.interrupted: true` (and are noted
    *    for their sessions, as `recover()` does); a finished call is never touched;
    * 2. its pending asks are withdrawn (the call waiting for each is gone): removed, journaled as
-   *    `decided` with `reject` and `withdrawn: true`;
+   *    `decided` with `reject` and `withdrawn: true`; its pending questions are removed;
    * 3. its row is deleted. Another sweep finds the row gone and does nothing, so sweeping is idempotent.
    * Returns the calls it closed.
    */
@@ -274,6 +276,7 @@ export class Journal {
           const data = JSON.stringify({ requestID: ask.id, reply: "reject", withdrawn: true })
           this.#append.run(ask.session_id, ask.call_id, "decided", data, now)
         }
+        this.#dropQuestions.run(owner)
         return this.#interruptOpen((candidate) => candidate === owner, now)
       })
       interrupted.push(...closed)

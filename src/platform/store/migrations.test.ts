@@ -22,6 +22,7 @@ const TABLES = [
   "owner",
   "part",
   "pending_ask",
+  "pending_question",
   "permission_approval",
   "read_ledger",
   "session",

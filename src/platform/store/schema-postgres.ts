@@ -177,4 +177,12 @@ CREATE TABLE ask_reply (
   time BIGINT NOT NULL
 );
 CREATE INDEX ask_reply_owner ON ask_reply (owner);
+CREATE TABLE pending_question (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  time BIGINT NOT NULL
+);
+CREATE INDEX pending_question_session ON pending_question (session_id, time);
 `

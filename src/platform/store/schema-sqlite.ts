@@ -230,7 +230,8 @@ INSERT INTO store_identity (id) VALUES (lower(hex(randomblob(8))));
  * Asks across the fleet (issue 28). Each owner holds a lease: `heartbeat` (epoch ms), renewed while its
  * store is open, so other hosts can tell a dead owner from a live one (owners.ts). A reply given on one
  * instance for an ask another raised waits in `ask_reply` until the raising owner applies it
- * (ask-replies.ts). SQLite has them too (one schema); its owners are judged by their process.
+ * (ask-replies.ts); so does an answer to a question, whose pending ones the fleet lists from
+ * `pending_question`. SQLite has them too (one schema); its owners are judged by their process.
  */
 export const V10 = `
 ALTER TABLE owner ADD COLUMN heartbeat INTEGER;
@@ -241,4 +242,12 @@ CREATE TABLE ask_reply (
   time INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX ask_reply_owner ON ask_reply (owner);
+CREATE TABLE pending_question (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  time INTEGER NOT NULL
+) STRICT;
+CREATE INDEX pending_question_session ON pending_question (session_id, time);
 `

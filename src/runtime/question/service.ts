@@ -21,6 +21,22 @@ export interface QuestionServiceOptions {
   readonly answer?: AnswerQuestions
 }
 
+/** An answer handed to the instance whose call waits for the question (the fleet, issue 28). */
+export type SharedAnswer =
+  | { readonly requestID: string; readonly answers: Answers }
+  | { readonly requestID: string; readonly dismissed: true; readonly unanswered?: string }
+
+/**
+ * The questions other instances put on a shared store: listed with this service's own; an answer to
+ * one of them is checked here and handed on, to be applied by the instance that asked.
+ */
+export interface SharedQuestions {
+  /** The pending questions of every instance (this one's included), of one session when given. */
+  list(sessionID?: string): QuestionRequest[]
+  /** False when the question is pending nowhere any more. */
+  send(answer: SharedAnswer): boolean
+}
+
 interface Pending {
   readonly request: QuestionRequest
   readonly resolve: (answers: Answers) => void
@@ -35,6 +51,7 @@ interface Pending {
 export class QuestionService {
   readonly #options: QuestionServiceOptions
   readonly #pending = new Map<string, Pending>()
+  #fleet: SharedQuestions | undefined
 
   constructor(options: QuestionServiceOptions = {}) {
     this.#options = options
@@ -89,11 +106,19 @@ export class QuestionService {
     return promise
   }
 
-  /** The pending requests, oldest first; of one session when `sessionID` is given. */
+  /** On a shared store: the questions other instances put are listed and answered here too. */
+  share(fleet: SharedQuestions | undefined): void {
+    this.#fleet = fleet
+  }
+
+  /** The pending requests (the fleet's too, when shared), oldest first; of one session when given. */
   list(sessionID?: string): QuestionRequest[] {
     const out: QuestionRequest[] = []
     for (const { request } of this.#pending.values()) {
       if (sessionID === undefined || request.sessionID === sessionID) out.push(request)
+    }
+    for (const request of this.#fleet?.list(sessionID) ?? []) {
+      if (!this.#pending.has(request.id)) out.push(request)
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   }
@@ -102,11 +127,17 @@ export class QuestionService {
    * Answers a request. Unknown → `QuestionNotFoundError`; answers that do not fit the questions (more
    * answers than questions, several labels for a single choice, a label not offered where typing one's
    * own is not allowed) → `QuestionAnswerError`, and the request stays pending. A question without an
-   * answer is recorded as unanswered. Publishes `question.replied`.
+   * answer is recorded as unanswered. Publishes `question.replied`. Another instance's question
+   * (`share`) is checked the same way here and handed on.
    */
   reply(input: { readonly requestID: string; readonly answers: Answers }): void {
     const pending = this.#pending.get(input.requestID)
-    if (!pending) throw new QuestionNotFoundError(input.requestID)
+    if (!pending) {
+      const answers = fitAnswers(this.#elsewhere(input.requestID), input.answers)
+      if (!this.#fleet?.send({ requestID: input.requestID, answers }))
+        throw new QuestionNotFoundError(input.requestID)
+      return
+    }
     const answers = fitAnswers(pending.request, input.answers)
     this.#pending.delete(input.requestID)
     pending.resolve(answers)
@@ -120,11 +151,21 @@ export class QuestionService {
   /**
    * Dismisses a request: the asking call fails with `QuestionRejectedError` (the turn stops), or, with
    * `unanswered`, with `QuestionUnansweredError` saying why nobody could be asked. Publishes
-   * `question.rejected`.
+   * `question.rejected`. Another instance's question (`share`) is handed on.
    */
   reject(input: { readonly requestID: string; readonly unanswered?: string }): void {
     const pending = this.#pending.get(input.requestID)
-    if (!pending) throw new QuestionNotFoundError(input.requestID)
+    if (!pending) {
+      this.#elsewhere(input.requestID)
+      const { unanswered } = input
+      const answer = {
+        requestID: input.requestID,
+        dismissed: true as const,
+        ...(unanswered ? { unanswered } : {}),
+      }
+      if (!this.#fleet?.send(answer)) throw new QuestionNotFoundError(input.requestID)
+      return
+    }
     this.#pending.delete(input.requestID)
     pending.reject(
       input.unanswered === undefined
@@ -156,6 +197,13 @@ export class QuestionService {
     if (reply === "dismiss") this.reject({ requestID: request.id })
     else if ("unanswered" in reply) this.reject({ requestID: request.id, unanswered: reply.unanswered })
     else this.reply({ requestID: request.id, answers: reply })
+  }
+
+  /** A question another instance of the fleet put, pending there; `QuestionNotFoundError` otherwise. */
+  #elsewhere(requestID: string): QuestionRequest {
+    const request = this.#fleet?.list().find((candidate) => candidate.id === requestID)
+    if (!request) throw new QuestionNotFoundError(requestID)
+    return request
   }
 
   #publishRejected(request: QuestionRequest): void {
