@@ -1,6 +1,7 @@
 // The subagents service the task tool gets: child sessions run by the agent loop of the AI adapter
 // (loaded on first use: the AI SDK is not cheap to import, and `toolbelt call` never needs it).
 
+import { hostname } from "node:os"
 import type { ToolHost } from "../adapters/ai/host.ts"
 import type { ModelObject } from "../adapters/ai/tools.ts"
 import { killSessionJobs } from "../platform/shell/jobs/index.ts"
@@ -116,6 +117,7 @@ export function subagentService({
         store.sessions.create({
           id: request.parent.sessionID,
           projectID: directory,
+          host: hostname(),
           agent: request.parent.agent,
         })
       } catch (error) {

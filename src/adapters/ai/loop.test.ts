@@ -1,3 +1,4 @@
+import { hostname } from "node:os"
 import { isStepCount, streamText } from "ai"
 import { afterEach, describe, expect, it } from "vitest"
 import type { ToolPart } from "../../platform/store/part.ts"
@@ -203,6 +204,8 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     ])
     const one = await runTurn({ toolbelt: belt.toolbelt, model: { model: first, ...mock }, prompt: "first" })
     expect(one.status).toBe("finished")
+    // The session says which host runs it (a fleet lists sessions by host).
+    expect(belt.toolbelt.store.sessions.get(one.sessionID)).toMatchObject({ host: hostname() })
 
     const second = scripted([step(text("I remember."))])
     const two = await runTurn({

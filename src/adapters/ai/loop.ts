@@ -1,3 +1,4 @@
+import { hostname } from "node:os"
 import { isStepCount, type ModelMessage, streamText, type TextStreamPart, type ToolSet } from "ai"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { ascending } from "../../platform/util/id.ts"
@@ -105,6 +106,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     sessionID = store.sessions.create({
       ...(sessionID ? { id: sessionID } : {}),
       projectID: toolbelt.directory,
+      // The fleet's session list says which host a session runs on.
+      host: hostname(),
       agent,
       title: options.prompt.slice(0, 100),
     }).id
