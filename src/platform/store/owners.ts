@@ -44,6 +44,7 @@ export class Owners {
   readonly #beat: Statement
   readonly #expired: Statement
   readonly #take: Statement
+  readonly #clock: Statement | undefined
   readonly #timer: NodeJS.Timeout | undefined
 
   constructor(db: Database, now: () => number = Date.now) {
@@ -60,6 +61,10 @@ export class Owners {
       "SELECT id FROM owner WHERE id <> ? AND COALESCE(heartbeat, time_started) < ? ORDER BY id",
     )
     this.#take = db.prepare("DELETE FROM owner WHERE id = ? AND COALESCE(heartbeat, time_started) < ?")
+    this.#clock =
+      db.engine === "postgres"
+        ? db.prepare("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now")
+        : undefined
     this.#register()
     live.add(this.id)
     if (db.engine === "postgres") {
@@ -76,7 +81,7 @@ export class Owners {
    */
   beat(): void {
     try {
-      if (this.#beat.run(this.#now(), this.id).changes === 0) this.#register()
+      if (this.#beat.run(this.#time(), this.id).changes === 0) this.#register()
     } catch {
       // Reconnecting, or closed: the next beat tries again (and a closed store stops beating).
     }
@@ -104,7 +109,7 @@ export class Owners {
     // A process of this host that is gone is dead at once, whatever its lease says.
     if (here && !processAlive({ pid: row.pid, start: row.start })) return false
     if (this.#db.engine === "postgres") {
-      return Number(row.heartbeat ?? row.time_started) >= this.#now() - LEASE_MS
+      return Number(row.heartbeat ?? row.time_started) >= this.#time() - LEASE_MS
     }
     return true
   }
@@ -112,7 +117,7 @@ export class Owners {
   /** PostgreSQL: the other owners whose lease has expired, oldest first (none on SQLite). */
   expired(): string[] {
     if (this.#db.engine !== "postgres") return []
-    return this.#expired.all<{ id: string }>(this.id, this.#now() - LEASE_MS).map((row) => row.id)
+    return this.#expired.all<{ id: string }>(this.id, this.#time() - LEASE_MS).map((row) => row.id)
   }
 
   /**
@@ -121,7 +126,7 @@ export class Owners {
    * sweepers exactly one goes on to close what the owner left).
    */
   take(owner: string): boolean {
-    return this.#take.run(owner, this.#now() - LEASE_MS).changes === 1
+    return this.#take.run(owner, this.#time() - LEASE_MS).changes === 1
   }
 
   /** Forgets owners found dead, so their rows do not pile up. */
@@ -138,8 +143,17 @@ export class Owners {
     this.#delete.run(this.id)
   }
 
+  /**
+   * Now, for leases: PostgreSQL's clock, the one clock every host of the fleet shares (hosts' own clocks
+   * may drift apart by more than a lease); this process's on SQLite.
+   */
+  #time(): number {
+    const row = this.#clock?.get<{ now: number | string }>()
+    return row ? Number(row.now) : this.#now()
+  }
+
   #register(): void {
-    const now = this.#now()
+    const now = this.#time()
     this.#insert.run(this.id, process.pid, hostname(), currentProcess().start, now, now)
   }
 }
