@@ -60,8 +60,10 @@ describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.rea
     const ask = await listed(b.url, "echo answered-elsewhere")
     expect(ask.sessionID).toBe("ses_once")
     expect(b.toolbelt.permission.list().map((request) => request.id)).toContain(ask.id)
+    const replied = performance.now()
     expect((await api(b.url, "POST", `/api/permissions/${ask.id}/reply`, { reply: "once" })).status).toBe(200)
     const done = await once
+    console.log(`fleet asks: A's call finished ${Math.round(performance.now() - replied)} ms after B's reply`)
     expect(done.status).toBe("completed")
     expect(done.status === "completed" && done.output).toContain("answered-elsewhere")
     // Answered: listed nowhere, and a second reply is refused.
@@ -137,6 +139,18 @@ describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.rea
     expect((await dismissed).status).toBe("error")
     expect((await api(a.url, "GET", "/api/questions")).body).toEqual([])
   }, 60_000)
+
+  it("a reply stored without a notification (one missed) is applied by the raising instance's poll", async () => {
+    const store = await pg.server!.database()
+    const a = await instance(store)
+    const waiting = bash(a.toolbelt, "echo polled", "ses_poll")
+    const ask = await listed(a.url, "echo polled")
+    // As AskReplies.put stores it, but no NOTIFY: only the poll can find it.
+    a.toolbelt.store.db
+      .prepare("INSERT INTO ask_reply (request_id, owner, data, time) VALUES (?, ?, ?, ?)")
+      .run(ask.id, a.toolbelt.store.journal.owner, JSON.stringify({ requestID: ask.id, reply: "once" }), 0)
+    expect((await waiting).status).toBe("completed")
+  }, 30_000)
 
   it("a reply for an ask no instance holds is refused with 404", async () => {
     const store = await pg.server!.database()
