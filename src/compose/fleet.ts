@@ -35,7 +35,9 @@ export interface Fleet {
  *    were missed), and every `REPLY_POLL_MS` in any case.
  * 3. Every `SWEEP_MS`, owners whose lease expired are swept (`journal.sweep()`): their open calls
  *    recorded interrupted (each published as `message.part.updated`), their pending asks withdrawn.
- *    Every instance sweeps; one wins each owner. (The lease itself is renewed by the store: owners.ts.)
+ *    Every instance sweeps, once its own lease has been renewed on time for a whole lease (not right
+ *    after a database restart, when every heartbeat is old); one wins each owner. (The lease itself
+ *    is renewed by the store: owners.ts.)
  */
 export function joinFleet({
   store,
@@ -103,6 +105,8 @@ export function joinFleet({
   }
   const sweep = () => {
     try {
+      // Not right after this instance was cut off from the database: the others need a lease to beat again.
+      if (!store.journal.steady) return
       for (const part of store.journal.sweep()) bus.publish("message.part.updated", { part })
     } catch (error) {
       log.warn("the fleet sweep failed; trying again", { error: String(error) })

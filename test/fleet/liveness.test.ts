@@ -111,6 +111,11 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
     expect(b.journal.takeInterrupted("ses_1").map((part) => part.callID)).toEqual(["open"])
   })
 
+  it("a store just opened does not judge others yet: its own lease has not been steady for a lease", async () => {
+    const opened = store(await pg.server!.database())
+    expect(opened.journal.steady).toBe(false)
+  })
+
   it("a toolbelt killed with SIGKILL mid-call: another toolbelt records the call interrupted within 30 s", async () => {
     const url = await pg.server!.database()
     const a = await makeProject()

@@ -284,6 +284,11 @@ export class Journal {
     return interrupted
   }
 
+  /** Whether this store's lease has been renewed on time for a whole lease: the fleet sweeps only then. */
+  get steady(): boolean {
+    return this.#owners.steady()
+  }
+
   /** This store's owner id: what its asks and open calls are stamped with. */
   get owner(): string {
     return this.#owners.id

@@ -46,6 +46,9 @@ export class Owners {
   readonly #take: Statement
   readonly #clock: Statement | undefined
   readonly #timer: NodeJS.Timeout | undefined
+  /** When this owner's last beat reached the database, and since when they have come on time (monotonic ms). */
+  #lastBeat: number | undefined = performance.now()
+  #steadySince = performance.now()
 
   constructor(db: Database, now: () => number = Date.now) {
     this.#db = db
@@ -84,7 +87,22 @@ export class Owners {
       if (this.#beat.run(this.#time(), this.id).changes === 0) this.#register()
     } catch {
       // Reconnecting, or closed: the next beat tries again (and a closed store stops beating).
+      this.#lastBeat = undefined
+      return
     }
+    const now = performance.now()
+    if (this.#lastBeat === undefined || now - this.#lastBeat > 2 * HEARTBEAT_MS) this.#steadySince = now
+    this.#lastBeat = now
+  }
+
+  /**
+   * Whether this owner's beats have reached the database on time for a whole lease. After the database
+   * was out of reach (a restart) or this process stalled, every owner's heartbeat is old for a while
+   * through no fault of its own: judging others before they had a lease's time to beat again would
+   * sweep live instances. The fleet sweeps only while this holds.
+   */
+  steady(): boolean {
+    return this.#lastBeat !== undefined && performance.now() - this.#steadySince >= LEASE_MS
   }
 
   /**
