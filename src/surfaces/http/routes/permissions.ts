@@ -16,7 +16,8 @@ export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
     pendingRoute("permissions", {
       id: "listPermissions",
       summary: "The asks waiting for a reply, oldest first",
-      description: "The pending asks.",
+      description:
+        "The pending asks. On a PostgreSQL store shared by several instances, every instance's: a reply given here to an ask another instance raised reaches that instance, whose call goes on or fails as if answered there.",
       request: PermissionRequest,
       list: (sessionID) => permission.list(sessionID),
     }),

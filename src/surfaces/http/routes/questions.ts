@@ -33,7 +33,8 @@ export function questionRoutes(deps: ApiDeps): AnyRoute[] {
     pendingRoute("questions", {
       id: "listQuestions",
       summary: "The questions waiting for answers, oldest first",
-      description: "The pending questions.",
+      description:
+        "The pending questions. On a PostgreSQL store shared by several instances, every instance's: answers given here to another instance's question are checked here and reach that instance, whose call goes on with them.",
       request: QuestionRequest,
       list: (sessionID) => questions.list(sessionID),
     }),
