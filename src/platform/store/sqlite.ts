@@ -195,7 +195,7 @@ class Connection implements Database {
     // A savepoint inside any open transaction, ours or one begun by hand with exec().
     const nested = this.#depth > 0 || this.inTransaction
     const savepoint = nested ? `toolbelt_${this.#depth}` : undefined
-    return runTransaction(fn, {
+    const result = runTransaction(fn, {
       begin: () => {
         this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
         this.#depth++
@@ -204,6 +204,9 @@ class Connection implements Database {
       commit: () => this.#control(savepoint ? `RELEASE ${savepoint}` : "COMMIT"),
       rollback: () => this.#rollback(savepoint),
     })
+    // The checkpointer counts commits to decide when the WAL is worth copying from its thread.
+    if (!savepoint) this.#checkpointer?.committed()
+    return result
   }
 
   /** Undoes the transaction or savepoint; the caller rethrows the error that caused it. */
