@@ -34,7 +34,8 @@ export interface Fleet {
  *    notification arrives, when listening starts again after a lost connection (notifications meanwhile
  *    were missed), and every `REPLY_POLL_MS` in any case.
  * 3. Every `SWEEP_MS`, owners whose lease expired are swept (`journal.sweep()`): their open calls
- *    recorded interrupted (each published as `message.part.updated`), their pending asks withdrawn.
+ *    recorded interrupted (each published as `message.part.updated`), their pending asks and questions
+ *    withdrawn (published as `permission.replied` with `reject`, and `question.rejected`).
  *    Every instance sweeps, once its own lease has been renewed on time for a whole lease (not right
  *    after a database restart, when every heartbeat is old); one wins each owner. (The lease itself
  *    is renewed by the store: owners.ts.)
@@ -107,7 +108,13 @@ export function joinFleet({
     try {
       // Not right after this instance was cut off from the database: the others need a lease to beat again.
       if (!store.journal.steady) return
-      for (const part of store.journal.sweep()) bus.publish("message.part.updated", { part })
+      const swept = store.journal.sweep()
+      for (const part of swept.interrupted) bus.publish("message.part.updated", { part })
+      // Withdrawn: whoever shows them is told they are gone.
+      for (const { id, sessionID } of swept.asks)
+        bus.publish("permission.replied", { sessionID, requestID: id, reply: "reject" })
+      for (const { id, sessionID } of swept.questions)
+        bus.publish("question.rejected", { sessionID, requestID: id })
     } catch (error) {
       log.warn("the fleet sweep failed; trying again", { error: String(error) })
     }

@@ -89,8 +89,11 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
       .run("que_gone", "ses_1", JSON.stringify({ id: "que_gone", sessionID: "ses_1" }), "own_gone")
 
     // Both sweep; exactly one closes what the dead owner left.
-    const swept = [...a.journal.sweep(), ...b.journal.sweep()]
-    expect(swept.map((part) => part.callID)).toEqual(["open"])
+    const first = a.journal.sweep()
+    const second = b.journal.sweep()
+    expect([...first.interrupted, ...second.interrupted].map((part) => part.callID)).toEqual(["open"])
+    expect([...first.asks, ...second.asks]).toEqual([{ id: "per_gone", sessionID: "ses_1" }])
+    expect([...first.questions, ...second.questions]).toEqual([{ id: "que_gone", sessionID: "ses_1" }])
     const parts = new Map(b.parts.list("ses_1").map((part) => [part.callID, part]))
     const closed = parts.get("open")!.state
     expect(closed.status === "error" && closed.error).toBe(PROCESS_GONE)

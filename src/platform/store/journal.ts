@@ -29,6 +29,13 @@ export interface JournalEntry {
 }
 
 /** What start-up recovery found: calls it closed as interrupted, and asks still waiting for a reply. */
+/** What a fleet sweep did: the calls it closed, the asks and questions it withdrew. */
+export interface Swept {
+  readonly interrupted: ToolPart[]
+  readonly asks: { readonly id: string; readonly sessionID: string }[]
+  readonly questions: { readonly id: string; readonly sessionID: string }[]
+}
+
 export interface Recovery {
   readonly interrupted: ToolPart[]
   readonly pendingAsks: PermissionAsked[]
@@ -121,7 +128,7 @@ export class Journal {
     this.#asks = db.prepare("SELECT * FROM pending_ask ORDER BY time, id")
     this.#asksInSession = db.prepare("SELECT * FROM pending_ask WHERE session_id = ? ORDER BY time, id")
     this.#asksOf = db.prepare("SELECT * FROM pending_ask WHERE owner = ?")
-    this.#dropQuestions = db.prepare("DELETE FROM pending_question WHERE owner = ?")
+    this.#dropQuestions = db.prepare("DELETE FROM pending_question WHERE owner = ? RETURNING id, session_id")
     this.#entries = db.prepare("SELECT * FROM journal WHERE session_id = ? ORDER BY seq")
     this.#entriesOfCall = db.prepare(
       "SELECT * FROM journal WHERE session_id = ? AND call_id = ? ORDER BY seq",
@@ -262,26 +269,27 @@ export class Journal {
    * 2. its pending asks are withdrawn (the call waiting for each is gone): removed, journaled as
    *    `decided` with `reject` and `withdrawn: true`; its pending questions are removed;
    * 3. its row is deleted. Another sweep finds the row gone and does nothing, so sweeping is idempotent.
-   * Returns the calls it closed.
+   * Returns the calls it closed, and the asks and questions it withdrew.
    */
-  sweep(): ToolPart[] {
+  sweep(): Swept {
     this.#group.flush()
-    const interrupted: ToolPart[] = []
+    const swept: Swept = { interrupted: [], asks: [], questions: [] }
     for (const owner of this.#owners.expired()) {
       const now = this.#now()
-      const closed = this.#db.transaction(() => {
-        if (!this.#owners.take(owner)) return []
+      this.#db.transaction(() => {
+        if (!this.#owners.take(owner)) return
         for (const ask of this.#asksOf.all<AskRow>(owner)) {
           this.#deleteAsk.run(ask.id)
           const data = JSON.stringify({ requestID: ask.id, reply: "reject", withdrawn: true })
           this.#append.run(ask.session_id, ask.call_id, "decided", data, now)
+          swept.asks.push({ id: ask.id, sessionID: ask.session_id })
         }
-        this.#dropQuestions.run(owner)
-        return this.#interruptOpen((candidate) => candidate === owner, now)
+        for (const row of this.#dropQuestions.all<{ id: string; session_id: string }>(owner))
+          swept.questions.push({ id: row.id, sessionID: row.session_id })
+        swept.interrupted.push(...this.#interruptOpen((candidate) => candidate === owner, now))
       })
-      interrupted.push(...closed)
     }
-    return interrupted
+    return swept
   }
 
   /** Whether this store's lease has been renewed on time for a whole lease: the fleet sweeps only then. */
