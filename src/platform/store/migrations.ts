@@ -51,7 +51,12 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "a subagent session's permission rules", up: lite.V7, postgres: pg.V7 },
   { version: 8, name: "parts in an explicit order", up: lite.V8, postgres: pg.V8 },
   { version: 9, name: "session host, the fleet's event log", up: lite.V9, postgres: pg.V9 },
-  { version: 10, name: "owner leases, replies to asks and questions across instances", up: lite.V10, postgres: pg.V10 },
+  {
+    version: 10,
+    name: "owner leases, replies to asks and questions across instances",
+    up: lite.V10,
+    postgres: pg.V10,
+  },
 ]
 
 /** Where PostgreSQL keeps the schema version: one row. */
