@@ -95,7 +95,7 @@ describe("toolbelt tools", () => {
     await config({})
     const result = await toolbelt(["tools"])
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/^webfetch +Fetches a web page or file by URL/m)
+    expect(result.stdout).toMatch(/^webfetch +\d+ +Fetches a web page or file by URL/m)
     const notOffered = result.stdout.slice(result.stdout.indexOf("\nNot offered:\n"))
     expect(notOffered).toMatch(
       /^websearch +no search provider is configured: set "websearch": \{"provider": "<name>"\}/m,
@@ -106,8 +106,8 @@ describe("toolbelt tools", () => {
   it("lists websearch and codesearch once Exa is configured, and no longer as not offered", async () => {
     await config({ websearch: { provider: "exa", url: exa.url } })
     const result = await toolbelt(["tools"])
-    expect(result.stdout).toMatch(/^websearch +Searches the web/m)
-    expect(result.stdout).toMatch(/^codesearch +Searches public code and documentation/m)
+    expect(result.stdout).toMatch(/^websearch +\d+ +Searches the web/m)
+    expect(result.stdout).toMatch(/^codesearch +\d+ +Searches public code and documentation/m)
     const notOffered = result.stdout.slice(
       result.stdout.indexOf("\nNot offered:\n") + 1 || result.stdout.length,
     )
