@@ -108,7 +108,7 @@ describe("saved approvals", () => {
     await expect(toolbelt.call({ tool: "echo", input: { text: "x" }, agent: "nobody" })).rejects.toThrow(
       /Unknown agent "nobody"/,
     )
-    toolbelt.close()
+    await toolbelt.close()
   })
 })
 
@@ -132,7 +132,7 @@ describe("journal and events", () => {
       state: { status: "completed", output: "hi" },
     })
     expect(result.part.state.status).toBe("completed")
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("a call costs two commits: its request and start share one, durable before the tool runs", async () => {
@@ -169,7 +169,7 @@ describe("journal and events", () => {
     ])
     await toolbelt.bus.idle()
     expect(events).toEqual(["pending", "running", "completed"])
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("a read is in the shared store once the call is reported: another process may then overwrite the file", async () => {
@@ -250,7 +250,7 @@ describe("journal and events", () => {
       status: "completed",
       output: first.status === "completed" ? first.output : "",
     })
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("publishes permission.asked and permission.replied, and journals the pending ask", async () => {
@@ -268,7 +268,7 @@ describe("journal and events", () => {
     await toolbelt.bus.idle()
     expect(seen).toEqual(["asked external_directory", "replied once"])
     expect(toolbelt.store.journal.pendingAsks()).toEqual([])
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("a process killed mid-call reopens consistent: the call is interrupted, never re-run", async () => {
@@ -303,7 +303,7 @@ describe("journal and events", () => {
     })
     expect(toolbelt.store.parts.open("ses_crash")).toEqual([])
     expect(toolbelt.store.db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" })
-    toolbelt.close()
+    await toolbelt.close()
   })
 })
 
@@ -313,7 +313,7 @@ describe("plugin hooks", () => {
     expect(await toolbelt.call({ tool: "echo", input: { text: "hey" } })).toMatchObject({ output: "hey!" })
     // no decide: without the hook this ask would wait for a reply forever
     expect(await toolbelt.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("tool.definition rewrites what the model sees", async () => {
@@ -328,7 +328,7 @@ describe("plugin hooks", () => {
     )
     const echo = (await toolbelt.tools()).find((tool) => tool.name === "echo")
     expect(echo?.description).toBe("Repeats what you say.")
-    toolbelt.close()
+    await toolbelt.close()
   })
 
   it("loads tool files from .toolbelt/tools by itself", async () => {
@@ -349,6 +349,6 @@ export default tool({
     expect(toolbelt.pluginErrors).toEqual([])
     expect(toolbelt.registry.resolve("shout")?.source).toBe("custom:.toolbelt/tools/shout.ts")
     expect(await toolbelt.call({ tool: "shout", input: { text: "hey" } })).toMatchObject({ output: "HEY" })
-    toolbelt.close()
+    await toolbelt.close()
   })
 })
