@@ -52,7 +52,10 @@ describe.skipIf(!HAS_REAPER)("the child subreaper", () => {
     for (const end of ["exit", "timeout", "abort"] as const) {
       it(`leaves nothing behind: ${name}, on ${end}`, async () => {
         const t = token()
-        const tail = end === "exit" ? "echo started" : "echo started; sleep 30"
+        // On exit, the command ends only once the daemon's sleep has exec'd: killed before then, the daemon is a
+        // process between fork and exec (or a zombie) whose command line may not name it yet.
+        const waitForSleep = `for i in $(seq 200); do ps -eo args | grep -q "^sleep ${t}" && break; sleep 0.05; done`
+        const tail = end === "exit" ? `${waitForSleep}; echo started` : "echo started; sleep 30"
         const controller = new AbortController()
         const command = new RunningCommand(
           options(`${daemon(t)}\n${tail}`, {
