@@ -9,8 +9,15 @@ import { isQuestionError } from "../question/errors.ts"
 import type { Registry } from "../registry/registry.ts"
 import type { AskInput, Context, MetadataUpdate } from "../tool/context.ts"
 import { isToolFailure } from "../tool/failure.ts"
-import { internals, offerFor, type Projection, type ToolInternals } from "../tool/internal.ts"
+import {
+  inputJsonSchema,
+  internals,
+  offerFor,
+  type Projection,
+  type ToolInternals,
+} from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
+import { type Coercion, coerceInput } from "./coerce.ts"
 import { completedAnswer, errorAnswer } from "./doom-loop.ts"
 import { inputRefusal } from "./input-refusal.ts"
 import { LoopCheck } from "./loop-check.ts"
@@ -42,8 +49,10 @@ class Interrupted {}
  * 7. The loop guard, before: a call that changes things asks `doom_loop` when the session's recent
  *    calls show that running it again would answer the same again. From here on the guard remembers
  *    what the call answers (step 15).
- * 8. Decode the input with the tool's input codec (invalid, or holding a field the schema would drop
- *    unread: model-readable error naming each field, no run).
+ * 8. Decode the input with the tool's input codec, after replacing the strings that are exactly a
+ *    number or a boolean where the schema wants one (`coerce.ts`; the result's `metadata.coerced` says
+ *    which). Invalid, or holding a field the schema would drop unread: model-readable error naming
+ *    each field, no run.
  * 9. Record the call as running, then execute it with the runner's context (abort: interruption,
  *    never a success; `ToolFailure`: shown to the model; a permission error: shown, and a person's
  *    "no" stops the turn, and so does a dismissed question; a NUL byte Node refuses in a path or
@@ -129,9 +138,11 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   }
 
   let projection: Projection
+  let coerced: readonly Coercion[] = []
   if (supplied) projection = { content: [{ type: "text", text: supplied.output }], ...supplied }
   else {
     // 8. Decode.
+    ;({ value: args, coerced } = coerceInput(schemaOf(tool), args))
     const decoded = await own.input.safeParseAsync(args)
     const unknown = unknownKeys(own.input, args)
     if (!decoded.success || unknown.length) {
@@ -189,6 +200,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   }
   let { text, attachments } = flatten(projection)
   let metadata: Record<string, unknown> = { ...(projection.metadata ?? {}) }
+  if (coerced.length) metadata.coerced = coerced
   let title = projection.title ?? recorder.title ?? name
 
   // 12. After hooks.
@@ -228,6 +240,15 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
 
   // 15. Record: final.
   return recorder.complete({ output, title, metadata, attachments, structured })
+}
+
+/** The input JSON Schema the model was shown; none (no coercion) when it cannot be written. */
+function schemaOf(tool: AnyTool): unknown {
+  try {
+    return inputJsonSchema(tool)
+  } catch {
+    return undefined
+  }
 }
 
 function withoutDirection(bounding: CallRequest["bounding"]): Partial<Limits> {
