@@ -3,17 +3,11 @@
 // back through a cycle. Layers, from the bottom:
 //   platform < runtime < tools < adapters < compose < surfaces   (src/index.ts may import all)
 //
-// Exceptions, each with its reason:
+// The one exception, and its reason:
 // - Tests (`*.test.ts`) and test fixtures (`fixtures/`) may import any layer: a test exercises a
 //   module together with the real collaborators above it (a tool through a real toolbelt, a kit
 //   function through the tool that uses it) instead of mocks of our own code.
-// - multiedit imports edit's matcher (src/tools/edit/replace.ts and match-context.ts): multiedit is
-//   edit applied several times in one transaction, and must land exactly what edit would for each
-//   step (opencode's multiedit calls its edit tool for the same reason). The matcher stays in edit's
-//   folder so the edit tool reads as one place.
 const TESTS = "(\\.test\\.ts$|/fixtures/)"
-
-const MULTIEDIT_USES_EDIT = "^src/tools/edit/(replace|match-context)\\.ts$"
 
 const LAYERS = ["platform", "runtime", "tools", "adapters", "compose", "surfaces"]
 
@@ -43,7 +37,7 @@ module.exports = {
         "One built-in does not reach into another's folder; what two tools share lives in src/tools/kit (src/tools/index.ts, the list of built-ins, imports them all)",
       severity: "error",
       from: { path: "^src/tools/([^/]+)/", pathNot: TESTS },
-      to: { path: "^src/tools/", pathNot: ["^src/tools/$1/", "^src/tools/kit/", MULTIEDIT_USES_EDIT] },
+      to: { path: "^src/tools/", pathNot: ["^src/tools/$1/", "^src/tools/kit/"] },
     },
     {
       name: "kit-serves-every-tool-and-knows-none",

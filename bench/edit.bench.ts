@@ -3,7 +3,7 @@
 // re-indented with tabs), and a miss (the not-found message with the closest region), in ms per call
 // (median). Run: node bench/edit.bench.ts
 import { pathToFileURL } from "node:url"
-import { replace } from "../src/tools/edit/replace.ts"
+import { replace } from "../src/tools/kit/match/replace.ts"
 
 const LINES = 20_000
 const ROUNDS = 30

@@ -43,8 +43,8 @@ describe("the import rule", () => {
         "../kit/paths.ts",
         "../../platform/fs/lock.ts",
       ],
-      "src/tools/multiedit/multiedit.ts": ["../edit/replace.ts"],
-      "src/tools/edit/replace.ts": [],
+      "src/tools/multiedit/multiedit.ts": ["../kit/match/replace.ts"],
+      "src/tools/kit/match/replace.ts": [],
       "src/tools/kit/paths.ts": ["../../platform/fs/lock.ts"],
       "src/runtime/settle/settle.ts": ["../tool/index.ts", "../../platform/fs/lock.ts"],
       "src/runtime/tool/index.ts": [],
@@ -65,6 +65,7 @@ describe("the import rule", () => {
     ],
     ["tools-do-not-import-each-other", { "src/tools/bash_kill/bash_kill.ts": ["../bash/bash.ts"] }],
     ["tools-do-not-import-each-other", { "src/tools/multiedit/multiedit.ts": ["../edit/edit.ts"] }],
+    ["tools-do-not-import-each-other", { "src/tools/multiedit/multiedit.ts": ["../edit/replace.ts"] }],
     ["kit-serves-every-tool-and-knows-none", { "src/tools/kit/paths.ts": ["../read/read.ts"] }],
     [
       "no-cycles",

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
 import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
 import { EditTool } from "./edit.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, NOT_FOUND_MESSAGE } from "./replace.ts"
+import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, NOT_FOUND_MESSAGE } from "../kit/match/replace.ts"
 
 let h: Harness
 

@@ -5,8 +5,8 @@ import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
-import type { MatcherName } from "./match-context.ts"
-import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "./replace.ts"
+import type { MatcherName } from "../kit/match/match-context.ts"
+import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../kit/match/replace.ts"
 
 export const Parameters = z.object({
   filePath: z

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../edit/replace.ts"
+import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../kit/match/replace.ts"
 import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
 import { MultiEditTool } from "./multiedit.ts"
 
