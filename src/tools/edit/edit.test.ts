@@ -3,8 +3,8 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
 import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
-import { EditTool } from "./edit.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, NOT_FOUND_MESSAGE } from "../kit/match/replace.ts"
+import { EditTool } from "./edit.ts"
 
 let h: Harness
 
