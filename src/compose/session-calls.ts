@@ -17,12 +17,18 @@ import { withInterruptedCalls } from "../runtime/settle/interrupted-calls.ts"
 import { announceRecorded, journalSink } from "../runtime/settle/record.ts"
 import { type PartSink, type Settlement, settle } from "../runtime/settle/settle.ts"
 import type { CallInput } from "../runtime/settle/types.ts"
+import { CallsInFlight, markStopped, type StoppedBy } from "./calls-in-flight.ts"
 import type { ToolServicesFor } from "./tool-services.ts"
 
 export type { CallInput }
 
 export interface SessionCalls {
   call(input: CallInput): Promise<Settlement>
+  /**
+   * Stops a call this process is running, whoever started it: it ends interrupted (its processes
+   * killed), recorded with `metadata.stoppedBy: by`. Undefined when this process runs no such call.
+   */
+  stop(sessionID: string, callID: string, by: StoppedBy): Promise<Settlement | undefined> | undefined
   /** Lets go of what this process holds for a session and kills its background jobs. */
   endSession(sessionID: string): Promise<void>
   /** Kills the background jobs of every session this toolbelt ran a call for. */
@@ -38,7 +44,8 @@ export interface SessionCalls {
  *    answer's `metadata.interrupted_calls`.
  * 3. Seeds the loop guard, the first time this process sees the session, with its recorded answers.
  * 4. Settles the call, with the tools' services in `ctx.extra`, and the calls it may make on its behalf
- *    (batch's: each comes back through this function as a call of its own).
+ *    (batch's: each comes back through this function as a call of its own). While it runs it is in
+ *    `flights`, so `stop` can abort it; a stopped call's interrupted record says who stopped it.
  */
 export function sessionCalls({
   registry,
@@ -68,7 +75,13 @@ export function sessionCalls({
   parts: PartSink | undefined
   log: Logger
 }): SessionCalls {
-  const record = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
+  const flights = new CallsInFlight()
+  const journal = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
+  const record: PartSink = Object.assign(
+    (part: Parameters<PartSink>[0]) =>
+      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID))),
+    { ordered: journal.ordered },
+  )
   const announce = announceRecorded({ bus, ...(parts ? { also: parts } : {}) })
   const sessions = new Set<string>()
   // The guard's memory of a session it does not hold (new to this process, or forgotten to stay within
@@ -97,46 +110,62 @@ export function sessionCalls({
       // 4. Settle, with the calls this one may make on its behalf (batch's).
       const messageID = input.messageID ?? ascending("msg")
       const callID = input.callID ?? ascending("call")
-      const children = services.callsFor({ ...input, sessionID, messageID, agent, callID })
-      const settlement = await settle(
-        {
-          ...input,
-          sessionID,
-          agent,
-          messageID,
-          callID,
-          extra: {
-            ...services.extraFor(agent),
-            ...(children ? { calls: children } : {}),
-            ...(input.extra ?? {}),
+      const flying = flights.start(sessionID, callID, input.abort)
+      // Children (batch's) stop with their parent, whoever stops it.
+      const children = services.callsFor({
+        ...input,
+        abort: flying.signal,
+        sessionID,
+        messageID,
+        agent,
+        callID,
+      })
+      let settlement: Settlement | undefined
+      try {
+        settlement = await settle(
+          {
+            ...input,
+            abort: flying.signal,
+            sessionID,
+            agent,
+            messageID,
+            callID,
+            extra: {
+              ...services.extraFor(agent),
+              ...(children ? { calls: children } : {}),
+              ...(input.extra ?? {}),
+            },
           },
-        },
-        {
-          registry,
-          permission,
-          store: output,
-          limits,
-          parts: record,
-          hooks,
-          doomLoop,
-          settled: (session, callID) => store.journal.settled(session, callID),
-          pager: services.pagerFor,
-          // The hint sends the model to a subagent only where `task` is really offered to this call
-          // (a turn with a model) and the agent may use it; otherwise it names read calls.
-          canDelegate: (name, extra) =>
-            registry.offered("task", { agent: name, extra }) &&
-            permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
-          onDefect: (error, part) =>
-            log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
-          onRecordError: (error, part) =>
-            log.error(`could not record the ${part.tool} call it answered`, {
-              callID: part.callID,
-              error: String(error),
-            }),
-        },
-      )
+          {
+            registry,
+            permission,
+            store: output,
+            limits,
+            parts: record,
+            hooks,
+            doomLoop,
+            settled: (session, callID) => store.journal.settled(session, callID),
+            pager: services.pagerFor,
+            // The hint sends the model to a subagent only where `task` is really offered to this call
+            // (a turn with a model) and the agent may use it; otherwise it names read calls.
+            canDelegate: (name, extra) =>
+              registry.offered("task", { agent: name, extra }) &&
+              permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
+            onDefect: (error, part) =>
+              log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
+            onRecordError: (error, part) =>
+              log.error(`could not record the ${part.tool} call it answered`, {
+                callID: part.callID,
+                error: String(error),
+              }),
+          },
+        )
+      } finally {
+        flying.land(settlement)
+      }
       return withInterruptedCalls(settlement, interrupted)
     },
+    stop: (sessionID, callID, by) => flights.stop(sessionID, callID, by),
     async endSession(sessionID) {
       sessions.delete(sessionID)
       doomLoop.forget(sessionID)

@@ -138,6 +138,11 @@ export interface Toolbelt {
   withheld(query?: ToolsQuery): Promise<{ name: string; reason: string }[]>
   call(input: CallInput): Promise<Settlement>
   /**
+   * Stops a call this process is running, whatever surface started it: interrupted, its processes
+   * killed, its record saying `stoppedBy: by`; resolves with how it ended. Undefined: not running here.
+   */
+  stopCall(sessionID: string, callID: string, by: string): Promise<Settlement | undefined> | undefined
+  /**
    * A session's connection ended (an MCP client left): its background jobs are killed, and what this
    * process holds for it (session-only approvals, loop history, tools it loaded) is let go. The store keeps its record.
    */
@@ -356,6 +361,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       failedSources: () => mcp?.notOffered() ?? [],
     }),
     call: calls.call,
+    stopCall: calls.stop,
     takeNotices: subagents.takeNotices,
     endSession: (sessionID) => {
       search.endSession(sessionID)

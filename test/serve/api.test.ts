@@ -424,6 +424,7 @@ describe("the OpenAPI document", () => {
         "POST /api/sessions",
         "GET /api/sessions/{id}",
         "POST /api/sessions/{id}/calls",
+        "POST /api/sessions/{id}/calls/{callID}/abort",
         "POST /api/sessions/{id}/turns",
         "GET /api/sessions/{id}/todos",
         "GET /api/sessions/{id}/journal",
