@@ -3,6 +3,7 @@ import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "../../platform/store/input-bou
 import type { ToolState } from "../../platform/store/part.ts"
 import type { FilePart } from "../../platform/text/content.ts"
 import type { AskInput } from "../tool/context.ts"
+import { maskNoise } from "./noise.ts"
 
 /** One tool call as doom-loop detection sees it. */
 export interface Call {
@@ -49,7 +50,8 @@ export const DEFAULT_MAX_CYCLE = 3
  * nothing changes, so the decision, taken before `next` runs, is about the calls before it:
  *
  * 1. Key every earlier call by its tool, the canonical JSON of its input (object key order ignored)
- *    and its answer; a call whose target changed answered differently, so it has another key, and a
+ *    and its answer with its noise masked (durations, timestamps, PIDs, temp paths, random ids:
+ *    `noise.ts`); a call whose target changed answered differently, so it has another key, and a
  *    poll has none (it equals nothing).
  * 2. Repeat: the calls right before `next` have its input and one same answer, `threshold - 1` times
  *    or more.
@@ -214,7 +216,7 @@ export interface Recorded {
   readonly tool: string
   /** SHA-256 of `callKey(call)`. */
   readonly input: string
-  /** SHA-256 of the call key and its answer; none for a poll, which equals no other call. */
+  /** SHA-256 of the call key and its answer, noise masked; none for a poll, which equals no other call. */
   readonly key: string | undefined
 }
 
@@ -223,7 +225,8 @@ function remembered(call: Answered): Recorded {
   return {
     tool: call.tool,
     input: digest(input),
-    key: call.poll === true ? undefined : digest(`${input}\u0000${call.answer}`),
+    // A rerun that differs only in its timing or ids answered the same.
+    key: call.poll === true ? undefined : digest(`${input}\u0000${maskNoise(call.answer)}`),
   }
 }
 

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest"
+import { MASKED_CHARS, maskNoise } from "./noise.ts"
+
+const same = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).toBe(maskNoise(b))
+const differ = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).not.toBe(maskNoise(b))
+
+describe("maskNoise", () => {
+  it("durations in their usual spellings", () => {
+    same("FAIL in 9728 ms", "FAIL in 31983 ms")
+    same("Tests: 1 failed (0.53s)", "Tests: 1 failed (1.07s)")
+    same("Duration  1.23s (transform 10ms, setup 0ms)", "Duration  2.5s (transform 12ms, setup 1ms)")
+    same("Time: 1.2 s", "Time: 3.4 s")
+    same("real\t0m0.003s", "real\t0m1.250s")
+    same("took 3 seconds", "took 12 seconds")
+    same("elapsed 00:01:23", "elapsed 00:02:05")
+    same("Finished in 1m30s", "Finished in 2m5s")
+  })
+
+  it("timestamps, dates and clock times", () => {
+    same("at 2026-11-29T05:58:13.123Z", "at 2026-11-30T06:01:02.999Z")
+    same("Sun Nov 29 05:58:13 UTC 2026", "Mon Nov 30 06:00:00 UTC 2026")
+    same("[12:01:02] build failed", "[12:03:59] build failed")
+    same("started 1764395893", "started 1764396000")
+    // A file's line and column is no clock.
+    differ("src/a.ts:12:50 error", "src/a.ts:12:51 error")
+  })
+
+  it("PIDs, temp paths and random ids", () => {
+    same("killed pid 1234", "killed pid 98765")
+    same("PID: 77", "PID: 78")
+    same("wrote /tmp/toolbelt-abc123/out.txt", "wrote /tmp/toolbelt-zzz999/out.txt")
+    same("in /var/folders/x1/ab_cd/T/tmp.AbC123/x", "in /var/folders/x1/ab_cd/T/tmp.ZyX987/x")
+    same(
+      "request 3f2a9c1e-1b2c-4d5e-8f90-123456789abc failed",
+      "request 0a0b0c0d-1111-2222-3333-444455556666 failed",
+    )
+    same("commit a1b2c3d4e5f6", "commit 0f9e8d7c6b5a")
+    same("object at 0x7ffd4a3b2c10", "object at 0x7ffd4a3b9e20")
+  })
+
+  it("keeps what really changed", () => {
+    differ("FAIL: 2 tests failed", "FAIL: 3 tests failed")
+    differ("line one\n", "line one\nline two\n")
+    differ("/tmp/x/a.txt", "/tmp/x/b.txt")
+    differ("process 3 files", "process 4 files")
+    differ("size 12345678 bytes", "size 12345679 bytes")
+    differ("deadbeefcafe", "cafebabedead")
+  })
+
+  it("masks a large answer in bounded time: its ends when it is huge", () => {
+    const big = "x".repeat(400_000) + "\nFAIL in 12 ms\n" + "a1".repeat(200_000)
+    expect(maskNoise(big)).toContain("FAIL in \u0000duration\u0000")
+    const lines = (ms: number) => `done in ${ms} ms\n${"line\n".repeat(MASKED_CHARS)}done in ${ms} ms\n`
+    same(lines(1), lines(2))
+    differ(`${lines(1)}more\n`, lines(1))
+  })
+})

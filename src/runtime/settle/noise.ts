@@ -1,0 +1,87 @@
+// What in a tool's answer changes from run to run while nothing the model cares about does: how long it
+// took, when it ran, which process and temp directory it got, random ids. The loop guard compares answers
+// with these masked, so a failing test rerun with only its timing changed is still the same answer, while
+// a log that really grows (new lines, new words) still differs. Each pattern is linear (no nested
+// quantifiers over the same characters), so masking a large answer costs one pass per pattern.
+
+/** A masked span: the kind of noise between NUL characters (text output never holds those by chance). */
+const mark = (kind: string) => `\u0000${kind}\u0000`
+
+const UNIT =
+  "(?:ns|nanoseconds?|µs|us|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)"
+
+/** Order matters: whole timestamps before the clock times and numbers inside them. */
+const PATTERNS: readonly (readonly [RegExp, string | ((match: string) => string)])[] = [
+  // UUIDs, then hex ids of 8 or more hex digits with at least one digit and one letter (a git hash, an
+  // object address, a request id), so words like "deadbeef" or numbers like "12345678" stay.
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, mark("id")],
+  [/\b(?:0x)?[0-9a-f]{8,}\b/gi, hexId],
+  // ISO 8601 and the like: 2026-11-29T05:58:13.123Z, 2026-11-29 05:58:13+01:00.
+  [
+    /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?(?:Z|UTC|[+-]\d{2}:?\d{2}))?)?\b/g,
+    mark("time"),
+  ],
+  // `date`'s own: Sun Nov 29 05:58:13 UTC 2026, and "29 Nov 2026", "Nov 29, 2026".
+  [
+    /\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?(?:\d{1,2}\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:,?\s+\d{4})?\b/g,
+    mark("time"),
+  ],
+  [/\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/g, mark("time")],
+  // Clock times with seconds (05:58:13, 5:58:13.120 PM), not a file's line:column (a.ts:12:50).
+  [/(?<![\w.:/-])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?[AP]M)?\b/gi, mark("time")],
+  [/(?<![\w.:/-])\d{1,2}:\d{2}\s?[AP]M\b/gi, mark("time")],
+  // Unix time in seconds or milliseconds (2001 to 2286).
+  [/\b1\d{9}(?:\d{3})?\b/g, mark("time")],
+  // Durations: 0.53s, 12ms, 1.2 s, 3 seconds, 1m30s, 0m0.003s, 1h 2m 3s.
+  [
+    new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s?${UNIT}(?:\\s?\\d+(?:[.,]\\d+)?\\s?${UNIT})*\\b`, "g"),
+    mark("duration"),
+  ],
+  // Elapsed counters said in words: "Time: 1.2", "elapsed 00:01:23", "took 5", "duration=42".
+  [/\b(elapsed|took|time|duration|runtime)(\s*[:=]?\s*)\d+(?:[.:,]\d+)*/gi, `$1$2${mark("duration")}`],
+  // Process ids: "pid 1234", "PID: 1234", "pid=1234", "process 12345" (not "process 3 files").
+  [/\b(pid)(\s*[:=#]?\s*)\d+\b/gi, `$1$2${mark("pid")}`],
+  [/\b(process)(\s*[:=#]?\s*)\d{3,}\b/gi, `$1$2${mark("pid")}`],
+  // Temp paths: the directory made for this run is noise, the path under it is not.
+  [
+    /(\/(?:private\/)?(?:tmp|var\/tmp|var\/folders\/[\w.-]+\/[\w.-]+\/T))\/[^\s/'"`:;,)\]}]+/g,
+    `$1/${mark("tmp")}`,
+  ],
+  // Temp directories with a random suffix elsewhere: tmp.AbC123xyz, tmp-1234-abcd, vitest-abc123.
+  [/\b(?:tmp|temp)[-_.][\w-]{4,}/gi, mark("tmp")],
+]
+
+/**
+ * Past this many characters only the first and last half of it are masked (about 0.25 s per MiB of a
+ * busy log here); a change in the middle of a huge answer then still tells it apart, which errs on the
+ * side of running the call.
+ */
+export const MASKED_CHARS = 1 << 20
+
+/** `text` with durations, timestamps, PIDs, temp paths, random ids and elapsed counters masked. */
+export function maskNoise(text: string): string {
+  if (text.length <= MASKED_CHARS) return maskAll(text)
+  // Cut at line ends, so no timestamp is split into halves that no longer look like one.
+  const half = MASKED_CHARS / 2
+  const headEnd = lineEnd(text, half)
+  const tailStart = Math.max(headEnd, lineEnd(text, text.length - half))
+  return maskAll(text.slice(0, headEnd)) + text.slice(headEnd, tailStart) + maskAll(text.slice(tailStart))
+}
+
+function maskAll(text: string): string {
+  let out = text
+  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement as string)
+  return out
+}
+
+/** The index after the first newline at or past `from` (the text's end when there is none). */
+function lineEnd(text: string, from: number): number {
+  const at = text.indexOf("\n", from)
+  return at === -1 ? text.length : at + 1
+}
+
+/** A run of hex digits is an id when it mixes digits and letters (not a word, not a plain number). */
+function hexId(match: string): string {
+  const digits = match.startsWith("0x") || match.startsWith("0X") ? match.slice(2) : match
+  return /\d/.test(digits) && /[a-f]/i.test(digits) ? mark("id") : match
+}
