@@ -1,5 +1,12 @@
 import { hostname } from "node:os"
-import { isStepCount, type ModelMessage, streamText, type TextStreamPart, type ToolSet } from "ai"
+import {
+  isStepCount,
+  type ModelMessage,
+  type ProviderMetadata,
+  streamText,
+  type TextStreamPart,
+  type ToolSet,
+} from "ai"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
@@ -41,6 +48,12 @@ export interface RunTurnOptions {
   readonly instructions?: string
   /** OpenAI strict mode for the tool schemas that allow it. */
   readonly strict?: boolean
+  /**
+   * Options for the provider, by provider name, as the AI SDK takes them: e.g. Anthropic thinking
+   * (`{anthropic: {thinking: {type: "enabled", budgetTokens: 4000}}}`), OpenAI without server-side
+   * storage (`{openai: {store: false}}`: reasoning then travels encrypted in the history).
+   */
+  readonly providerOptions?: ProviderMetadata
   /** Every stream part as it arrives (after the processor handled it), for live display. */
   readonly onPart?: (part: TextStreamPart<ToolSet>) => void
   /** Called once the session and message ids are known, before the model is called. */
@@ -86,7 +99,8 @@ export interface TurnResult {
  *    (plan mode); the processor records every tool part as the stream goes. Deferred tools are in the
  *    set from the start; the wrapped model is offered each from the step after tool_search (or a call
  *    by name) loaded it into the session, so `prepareStep` leaves tools alone but on the last step.
- * 4. The assistant message (its steps: text and calls) is stored.
+ * 4. The assistant message (its steps: text and calls, and the reasoning and provider metadata that
+ *    came with them, which replay sends back) is stored.
  * 5. The session switched agents, and the turn has steps left: back to 2 as the new agent, with the
  *    tools it sees and the history so far. Otherwise the status says how the turn ended.
  */
@@ -166,6 +180,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           ? { activeTools: [], messages: [...messages, { role: "user", content: MAX_STEPS_PROMPT }] }
           : undefined,
       ...(options.abort ? { abortSignal: options.abort } : {}),
+      ...(options.providerOptions ? { providerOptions: options.providerOptions } : {}),
       onError: () => {},
     })
     const processed = await processor.consume(result.stream, options.onPart)
@@ -177,7 +192,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       role: "assistant",
       data: {
         role: "assistant",
-        steps: processed.steps.map((step) => ({ text: step.text, calls: step.calls })),
+        // With the reasoning and the provider's metadata where the step had any (replay sends them back).
+        steps: processed.steps.map((step) => ({
+          text: step.text,
+          calls: step.calls,
+          ...(step.content ? { content: step.content } : {}),
+        })),
       } satisfies StoredMessage,
     })
     store.sessions.touch(sessionID)

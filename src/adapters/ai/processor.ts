@@ -45,6 +45,8 @@ export interface ProcessResult {
  * Consumes the AI SDK's stream parts and drives each call's tool part (opencode's processor, with
  * settlement as the one writer once a call runs).
  *
+ * 0. Text and reasoning go to the step log with the provider's metadata (signatures, item ids), and so
+ *    does each call's metadata, in the order they came: replay sends them back (`step-log.ts`).
  * 1. `tool-input-start`: a `pending` part, persisted and published; `tool-input-delta` grows its
  *    `raw` (published); `tool-input-end` persists it; `tool-call` records the parsed input
  *    (`pending-part-writer.ts`: one store write per turn of the event loop).
@@ -120,8 +122,22 @@ export class StreamProcessor {
       case "start-step":
         this.#steps.start()
         return
+      case "text-start":
+      case "reasoning-start":
+        this.#steps.block(part.type === "text-start" ? "text" : "reasoning", part.id, {
+          metadata: part.providerMetadata,
+        })
+        return
       case "text-delta":
-        this.#steps.current().text += part.text
+      case "reasoning-delta":
+        this.#steps.block(part.type === "text-delta" ? "text" : "reasoning", part.id, {
+          text: part.text,
+          metadata: part.providerMetadata,
+        })
+        return
+      case "text-end":
+      case "reasoning-end":
+        this.#steps.endBlock(part.type === "text-end" ? "text" : "reasoning", part.id, part.providerMetadata)
         return
       case "tool-input-start":
         this.#inputStart(part.id, part.toolName)
@@ -134,6 +150,7 @@ export class StreamProcessor {
         return
       case "tool-call":
         this.#toolCall(part.toolCallId, part.toolName, part.input, part.invalid === true)
+        this.#steps.callMetadata(part.toolCallId, part.providerMetadata)
         return
       case "tool-result":
         this.#closeUnsettled({

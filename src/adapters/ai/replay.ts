@@ -1,7 +1,15 @@
-import type { AssistantModelMessage, ModelMessage, ToolCallPart, ToolModelMessage, ToolResultPart } from "ai"
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  ProviderMetadata,
+  ToolCallPart,
+  ToolModelMessage,
+  ToolResultPart,
+} from "ai"
 import type { MessageRecord } from "../../platform/store/messages.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { modelOutput } from "./model-output.ts"
+import type { StepContent } from "./step-log.ts"
 
 /** What a call that never finished is replayed as (opencode's wording). */
 export const INTERRUPTED_RESULT = "[Tool execution was interrupted]"
@@ -40,8 +48,15 @@ export function replayOutput(part: ToolPart, options: { readonly media?: boolean
  * as its head and a note giving its full size and sha256 (`storedInput`), so the model sees that the
  * call carried more than the history shows.
  */
-export function replayCall(part: ToolPart): ToolCallPart {
-  return { type: "tool-call", toolCallId: part.callID, toolName: part.tool, input: part.state.input }
+export function replayCall(part: ToolPart, providerMetadata?: ProviderMetadata): ToolCallPart {
+  return {
+    type: "tool-call",
+    toolCallId: part.callID,
+    toolName: part.tool,
+    input: part.state.input,
+    // Gemini's thought signature, OpenAI's item id: the provider checks them on the next turn.
+    ...(providerMetadata ? { providerOptions: providerMetadata } : {}),
+  }
 }
 
 export function replayResult(part: ToolPart, options: { readonly media?: boolean } = {}): ToolResultPart {
@@ -53,26 +68,55 @@ export function replayResult(part: ToolPart, options: { readonly media?: boolean
   }
 }
 
+/** A step as stored: its text and calls, and its items with the provider's metadata when it had any. */
+export interface StoredStep {
+  readonly text?: string
+  readonly calls: readonly { callID: string; tool: string }[]
+  readonly content?: readonly StepContent[]
+}
+
 /**
- * One model step replayed: the assistant's text and calls, then one tool message with a result for
- * every call. Calls listed without a stored part (the process died before recording them) get an
- * interrupted result too.
+ * One model step replayed: the assistant's content, then one tool message with a result for every
+ * call. A step stored with `content` is replayed in the order the provider sent it, reasoning and the
+ * provider's metadata included (signatures, thought signatures, reasoning items: providers refuse a
+ * turn whose history lost them); otherwise its text, then its calls. Calls listed without a stored part
+ * (the process died before recording them) get an interrupted result too.
  */
 export function replayStep(
-  step: { readonly text?: string; readonly calls: readonly { callID: string; tool: string }[] },
+  step: StoredStep,
   parts: ReadonlyMap<string, ToolPart> | readonly ToolPart[],
   options: { readonly media?: boolean; readonly sessionID?: string; readonly messageID?: string } = {},
 ): ModelMessage[] {
   const byCall =
     parts instanceof Map ? parts : new Map((parts as readonly ToolPart[]).map((p) => [p.callID, p]))
   const content: Exclude<AssistantModelMessage["content"], string> = []
-  if (step.text) content.push({ type: "text", text: step.text })
   const results: ToolResultPart[] = []
-  for (const call of step.calls) {
+  const tools = new Map(step.calls.map((call) => [call.callID, call.tool]))
+  const replayed = new Set<string>()
+  const addCall = (call: { callID: string; tool: string }, metadata?: ProviderMetadata) => {
+    if (replayed.has(call.callID)) return
+    replayed.add(call.callID)
     const part = byCall.get(call.callID) ?? openPart(call, options)
-    content.push(replayCall(part))
+    content.push(replayCall(part, metadata))
     results.push(replayResult(part, options))
   }
+  if (step.content) {
+    for (const item of step.content) {
+      const providerOptions = item.providerMetadata ? { providerOptions: item.providerMetadata } : {}
+      if (item.type === "tool-call") {
+        const tool = tools.get(item.callID) ?? byCall.get(item.callID)?.tool
+        if (tool !== undefined) addCall({ callID: item.callID, tool }, item.providerMetadata)
+      } else if (item.type === "reasoning") {
+        // Kept even when empty: Anthropic's redacted thinking has no text, only its data.
+        content.push({ type: "reasoning", text: item.text, ...providerOptions })
+      } else if (item.text || item.providerMetadata) {
+        content.push({ type: "text", text: item.text, ...providerOptions })
+      }
+    }
+  } else if (step.text) {
+    content.push({ type: "text", text: step.text })
+  }
+  for (const call of step.calls) addCall(call)
   if (!content.length) return []
   const messages: ModelMessage[] = [{ role: "assistant", content }]
   if (results.length) messages.push({ role: "tool", content: results } satisfies ToolModelMessage)
@@ -96,10 +140,7 @@ export type StoredMessage =
   | { readonly role: "user"; readonly text: string }
   | {
       readonly role: "assistant"
-      readonly steps: readonly {
-        readonly text: string
-        readonly calls: readonly { callID: string; tool: string }[]
-      }[]
+      readonly steps: readonly (StoredStep & { readonly text: string })[]
     }
 
 /**
