@@ -33,6 +33,7 @@ export function foregroundResult(options: {
     ...(result.output.outputPath && result.output.truncated ? { outputPath: result.output.outputPath } : {}),
     description,
     ...(result.reason === "timeout" ? { timedOut: true } : {}),
+    ...(result.signal ? { signal: result.signal } : {}),
     ...(result.reason === "abort" ? { aborted: true } : {}),
     ...(result.reason === "prompt" ? { waitingForInput: true } : {}),
     ...(result.killed.length ? { killed: result.killed.map((info) => info.pid) } : {}),

@@ -8,6 +8,8 @@ export interface BashMetadata extends Record<string, unknown> {
   outputPath?: string
   description: string
   timedOut?: boolean
+  /** The signal that ended the shell (killed from outside, or by the tree kill on timeout/abort). */
+  signal?: string
   aborted?: boolean
   waitingForInput?: boolean
   /** Pids killed at the end (leftover background processes, or the tree on timeout/abort). */
