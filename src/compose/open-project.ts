@@ -4,6 +4,7 @@ import { realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import { defaultDataDir } from "../platform/fs/data-dir.ts"
 import { isStoreUrl, redactStoreUrl } from "../platform/store/postgres/url.ts"
+import { logger } from "../platform/util/log.ts"
 import {
   type Config,
   ConfigError,
@@ -11,6 +12,7 @@ import {
   type ConfigLayers,
   loadConfigLayers,
 } from "../runtime/config/config.ts"
+import { unknownKeys } from "../runtime/config/keys.ts"
 import { assessProjectTrust, configFor, type ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { findWorktree } from "./worktree.ts"
@@ -34,6 +36,8 @@ export interface Project {
    * trusted project's); none: the caller's store, or the data dir's SQLite file.
    */
   readonly store: string | undefined
+  /** What is wrong in the config files but did not stop them: each unknown key, naming it and its file. */
+  readonly configWarnings: readonly string[]
 }
 
 /**
@@ -43,6 +47,8 @@ export interface Project {
  * 3. The project's trust (`trust: true` or `TOOLBELT_TRUST=1` trusts it for this run).
  * 4. The config in effect, chosen by that trust; the data dir.
  * 5. The store named outside the code (`configuredStore`), unless the caller gives one.
+ * 6. The unknown keys of toolbelt's own files, said on stderr once per process (`TOOLBELT_LOG=error`
+ *    hides them) and kept in `configWarnings`.
  */
 export async function openProject(options: {
   directory?: string | undefined
@@ -73,6 +79,9 @@ export async function openProject(options: {
   })
   // 4. Config.
   const store = options.store === undefined ? configuredStore(env, layers, trust) : undefined
+  // 6. Warnings.
+  const configWarnings = unknownKeys([...layers.userFiles, ...layers.projectFiles]).map((key) => key.message)
+  for (const warning of configWarnings) warnOnce(warning)
   return {
     env,
     directory,
@@ -83,7 +92,18 @@ export async function openProject(options: {
     trust,
     dataDir: options.dataDir ?? defaultDataDir(env),
     store,
+    configWarnings,
   }
+}
+
+const log = logger("config")
+/** Warnings given in this process: a server that opens many toolbelts says each once. */
+const warned = new Set<string>()
+
+function warnOnce(message: string): void {
+  if (warned.has(message)) return
+  warned.add(message)
+  log.warn(message)
 }
 
 /**

@@ -1,8 +1,12 @@
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
-import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
+import { ConfigError } from "./config-error.ts"
+import { withAliases } from "./keys.ts"
+import { parseConfigText } from "./parse-file.ts"
 import { homeDir } from "./search-dirs.ts"
+
+export { ConfigError } from "./config-error.ts"
 
 /** Tool search's settings, as config gives them (defaults filled in). */
 export interface ToolSearchSettings {
@@ -35,7 +39,10 @@ export function toolSearchSettings(config: Config): ToolSearchSettings {
   return { mode, budget, rerank }
 }
 
-/** toolbelt's configuration, as read from `toolbelt.json(c)` files. Unknown keys are kept. */
+/**
+ * toolbelt's configuration, as read from `toolbelt.json(c)` files. Unknown keys are kept (a plugin may
+ * read its own), and reported once by `keys.ts`'s `unknownKeys`.
+ */
 export interface Config {
   readonly tool_output?: { readonly max_lines?: number; readonly max_bytes?: number }
   readonly permission?: unknown
@@ -60,11 +67,11 @@ export interface Config {
    * untrusted project's is left out (it would send every session's record to a database it chose).
    */
   readonly store?: string
+  /** Offer the `batch` tool (default false). `experimental.batch_tool`, opencode's name, does the same. */
+  readonly batch?: boolean
+  /** opencode's flags: `batch_tool` (the same as `batch`) is the one toolbelt reads. */
+  readonly experimental?: { readonly batch_tool?: boolean }
   readonly [key: string]: unknown
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError"
 }
 
 /** The global config directory: `$XDG_CONFIG_HOME/toolbelt`, else `~/.config/toolbelt`. */
@@ -119,7 +126,7 @@ export async function loadConfigLayers(
 
 /** The project layer over the user layer, key by key; plugin lists are joined (each module once). */
 export function combineLayers(user: Config, project: Config): Config {
-  return mergeConfig(user, project, "")
+  return mergeConfig(withAliases(user), project, "")
 }
 
 /**
@@ -155,7 +162,7 @@ function mergeFiles(files: readonly ConfigFile[]): Config {
   return merged as Config
 }
 
-/** Parses one JSON-with-comments file; undefined when it does not exist. */
+/** Parses one config file (JSON with comments, or TOML for `.toml`); undefined when it does not exist. */
 export async function readConfigFile(file: string): Promise<Record<string, unknown> | undefined> {
   let text: string
   try {
@@ -164,24 +171,7 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
     throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`)
   }
-  const errors: ParseError[] = []
-  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
-  if (errors.length) {
-    const first = errors[0]!
-    const { line, column } = position(text, first.offset)
-    throw new ConfigError(
-      `Invalid config file ${file} at line ${line}, column ${column}: ${printParseErrorCode(first.error)}. Fix the JSON (comments and trailing commas are allowed).`,
-    )
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ConfigError(`Invalid config file ${file}: the top level must be an object.`)
-  }
-  return value as Record<string, unknown>
-}
-
-function position(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset).split("\n")
-  return { line: before.length, column: before.at(-1)!.length + 1 }
+  return parseConfigText(text, file)
 }
 
 function mergeConfig(
@@ -189,7 +179,8 @@ function mergeConfig(
   next: Record<string, unknown>,
   fileDir: string,
 ): Record<string, unknown> {
-  const out = deepMerge(base, { ...next, plugin: undefined })
+  // Aliases resolve file by file, so a later file's `batch` wins over an earlier one's alias and back.
+  const out = deepMerge(base, { ...withAliases(next), plugin: undefined })
   delete out.plugin
   const plugins = [
     ...((base.plugin as string[] | undefined) ?? []),

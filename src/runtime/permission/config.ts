@@ -1,6 +1,8 @@
 import { homedir } from "node:os"
 import { join, resolve } from "node:path"
+import { logger } from "../../platform/util/log.ts"
 import { ConfigError, configDirs, readConfigFile } from "../config/config.ts"
+import { permissionFiles, unreadKeys } from "../config/other-agents.ts"
 import {
   type AgentDefinition,
   mergeDefinitions,
@@ -8,6 +10,8 @@ import {
   toolsPermission,
 } from "./agents/agent-definition.ts"
 import type { Action, Rule, RuleSource, Ruleset } from "./rule.ts"
+
+const log = logger("config")
 
 const ACTIONS: ReadonlySet<string> = new Set(["allow", "ask", "deny"])
 
@@ -133,6 +137,8 @@ export interface PolicySource {
   readonly use: "applied" | "tighten-only" | "unused"
   /** Why a file's rules are not applied as written, and what would apply them. */
   readonly note?: string
+  /** Another agent's keys toolbelt does not read (its model, theme, ...): not errors, just not used. */
+  readonly unread?: readonly string[]
 }
 
 /** The rules of one layer's files, merged key by key across them. */
@@ -181,8 +187,11 @@ export function layerOf(dir: string, directory: string): Layer {
  * 1. Read every `toolbelt.json(c)`: the global config dir, `$TOOLBELT_CONFIG_DIR`, the project, the
  *    project's `.toolbelt/`. The last file that sets `permission_sources` decides it; a project's
  *    setting counts only when the project is trusted (it would otherwise let the project loosen).
- * 2. Walk the same places from the lowest precedence to the highest; in each but `.toolbelt/`, an
- *    `opencode.json(c)` comes first: in its layer when opted in, otherwise a constraint of its own.
+ * 2. Walk every file from the lowest precedence to the highest (`permissionFiles`): the user's opencode
+ *    config first, then the same places as in 1, each but `.toolbelt/` with opencode's files before
+ *    toolbelt's (the project's `.opencode/config.toml` after its `opencode.json(c)`). opencode's go into
+ *    their layer when opted in, otherwise they are a constraint of their own (one per layer); one that
+ *    does not parse is listed as not used, and said on stderr (its denies would otherwise vanish).
  * 3. `$TOOLBELT_PERMISSION`: the top.
  * Within a layer, values merge key by key (the first-seen key order kept, the last file's action and
  * source win), then become rules that say where each was written.
@@ -194,7 +203,6 @@ export async function loadPermissionRules(
 ): Promise<PermissionConfig> {
   const home = env.HOME || homedir()
   const project = resolve(directory)
-  const dotDir = join(project, ".toolbelt")
   const dirs = configDirs(project, env)
   const untrustedNote = `the project is not trusted: its denies and asks hold, its allows and its permission_sources are left out (${trustCommand(project)})`
 
@@ -219,52 +227,39 @@ export async function loadPermissionRules(
   const others = new Map<Layer, Merged>()
   const definitions: Record<string, AgentDefinition> = {}
   const sources: PolicySource[] = []
-  for (const dir of dirs) {
-    const layer = layerOf(dir, project)
-    for (const name of dir === dotDir ? [] : ["opencode.json", "opencode.jsonc"]) {
-      const file = join(dir, name)
-      if (withOpencode) {
-        const parsed = await readConfigFile(file)
-        if (!parsed) continue
-        const applied = layer === "user" || options.trusted
-        sources.push({
-          file,
-          kind: "opencode",
-          layer,
-          use: applied ? "applied" : "tighten-only",
-          ...(applied ? {} : { note: untrustedNote }),
-        })
-        layers[layer].add(parsed, file, definitions)
-        continue
-      }
-      let parsed: Record<string, unknown> | undefined
-      try {
-        parsed = await readConfigFile(file)
-      } catch (error) {
-        // Another agent's file it cannot read: toolbelt's own policy still stands.
-        sources.push({ file, kind: "opencode", layer, use: "unused", note: (error as Error).message })
-        continue
-      }
-      if (!parsed) continue
-      sources.push({ file, kind: "opencode", layer, use: "tighten-only", note: OPENCODE_TIGHTEN_ONLY })
-      const merged = others.get(layer) ?? new Merged()
-      others.set(layer, merged)
-      merged.add(parsed, file, undefined)
-    }
-    for (const name of ["toolbelt.json", "toolbelt.jsonc"]) {
-      const file = join(dir, name)
+  for (const { file, kind, layer } of permissionFiles(project, dirs, env)) {
+    const applied = layer === "user" || options.trusted
+    const use = applied ? "applied" : "tighten-only"
+    const untrusted = applied ? {} : { note: untrustedNote }
+    if (kind === "toolbelt") {
       const parsed = own.get(file)
       if (!parsed) continue
-      const applied = layer === "user" || options.trusted
-      sources.push({
-        file,
-        kind: "toolbelt",
-        layer,
-        use: applied ? "applied" : "tighten-only",
-        ...(applied ? {} : { note: untrustedNote }),
-      })
+      sources.push({ file, kind, layer, use, ...untrusted })
       layers[layer].add(parsed, file, definitions)
+      continue
     }
+    if (withOpencode) {
+      const parsed = await readConfigFile(file)
+      if (!parsed) continue
+      sources.push({ file, kind, layer, use, ...untrusted, ...unread(parsed) })
+      layers[layer].add(parsed, file, definitions)
+      continue
+    }
+    let parsed: Record<string, unknown> | undefined
+    try {
+      parsed = await readConfigFile(file)
+    } catch (error) {
+      // Another agent's file it cannot read: toolbelt's own policy still stands, and the person is told.
+      const note = `${(error as Error).message} Until then its rules are not applied, its denies and asks included.`
+      sources.push({ file, kind, layer, use: "unused", note })
+      warnOnce(file, note)
+      continue
+    }
+    if (!parsed) continue
+    sources.push({ file, kind, layer, use: "tighten-only", note: OPENCODE_TIGHTEN_ONLY, ...unread(parsed) })
+    const merged = others.get(layer) ?? new Merged()
+    others.set(layer, merged)
+    merged.add(parsed, file, undefined)
   }
 
   // 3. The environment, on top.
@@ -283,6 +278,21 @@ export async function loadPermissionRules(
     sources,
     imports,
   }
+}
+
+/** The keys of another agent's file toolbelt does not read, when it has any. */
+function unread(value: Record<string, unknown>): { unread?: readonly string[] } {
+  const keys = unreadKeys(value)
+  return keys.length ? { unread: keys } : {}
+}
+
+/** Files already warned about in this process: a server that builds many toolbelts says it once. */
+const warned = new Set<string>()
+
+function warnOnce(file: string, message: string): void {
+  if (warned.has(file)) return
+  warned.add(file)
+  log.warn(message)
 }
 
 /** `$TOOLBELT_PERMISSION`'s rules; none when unset. */

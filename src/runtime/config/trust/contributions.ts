@@ -6,6 +6,7 @@ import { createRequire } from "node:module"
 import { extname, isAbsolute, join, relative } from "node:path"
 import { type ConfigFile, type ConfigLayers, readConfigFile } from "../config.ts"
 import { SETTING_KEYS } from "../mcp-settings.ts"
+import { opencodeFilesIn } from "../other-agents.ts"
 import { isInside, projectLevels } from "../search-dirs.ts"
 
 /** What the project would run, contact or loosen, and the file it is written in. */
@@ -57,7 +58,7 @@ export interface Found {
  * Everything the project at `directory` contributes:
  * 1. Its config files (`toolbelt.json(c)` in the directory and its `.toolbelt/`): plugins, MCP servers,
  *    language-server settings, any key outside `UNTRUSTED_KEYS`, and rules that allow.
- * 2. Its `opencode.json(c)`'s rules that allow, when `permission_sources` names opencode.
+ * 2. Its `opencode.json(c)`'s and `.opencode/config.toml`'s rules that allow, when `permission_sources` names opencode.
  * 3. Agent files at every level from the repository root down (`.opencode/agent(s)/`, `.toolbelt/agents/`)
  *    whose `permission` allows or whose `tools` turns one on.
  * 4. Tool files at every level (`.opencode/tool(s)/`, `.toolbelt/tool(s)/`); every file under those
@@ -82,8 +83,7 @@ export async function findContributions(options: {
   // 2. opencode's config, when its rules are applied.
   const sources = [layers.user.permission_sources, layers.project.permission_sources].flat()
   if (sources.includes("opencode")) {
-    for (const name of ["opencode.json", "opencode.jsonc"]) {
-      const file = join(directory, name)
+    for (const file of opencodeFilesIn(directory, "project")) {
       const value = await readConfigFile(file)
       if (value) rulesContributions(value, file, "", add)
     }
