@@ -4,6 +4,7 @@ import { type CrashRecovery, recoverCrashedWrites } from "../platform/fs/crash-r
 import { outputDir } from "../platform/fs/data-dir.ts"
 import type { RecoveryLog } from "../platform/fs/recovery-log.ts"
 import type { Recovery } from "../platform/store/journal.ts"
+import { StoredOutputs } from "../platform/store/outputs.ts"
 import { openStore, type Store } from "../platform/store/store.ts"
 import type { Bus } from "../runtime/bus/bus.ts"
 import { OutputStore } from "../runtime/output/store.ts"
@@ -33,7 +34,8 @@ export interface Records {
  * 2. The journal closes the calls a crashed process left open.
  * 3. Multi-file changes a crash cut short are rolled back and temp files of killed writes removed;
  *    each rollback is published as `file.recovered` when start-up is over (`announceRecovered`).
- * 4. The output store, where full outputs of bounded calls go.
+ * 4. The output store, where full outputs of bounded calls go (on PostgreSQL copied into the store too,
+ *    for the fleet).
  */
 export async function openRecords({
   store: given,
@@ -57,7 +59,10 @@ export async function openRecords({
   return {
     store,
     ownsStore: given === undefined || typeof given === "string",
-    output: new OutputStore({ dir: outputDir(dataDir) }),
+    output: new OutputStore({
+      dir: outputDir(dataDir),
+      ...(store.db.engine === "postgres" ? { shared: new StoredOutputs(store.db) } : {}),
+    }),
     recovered,
     crashReport: crash.report,
     crashLog: crash.log,

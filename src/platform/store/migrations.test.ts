@@ -19,6 +19,8 @@ const TABLES = [
   "journal",
   "mcp_pin",
   "message",
+  "output",
+  "output_chunk",
   "owner",
   "part",
   "pending_ask",

@@ -57,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up: lite.V10,
     postgres: pg.V10,
   },
+  { version: 11, name: "full outputs shared by the fleet", up: lite.V11, postgres: pg.V11 },
 ]
 
 /** Where PostgreSQL keeps the schema version: one row. */

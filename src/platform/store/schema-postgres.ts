@@ -186,3 +186,22 @@ CREATE TABLE pending_question (
 );
 CREATE INDEX pending_question_session ON pending_question (session_id, time);
 `
+
+export const V11 = `
+CREATE TABLE output (
+  id TEXT PRIMARY KEY,
+  session_id TEXT,
+  call_id TEXT,
+  created BIGINT NOT NULL,
+  bytes BIGINT,
+  chunks INTEGER
+);
+CREATE INDEX output_created ON output (created);
+CREATE INDEX output_call ON output (session_id, call_id);
+CREATE TABLE output_chunk (
+  output_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (output_id, seq)
+);
+`

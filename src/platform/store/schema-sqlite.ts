@@ -251,3 +251,29 @@ CREATE TABLE pending_question (
 ) STRICT;
 CREATE INDEX pending_question_session ON pending_question (session_id, time);
 `
+
+/**
+ * Full outputs of bounded results, shared by the fleet (issue 28; outputs.ts). A saved output is the
+ * local file `tool_<id>` (its name is `id`) and, on a shared PostgreSQL store, these rows too: the
+ * output's row, then its bytes in `output_chunk` rows of at most 1 MiB each, so a 200 MB output is
+ * never one value. `bytes` and `chunks` stay NULL until every chunk is in. SQLite has the tables too
+ * (one schema), unused: its outputs are read from the data dir's files.
+ */
+export const V11 = `
+CREATE TABLE output (
+  id TEXT PRIMARY KEY,
+  session_id TEXT,
+  call_id TEXT,
+  created INTEGER NOT NULL,
+  bytes INTEGER,
+  chunks INTEGER
+) STRICT;
+CREATE INDEX output_created ON output (created);
+CREATE INDEX output_call ON output (session_id, call_id);
+CREATE TABLE output_chunk (
+  output_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (output_id, seq)
+) STRICT;
+`

@@ -19,5 +19,6 @@ export {
   resolveLimits,
 } from "../../platform/text/limits.ts"
 export { findSignals, type Region, SIGNAL_CAPS, type Signal } from "../../platform/text/signals.ts"
+export { type OpenedOutput, OUTPUT_ID } from "./shared.ts"
 export { DEFAULT_MAX_AGE_MS, OutputStore, type SweeperOptions, type SweepOptions } from "./store.ts"
 export { type Truncated, type TruncateOptions, truncate } from "./truncate.ts"

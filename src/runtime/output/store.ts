@@ -2,7 +2,12 @@ import type { FileHandle } from "node:fs/promises"
 import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { newOutputId, OUTPUT_PREFIX, timestampOf } from "../../platform/fs/output-id.ts"
+import type { OutputOwner, StoredOutputs } from "../../platform/store/outputs.ts"
 import { safeBoundary } from "../../platform/text/utf8.ts"
+import { logger } from "../../platform/util/log.ts"
+import { copyToStore, type OpenedOutput, openOutput } from "./shared.ts"
+
+const log = logger("output")
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Saved output is kept long enough to come back to within a working week, as opencode does. */
@@ -28,24 +33,38 @@ export interface SweeperOptions {
  * The managed output store: full tool output that was too large to show the model, saved so the model
  * can grep or page through it. Files are private to the user (dir 0700, files 0600) and removed after a
  * week by the sweeper.
+ *
+ * On a store the fleet shares (PostgreSQL), each saved output is also copied into the store's `output`
+ * rows (`shared`), so any instance can hand it out (`open`; serve's `GET /api/outputs/:id`). SQLite
+ * keeps only the files: everyone reading that store reads this data dir too, and a 200 MB output would
+ * only bloat the database file.
  */
 export class OutputStore {
   readonly dir: string
+  readonly #shared: StoredOutputs | undefined
 
-  constructor(options: { dir: string }) {
+  constructor(options: { dir: string; shared?: StoredOutputs }) {
     this.dir = resolve(options.dir)
+    this.#shared = options.shared
+  }
+
+  /** Whether saved outputs are copied into a store other instances read. */
+  get shared(): boolean {
+    return this.#shared !== undefined
   }
 
   /**
-   * Saves `text` and returns the file's absolute path.
+   * Saves `text` and returns the file's absolute path; `owner` is the call it came from.
    *
    * 1. Create the store dir if needed.
    * 2. Write to `tool_<id>.tmp` in 1M-character slices through one reused buffer, so a 200 MB output is
    *    not held twice in memory; slices never split a surrogate pair.
    * 3. Rename to `tool_<id>`, so anyone holding the path only ever sees the complete output.
+   * 4. On a shared store, copy the file into it (`share`) before returning, so the output is there
+   *    for every instance by the time the call's record names it.
    * On failure the temp file is removed and the error says why the output could not be saved.
    */
-  async write(text: string): Promise<string> {
+  async write(text: string, owner?: OutputOwner): Promise<string> {
     const name = OUTPUT_PREFIX + newOutputId()
     const path = join(this.dir, name)
     const temp = `${path}.tmp`
@@ -57,7 +76,6 @@ export class OutputStore {
       await handle.close()
       handle = undefined
       await rename(temp, path)
-      return path
     } catch (error) {
       await handle?.close().catch(() => {})
       await rm(temp, { force: true }).catch(() => {})
@@ -67,17 +85,62 @@ export class OutputStore {
         { cause: error },
       )
     }
+    await this.share(path, owner)
+    return path
+  }
+
+  /**
+   * Copies the complete saved file at `path` (a `tool_<id>` file of this store) into the shared store,
+   * once; nothing without one. A failure is logged, not thrown: the model reads the local file, so
+   * only other instances miss the output, and the call must not fail for that.
+   */
+  async share(path: string, owner?: OutputOwner): Promise<void> {
+    if (!this.#shared) return
+    try {
+      await copyToStore(this.#shared, path, owner)
+    } catch (error) {
+      log.warn("a saved output could not be copied into the shared store; other instances cannot show it", {
+        path,
+        error: error instanceof Error ? error.message : String(error),
+      })
+    }
+  }
+
+  /**
+   * Saved output `id` (the file's name, `tool_<id>`, as the call's `outputPath` ends), as a stream:
+   * from the shared store when it has it, else from this store's file; undefined when neither has it.
+   */
+  open(id: string): Promise<OpenedOutput | undefined> {
+    return openOutput(id, this.dir, this.#shared)
   }
 
   /**
    * Removes saved output older than `maxAgeMs` (default 7 days) and returns the removed paths. Age comes
    * from the time in the name, or the modification time for `tool_*` entries whose name does not parse.
    * Other files are left alone, and a store that was never created is simply empty. Every entry is tried
-   * even if one cannot be removed; the failures are reported together at the end.
+   * even if one cannot be removed; the failures are reported together at the end. The shared store's
+   * outputs of the same age go too (every instance sweeps them; whichever comes first removes them).
    */
   async sweep(options: SweepOptions = {}): Promise<string[]> {
     const now = options.now ?? Date.now()
     const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS
+    let sharedError: unknown
+    try {
+      this.#shared?.sweep(now - maxAgeMs)
+    } catch (error) {
+      sharedError = error
+    }
+    const removed = await this.#sweepFiles(now, maxAgeMs)
+    if (sharedError !== undefined) {
+      throw new Error(
+        `Could not remove the old outputs from the shared store: ${reason(sharedError)}. The next sweep will try again.`,
+        { cause: sharedError },
+      )
+    }
+    return removed
+  }
+
+  async #sweepFiles(now: number, maxAgeMs: number): Promise<string[]> {
     let names: string[]
     try {
       names = await readdir(this.dir)

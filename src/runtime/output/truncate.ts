@@ -1,3 +1,4 @@
+import type { OutputOwner } from "../../platform/store/outputs.ts"
 import { cut } from "../../platform/text/cut.ts"
 import { hint, type Pager } from "../../platform/text/hint.ts"
 import type { Direction, Limits } from "../../platform/text/limits.ts"
@@ -10,6 +11,8 @@ export interface TruncateOptions {
   direction?: Direction
   /** Where the full text goes; anything with OutputStore's `write` will do (a fake in tests, a remote store). */
   store: Pick<OutputStore, "write">
+  /** The call the output came from: a shared store files the saved output under it. */
+  owner?: OutputOwner
   /** The agent may hand the file to a subagent; changes the hint. */
   canDelegate?: boolean
   /**
@@ -37,7 +40,7 @@ export async function truncate(text: string, options: TruncateOptions): Promise<
   const direction = options.direction ?? "head"
   const result = cut(text, { ...options.limits, direction })
   if (!result.truncated) return { truncated: false, content: text }
-  const outputPath = await options.store.write(text)
+  const outputPath = await options.store.write(text, options.owner)
   const notice = `...${result.removed} ${result.unit} truncated...`
   const help = hint({
     outputPath,

@@ -11,6 +11,7 @@ import { mountPage } from "./page.ts"
 import { type AnyRoute, mount } from "./route.ts"
 import { callRoutes } from "./routes/calls.ts"
 import { eventRoutes } from "./routes/events.ts"
+import { outputRoutes } from "./routes/outputs.ts"
 import { permissionRoutes } from "./routes/permissions.ts"
 import { questionRoutes } from "./routes/questions.ts"
 import { recordRoutes } from "./routes/records.ts"
@@ -39,6 +40,7 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
     ...toolRoutes(deps),
     ...sessionRoutes(deps),
     ...callRoutes(deps),
+    ...outputRoutes(deps),
     ...turnRoutes(deps),
     ...recordRoutes(deps),
     ...permissionRoutes(deps),
