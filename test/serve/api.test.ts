@@ -1,6 +1,7 @@
 // The API of `toolbelt serve` over real HTTP on loopback: every endpoint, its bad inputs, and what a
 // call through it really does (files read and written in a temp project, asks answered).
 import { readFile } from "node:fs/promises"
+import { hostname } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -31,7 +32,12 @@ describe("server and tools", () => {
   it("GET /api/info names the project, the version and the event epoch; no model; a token needed", async () => {
     const info = await api(url, "GET", "/api/info")
     expect(info.status).toBe(200)
-    expect(info.body).toMatchObject({ directory: running.project.dir, model: null, auth: true })
+    expect(info.body).toMatchObject({
+      directory: running.project.dir,
+      model: null,
+      auth: true,
+      host: hostname(),
+    })
     expect(info.body.version).toMatch(/^\d+\.\d+\.\d+/)
     expect(info.body.epoch).toBe(running.server.events.epoch)
   })
@@ -425,6 +431,7 @@ describe("the OpenAPI document", () => {
         "GET /api/sessions/{id}",
         "POST /api/sessions/{id}/calls",
         "POST /api/sessions/{id}/calls/{callID}/abort",
+        "GET /api/outputs/{id}",
         "POST /api/sessions/{id}/turns",
         "GET /api/sessions/{id}/todos",
         "GET /api/sessions/{id}/journal",

@@ -228,6 +228,7 @@ export const ProjectTrustInfo = z
 
 export const ServerInfo = z.object({
   directory: z.string().describe("The project this server works in."),
+  host: z.string().describe("The host this server runs on (a session's `host` says where it was created)."),
   version: z.string(),
   model: z.string().nullable().describe("The model agent turns use (`provider/id`), or null: none."),
   auth: z.boolean().describe("Whether requests need the token (or the page's cookie)."),

@@ -5,6 +5,7 @@ import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, errorSpec, route } from "../route.ts"
 import { ServerInfo } from "../schemas.ts"
+import { HOST } from "../session-index.ts"
 
 /** What the page shows of the project's trust: what was left out, and the command that trusts it. */
 function trustInfo(trust: ProjectTrust) {
@@ -30,6 +31,7 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
       responses: { 200: { description: "The server.", schema: ServerInfo } },
       handler: async () => ({
         directory: deps.toolbelt.directory,
+        host: HOST,
         version: deps.version,
         model: deps.model?.spec ?? null,
         auth: deps.access.required,
