@@ -37,7 +37,10 @@ function toml(text: string, file: string): unknown {
   } catch (error) {
     if (!(error instanceof TomlError)) throw error
     // smol-toml's message is "Invalid TOML document: <what>" and then a code block; keep the what.
-    const what = error.message.split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
+    const said = error.message.split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "")
+    const what = said.includes("unsafe property")
+      ? "a key named __proto__ or constructor is not allowed"
+      : said
     throw new ConfigError(
       `Invalid config file ${file}:${error.line}:${error.column}: ${what}. Fix the TOML there (strings in double quotes, e.g. my_tool = "ask"; a key with spaces or * in quotes too, e.g. "rm *" = "deny").`,
     )

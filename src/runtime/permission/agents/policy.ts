@@ -164,7 +164,7 @@ export async function loadPolicy(options: PolicyOptions): Promise<Policy> {
     [
       { by: projectBy, rules: written(project, name) },
       ...loaded.others.map((other) => ({
-        by: `another agent's config (${other.rules[0]?.source?.origin ?? "opencode.json"}): its allows are not applied`,
+        by: `another agent's config (${origins(other)}): its allows are not applied`,
         rules: written(other, name),
       })),
     ].filter((constraint) => constraint.rules.length > 0)
@@ -233,6 +233,13 @@ function setAside(input: {
       tighten: "another agent's config: its denies and asks hold for toolbelt's tools too",
     })
   return out
+}
+
+/** The files a layer's rules were written in, each once (a layer of opencode's may have several). */
+function origins(layer: PermissionLayer): string {
+  const rules = [...layer.rules, ...Object.values(layer.agents).flat()]
+  const files = [...new Set(rules.map((rule) => rule.source?.origin).filter((file) => file !== undefined))]
+  return files.join(", ") || "opencode.json"
 }
 
 /** What an agent may use outside the project without being asked. */

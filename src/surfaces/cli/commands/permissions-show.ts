@@ -97,10 +97,15 @@ export function formatPolicyReport(report: PolicyReport): string {
     "Sources:",
   ]
   if (report.sources.length === 0) lines.push("  no config file: toolbelt's defaults only")
-  for (const source of report.sources)
+  for (const source of report.sources) {
     lines.push(
       `  ${USE[source.use].padEnd(12)}  ${source.layer === "user" ? "user   " : "project"}  ${source.file}${source.note ? `: ${source.note}` : ""}`,
     )
+    if (source.unread?.length)
+      lines.push(
+        `                         (toolbelt reads only its permission and agent keys; not used: ${source.unread.join(", ")})`,
+      )
+  }
   lines.push(`  config files looked for in: ${report.searched.join(", ")}`)
   if (report.imports.length)
     lines.push(`  other agents' configs applied (permission_sources): ${report.imports.join(", ")}`)
@@ -125,10 +130,17 @@ export function formatPolicyReport(report: PolicyReport): string {
     }
   }
   if (report.setAside.length) {
-    lines.push("", "Not applied as written:")
-    for (const { rule, how, why } of report.setAside)
+    lines.push(
+      "",
+      "Not applied as written:",
+      "  (taken: a deny or ask that holds over every call, as above; left: an allow that opens nothing)",
+    )
+    // What was taken first, then what was left, each in the order written.
+    const taken = report.setAside.filter(({ how }) => how === "tighten-only")
+    const left = report.setAside.filter(({ how }) => how === "left-out")
+    for (const { rule, how, why } of [...taken, ...left])
       lines.push(
-        `  ${how === "left-out" ? "left out    " : "tighten only"}  ${rule.permission} ${rule.pattern} ${rule.action}  ${from(rule)}: ${why}`,
+        `  ${how === "left-out" ? "left " : "taken"}  ${rule.permission} ${rule.pattern} ${rule.action}  ${from(rule)}: ${why}`,
       )
   }
   lines.push("", "Pre-approved outside the project (external_directory):")

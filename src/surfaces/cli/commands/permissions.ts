@@ -14,11 +14,12 @@ A configured deny in toolbelt.json always wins over a saved approval.
 
 Commands:
   show            (the default) the config files read, the user's and the project's, and how each
-                  counts: applied, or tighten only (an untrusted project's; opencode.json unless your
-                  toolbelt.json sets "permission_sources": ["opencode"]); every rule that can decide
-                  each permission with the file and key it came from; what else holds over every call
-                  (the project's rules, another agent's config); the rules left out and why; and the
-                  directories outside the project that are allowed without asking
+                  counts: applied, or tighten only (an untrusted project's; opencode's opencode.json,
+                  .opencode/config.toml and ~/.config/opencode/ unless your toolbelt.json sets
+                  "permission_sources": ["opencode"]); every rule that can decide each permission with
+                  the file and key it came from; what else holds over every call (the project's rules,
+                  another agent's config); the rules taken (denies, asks) and left (allows) and why;
+                  and the directories outside the project that are allowed without asking
   list            show the saved approvals (id, permission, pattern, when)
   revoke <id>     remove one saved approval (use "all" to remove every one of this project)
 
