@@ -1,0 +1,169 @@
+// Replay keeps what providers require back: a session whose first turn got reasoning and a tool call
+// with the provider's signatures is continued by a new toolbelt instance (the history rebuilt from the
+// store, not memory), through the real agent loop and each provider's real AI SDK package, against a
+// loopback stand-in of the provider's wire API that refuses (400) a history that lost them.
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { createGoogleGenerativeAI } from "@ai-sdk/google"
+import { createOpenAI } from "@ai-sdk/openai"
+import type { ProviderMetadata } from "ai"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { runTurn } from "../../src/adapters/ai/loop.ts"
+import type { ModelObject } from "../../src/adapters/ai/tools.ts"
+import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
+import { anthropicAnswer, REPLAYED_THINKING, TOOL_USE_ID } from "./anthropic.ts"
+import { CALL_ID as GEMINI_CALL_ID, googleAnswer, THOUGHT_SIGNATURE } from "./google.ts"
+import { type Answer, type Received, type StandIn, standIn } from "./loopback.ts"
+import { CALL_ID, openaiAnswer, replayedReasoning } from "./openai.ts"
+
+let project: string
+let server: StandIn | undefined
+const open: Toolbelt[] = []
+
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), "toolbelt-replay-"))
+  await writeFile(join(project, "notes.txt"), "remember the milk\n")
+})
+
+afterEach(async () => {
+  for (const toolbelt of open.splice(0)) await toolbelt.close()
+  await server?.close()
+  server = undefined
+  await rm(project, { recursive: true, force: true })
+})
+
+/** A toolbelt on the project and its data dir: each call is a new instance over the same store. */
+async function instance(): Promise<Toolbelt> {
+  const toolbelt = await createToolbelt({
+    directory: project,
+    dataDir: join(project, ".data"),
+    config: {},
+    sweep: false,
+    mcp: false,
+    editDiagnostics: false,
+  })
+  open.push(toolbelt)
+  return toolbelt
+}
+
+async function close(toolbelt: Toolbelt): Promise<void> {
+  open.splice(open.indexOf(toolbelt), 1)
+  await toolbelt.close()
+}
+
+interface Provider {
+  readonly providerID: string
+  readonly modelID: string
+  readonly answer: (request: Received) => Answer
+  readonly model: (origin: string) => ModelObject
+  readonly providerOptions?: ProviderMetadata
+  /** What of the replayed history the provider checks, from a request body. */
+  readonly replayed: (body: any) => unknown
+  /** What `replayed` must be. */
+  readonly expected: unknown
+}
+
+const read = { filePath: "notes.txt" }
+const providers: Record<string, Provider> = {
+  "Anthropic (thinking with its signature, redacted thinking)": {
+    providerID: "anthropic",
+    modelID: "claude-sonnet-4-5",
+    answer: anthropicAnswer("read", read),
+    model: (origin) => createAnthropic({ apiKey: "test", baseURL: `${origin}/v1` })("claude-sonnet-4-5"),
+    providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } },
+    replayed: (body) =>
+      body.messages.find((message: any) =>
+        message.content.some?.((block: any) => block.type === "tool_use" && block.id === TOOL_USE_ID),
+      )?.content,
+    expected: [
+      ...REPLAYED_THINKING,
+      { type: "text", text: "Reading the notes." },
+      { type: "tool_use", id: TOOL_USE_ID, name: "read", input: read },
+    ],
+  },
+  "Google (the function call's thoughtSignature)": {
+    providerID: "google",
+    modelID: "gemini-3-pro-preview",
+    answer: googleAnswer("read", read),
+    model: (origin) =>
+      createGoogleGenerativeAI({ apiKey: "test", baseURL: `${origin}/v1beta` })("gemini-3-pro-preview"),
+    replayed: (body) =>
+      body.contents
+        .filter((content: any) => content.role === "model")
+        .flatMap((content: any) => content.parts)
+        .filter((part: any) => part.functionCall),
+    expected: [
+      { functionCall: { id: GEMINI_CALL_ID, name: "read", args: read }, thoughtSignature: THOUGHT_SIGNATURE },
+    ],
+  },
+  "OpenAI Responses, store: false (the reasoning item with its encrypted content)": {
+    providerID: "openai",
+    modelID: "gpt-5",
+    answer: openaiAnswer("read", read),
+    model: (origin) => createOpenAI({ apiKey: "test", baseURL: `${origin}/v1` }).responses("gpt-5"),
+    providerOptions: { openai: { store: false } },
+    replayed: (body) => {
+      const index = body.input.findIndex((item: any) => item.call_id === CALL_ID)
+      return body.input.slice(index - 1, index + 1)
+    },
+    expected: [
+      replayedReasoning(false),
+      { type: "function_call", call_id: CALL_ID, name: "read", arguments: JSON.stringify(read) },
+    ],
+  },
+  "OpenAI Responses, stored (the reasoning item by reference)": {
+    providerID: "openai",
+    modelID: "gpt-5",
+    answer: openaiAnswer("read", read),
+    model: (origin) => createOpenAI({ apiKey: "test", baseURL: `${origin}/v1` }).responses("gpt-5"),
+    replayed: (body) => {
+      const index = body.input.findIndex((item: any) => item.call_id === CALL_ID)
+      return body.input.slice(index - 1, index + 1)
+    },
+    expected: [
+      replayedReasoning(true),
+      { type: "function_call", call_id: CALL_ID, name: "read", arguments: JSON.stringify(read) },
+    ],
+  },
+}
+
+describe("a session continued by a new toolbelt sends the provider's reasoning and signatures back", () => {
+  it.each(Object.entries(providers))("%s", async (_name, provider) => {
+    server = await standIn(provider.answer)
+    const model = {
+      model: provider.model(server.origin),
+      providerID: provider.providerID,
+      modelID: provider.modelID,
+    }
+    const options = provider.providerOptions ? { providerOptions: provider.providerOptions } : {}
+
+    // Turn 1: reasoning and a call, the call runs, the model answers (its history from the SDK's memory).
+    const first = await instance()
+    const one = await runTurn({ toolbelt: first, model, prompt: "What do my notes say?", ...options })
+    expect(server.refused).toEqual([])
+    expect(one).toMatchObject({ status: "finished", text: "The notes say to remember the milk." })
+    expect(one.parts).toMatchObject([
+      { tool: "read", state: { status: "completed", output: expect.stringContaining("remember the milk") } },
+    ])
+    await close(first)
+
+    // Turn 2, in another instance: the history comes from the store alone.
+    const second = await instance()
+    const two = await runTurn({
+      toolbelt: second,
+      model,
+      sessionID: one.sessionID,
+      prompt: "Say it again.",
+      ...options,
+    })
+    expect(server.refused).toEqual([])
+    expect(two).toMatchObject({ status: "finished", text: "The notes say to remember the milk." })
+    expect(server.requests).toHaveLength(3)
+    const [, fromMemory, fromStore] = server.requests.map((request) => provider.replayed(request.body))
+    expect(fromStore).toEqual(provider.expected)
+    // What the store gave back is what the SDK itself sent from memory within the first turn.
+    expect(fromStore).toEqual(fromMemory)
+  })
+})
