@@ -1,9 +1,7 @@
 import { ZodError, type z } from "zod"
 import { depthBeyond, MAX_INPUT_DEPTH } from "../../platform/store/input-bounds.ts"
 import type { FilePart, ModelContent } from "../../platform/text/content.ts"
-import type { Limits } from "../../platform/text/limits.ts"
 import type { AfterOutput } from "../hooks/hooks.ts"
-import { truncate } from "../output/truncate.ts"
 import { isPermissionError, stopsTheTurn } from "../permission/errors.ts"
 import { isQuestionError } from "../question/errors.ts"
 import type { Registry } from "../registry/registry.ts"
@@ -17,6 +15,7 @@ import {
   type ToolInternals,
 } from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
+import { bound } from "./bound.ts"
 import { type Coercion, coerceInput } from "./coerce.ts"
 import { completedAnswer, errorAnswer } from "./doom-loop.ts"
 import { inputRefusal } from "./input-refusal.ts"
@@ -63,7 +62,10 @@ class Interrupted {}
  * 12. The `tool.execute.after` hooks see the whole text and may rewrite it.
  * 13. The loop guard, after: a read-only call asks `doom_loop` when it answered as the calls it
  *     repeats did (also when it failed the same way at steps 8 or 9); a poll never does.
- * 14. Bound the text (the full text goes to the output store; storing fails: the call fails).
+ * 14. Bound the structured value (over the byte limit: the whole to the output store, a preview that
+ *     fits the output schema in its place, `metadata.structuredOutput` says what was cut and where the
+ *     whole is: `structured-bound.ts`), then the text (the full text goes to the output store). Storing
+ *     fails: the call fails.
  * 15. Record the final part state; the guard remembers what the call answered.
  */
 export async function settle(request: CallRequest, deps: SettleDeps): Promise<Settlement> {
@@ -215,27 +217,20 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   if (stopped) return refuse(stopped)
 
   // 14. Bound.
-  let output = text
-  let structured = projection.structured
-  if (!projection.selfBounded) {
-    let bounded: Awaited<ReturnType<typeof truncate>>
-    try {
-      bounded = await truncate(text, {
-        limits: { ...deps.limits, ...withoutDirection(request.bounding) },
-        direction: request.bounding?.direction ?? "head",
-        store: deps.store,
-        canDelegate: deps.canDelegate?.(request.agent, request.extra ?? {}) ?? false,
-        pager: () => deps.pager?.(request.agent),
-      })
-    } catch (error) {
-      return recorder.fail({ error: Message.unstorableOutput(name, errorText(error)), kind: "output" })
-    }
-    output = bounded.content
-    metadata.truncated = bounded.truncated
-    if (bounded.truncated) {
-      metadata.outputPath = bounded.outputPath
-      structured = undefined
-    }
+  let output: string
+  let structured: unknown
+  try {
+    ;({ output, structured } = await bound({
+      text,
+      structured: projection.structured,
+      selfBounded: projection.selfBounded === true,
+      metadata,
+      tool: own,
+      request,
+      deps,
+    }))
+  } catch (error) {
+    return recorder.fail({ error: Message.unstorableOutput(name, errorText(error)), kind: "output" })
   }
 
   // 15. Record: final.
@@ -249,14 +244,6 @@ function schemaOf(tool: AnyTool): unknown {
   } catch {
     return undefined
   }
-}
-
-function withoutDirection(bounding: CallRequest["bounding"]): Partial<Limits> {
-  if (!bounding) return {}
-  const out: { maxLines?: number; maxBytes?: number } = {}
-  if (bounding.maxLines !== undefined) out.maxLines = bounding.maxLines
-  if (bounding.maxBytes !== undefined) out.maxBytes = bounding.maxBytes
-  return out
 }
 
 type Resolved = { entry: NonNullable<ReturnType<Registry["resolve"]>>; name: string }

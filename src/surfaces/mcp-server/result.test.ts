@@ -82,19 +82,39 @@ describe("toCallToolResult", () => {
     expect(toCallToolResult(completed(), { structured: true }).structuredContent).toBe("the output")
   })
 
-  it("a cut result with an output schema: an error that says where the full output is", () => {
+  it("a cut structured value: the preview as structuredContent, what was cut beside it, never isError", () => {
+    const structuredOutput = {
+      truncated: true,
+      outputPath: "/data/tool-output/x",
+      originalSize: 6_000_000,
+      truncatedSize: 50_000,
+      cuts: [{ path: "items", kind: "array", kept: 10, total: 100_000 }],
+    }
+    const result = toCallToolResult(
+      completed({
+        output: "a summary",
+        structured: { items: [1] },
+        metadata: { truncated: false, structuredOutput },
+      }),
+      { structured: true },
+    )
+    expect(result.isError).toBeUndefined()
+    expect(result.structuredContent).toEqual({ items: [1] })
+    expect(result.content).toEqual([
+      { type: "text", text: "a summary" },
+      {
+        type: "text",
+        text: "The structured result (6000000 bytes) was cut to 50000 bytes to fit: items: first 10 of 100000 items. The whole is saved at /data/tool-output/x; read it (with offset and limit) or search it rather than asking for it all again.",
+      },
+    ])
+  })
+
+  it("a cut string output with an output schema: the cut text is the value, not an error", () => {
     const result = toCallToolResult(
       completed({ output: "preview…", metadata: { truncated: true, outputPath: "/data/tool-output/x" } }),
       { structured: true },
     )
-    expect(result.isError).toBe(true)
-    expect(result.structuredContent).toBeUndefined()
-    expect(result.content).toEqual([
-      { type: "text", text: "preview…" },
-      {
-        type: "text",
-        text: "The structured result was too large to return, so only the text above is sent. The full output is saved at /data/tool-output/x.",
-      },
-    ])
+    expect(result.isError).toBeUndefined()
+    expect(result.structuredContent).toBe("preview…")
   })
 })

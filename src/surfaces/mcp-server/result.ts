@@ -2,6 +2,7 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server"
 import { type FilePart, parseDataUrl } from "../../platform/text/content.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
+import { describeBound, type StructuredBound } from "../../runtime/settle/structured-bound.ts"
 
 export interface ResultOptions {
   /** The tool declares an output schema: the result must carry `structuredContent`. */
@@ -14,9 +15,9 @@ export interface ResultOptions {
  * 1. An error (invalid input, tool failure, rejected permission, interruption) → its text, `isError`.
  * 2. Completed → the model-facing text, then each attachment: `data:` images and audio as image and
  *    audio content, other `data:` files as embedded resources, any other URL as a resource link.
- * 3. A tool with an output schema → its encoded value as `structuredContent`; when the bounded text
- *    was cut the value is not sent (it is the part that was too large), so the result is an error
- *    that says where the full output is.
+ * 3. A tool with an output schema → its encoded value as `structuredContent`; a value over the output
+ *    limit arrives as settlement's preview (it fits the schema where it can), with a text saying what
+ *    was cut and where the whole is. A successful call is never `isError`, however much was cut.
  */
 export function toCallToolResult(settlement: Settlement, options: ResultOptions): CallToolResult {
   if (settlement.status === "error") {
@@ -28,25 +29,14 @@ export function toCallToolResult(settlement: Settlement, options: ResultOptions)
   })
   if (!options.structured) return { content }
   if (settlement.structured !== undefined) {
+    // A value too large to send was cut to a preview that fits the schema: say so beside it, once.
+    const cut = settlement.metadata.structuredOutput as StructuredBound | undefined
+    if (cut?.truncated && !settlement.output.includes(cut.outputPath)) {
+      content.push({ type: "text", text: describeBound(cut) })
+    }
     return { content, structuredContent: settlement.structured as Record<string, unknown> }
   }
-  if (settlement.metadata.truncated === true) {
-    const where =
-      typeof settlement.metadata.outputPath === "string"
-        ? ` The full output is saved at ${settlement.metadata.outputPath}.`
-        : ""
-    return {
-      content: [
-        ...content,
-        {
-          type: "text",
-          text: `The structured result was too large to return, so only the text above is sent.${where}`,
-        },
-      ],
-      isError: true,
-    }
-  }
-  // A string output (an output schema of type string): the text is the value.
+  // A string output (an output schema of type string): the text is the value, bounded like any text.
   return { content, structuredContent: settlement.output as unknown as Record<string, unknown> }
 }
 
