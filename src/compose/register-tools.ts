@@ -68,7 +68,12 @@ export async function registerTools({
   return {
     handles,
     errors: [
-      ...custom.errors.map((failure) => ({ spec: failure.file, error: failure.error })),
+      ...custom.errors.map((failure) => ({
+        spec: failure.file,
+        error: failure.error,
+        kind: "tool file" as const,
+        tools: failure.tools,
+      })),
       ...plugins.errors,
     ],
   }

@@ -1,6 +1,7 @@
 // The composition root: builds a toolbelt for one project from its config, in named steps.
 
 import type { McpServers } from "../adapters/mcp-client/index.ts"
+import { toolFilesNotOffered } from "../adapters/plugins/custom-tools.ts"
 import type { PluginLoadError } from "../adapters/plugins/load.ts"
 import type { CrashRecovery } from "../platform/fs/crash-recovery.ts"
 import type { Recovery } from "../platform/store/journal.ts"
@@ -358,7 +359,10 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     withheld: withheld({
       registry,
       extraFor: services.extraFor,
-      failedSources: () => mcp?.notOffered() ?? [],
+      failedSources: () => [
+        ...(mcp?.notOffered() ?? []),
+        ...toolFilesNotOffered(registered.errors, worktree),
+      ],
     }),
     call: calls.call,
     stopCall: calls.stop,

@@ -340,11 +340,11 @@ describe("files that fail to load", () => {
     const error = errorOf("broken.ts")
     expect(error?.file).toBe(`${project.directory}/.toolbelt/tools/broken.ts`)
     // The wording is the loader's (here the test runner's; Node's is checked in native.test.ts).
-    expect(error?.error).toMatch(/^syntax error: .*\(line 3\)$/)
+    expect(error?.error).toMatch(/^syntax error: .*\(line 3(:\d+)?\)$/)
   })
 
   it("reports a file that throws at import", () => {
-    expect(errorOf("explode.js")?.error).toBe("threw while loading: Error: exploded at import")
+    expect(errorOf("explode.js")?.error).toBe("threw while loading: Error: exploded at import (line 1:7)")
   })
 
   it("reports a bad export and still loads the file's good ones", async () => {

@@ -130,8 +130,8 @@ describe("custom tools under Node, without a build step", () => {
 
   it("reports Node's syntax errors in one line, with the line for TypeScript", () => {
     const errorOf = (name: string) => report.errors.find((error) => error.file.endsWith(`/${name}`))?.error
-    expect(errorOf("broken.js")).toBe("syntax error: Unexpected token '='")
-    expect(errorOf("brokents.ts")).toBe("syntax error: Expression expected (line 2)")
+    expect(errorOf("broken.js")).toBe("syntax error: Unexpected token '=' (line 2:6)")
+    expect(errorOf("brokents.ts")).toBe("syntax error: Expression expected (line 2:1)")
   })
 
   it("explains TypeScript under node_modules, directly or imported", () => {

@@ -163,7 +163,7 @@ describe("plugins that fail to load", () => {
   const errorOf = (file: string) => toolbelt.pluginErrors.find((error) => error.spec === file)?.error
 
   it("reports each failure with the plugin and why, and loads the others", () => {
-    expect(errorOf(spec.throws!)).toBe("threw while loading: Error: plugin import failed")
+    expect(errorOf(spec.throws!)).toBe("threw while loading: Error: plugin import failed (line 1:7)")
     // The wording is the runtime's (here the test runner's loader; Node's is checked in native.test.ts).
     expect(errorOf(spec.syntax!)).toMatch(/syntax/i)
     expect(errorOf(spec.number!)).toMatch(/returned number; a plugin returns an object of hooks/)

@@ -5,8 +5,11 @@ import { globalDirs, isInside, projectLevels } from "../../runtime/config/search
 import { assertToolName } from "../../runtime/registry/name.ts"
 import type { Registry } from "../../runtime/registry/registry.ts"
 import type { Handle, Registrable } from "../../runtime/registry/tool-set.ts"
-import { fromPlugin, isToolbeltTool, isToolDefinition } from "./from-plugin.ts"
-import { importModule, loadFailure } from "./import-module.ts"
+import { isInfo } from "../../runtime/tool/index.ts"
+import { checkDef, DefinitionError, fromPlugin, isToolbeltTool, isToolDefinition } from "./from-plugin.ts"
+import { importModule } from "./import-module.ts"
+import type { PluginLoadError } from "./load.ts"
+import { loadFailure } from "./load-failure.ts"
 
 /** The extensions of custom tool files (`{tool,tools}/*.{js,ts,mjs,mts}`). */
 const EXTENSIONS = new Set([".js", ".ts", ".mjs", ".mts"])
@@ -31,8 +34,10 @@ export interface CustomToolsOptions {
 /** A custom tool file that did not load (or an export of it that is not a valid tool). */
 export interface CustomToolError {
   readonly file: string
-  /** Why, in one line: the kind of failure and the first line of the error. */
+  /** Why, in one line: which import or export failed (or the syntax error, with line:column) and what to do. */
   readonly error: string
+  /** The tools it keeps out: the export's, or the file's default tool (named after the file) when it did not load. */
+  readonly tools: readonly string[]
 }
 
 export interface CustomToolsResult {
@@ -71,7 +76,7 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
       try {
         return { file, module: await importModule(file) }
       } catch (error) {
-        return { file, error: loadFailure(error) }
+        return { file, error: loadFailure(error, file) }
       }
     }),
   )
@@ -80,25 +85,35 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
   const winners = new Map<string, { file: string; tool: Registrable }>()
   for (const loaded of modules) {
     const { file, module } = loaded
+    const base = basename(file, extname(file))
     if (!module) {
-      errors.push({ file, error: loaded.error ?? "not loaded" })
+      errors.push({ file, error: loaded.error ?? "not loaded", tools: [base] })
       continue
     }
-    const base = basename(file, extname(file))
+    let tools = 0
     for (const [exported, value] of Object.entries(module)) {
       // Node's namespace of a CommonJS module repeats its exports as "module.exports" (= default).
       if (exported === "module.exports") continue
       const toolbelt = isToolbeltTool(value)
       if (!toolbelt && !isToolDefinition(value)) continue
       const name = exported === "default" ? base : `${base}_${exported}`
+      tools++
       try {
         assertToolName(name)
+        if (isInfo(value)) await probe(name, value)
         const tool = toolbelt ? value : fromPlugin(name, value, { directory, worktree })
         winners.delete(name)
         winners.set(name, { file, tool })
       } catch (error) {
-        errors.push({ file, error: `export ${JSON.stringify(exported)}: ${(error as Error).message}` })
+        errors.push({
+          file,
+          error: `export ${JSON.stringify(exported)}: ${(error as Error).message}`,
+          tools: [name],
+        })
       }
+    }
+    if (!tools && module.default !== undefined) {
+      errors.push({ file, error: notATool(module.default), tools: [base] })
     }
   }
 
@@ -118,10 +133,56 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
       )
       for (const name of Object.keys(record)) loaded.push({ name, file })
     } catch (error) {
-      errors.push({ file, error: (error as Error).message })
+      errors.push({ file, error: (error as Error).message, tools: Object.keys(record) })
     }
   }
   return { handles, errors, loaded }
+}
+
+/**
+ * Initialises a `Tool.define` tool once, as its first listing would, so a definition that is not one
+ * (no execute, parameters that are not a Zod schema, an init that throws) is reported with its file.
+ */
+async function probe(name: string, info: { init(ctx?: object): Promise<unknown> }): Promise<void> {
+  let def: unknown
+  try {
+    def = await info.init({ agent: { name: "build" } })
+  } catch (error) {
+    if (error instanceof DefinitionError) throw error
+    throw new Error(`Tool.define's init threw: ${(error as Error).message.split("\n")[0]}`)
+  }
+  checkDef(name, def)
+}
+
+/** Why a file whose default export is not a tool contributes nothing. */
+function notATool(value: unknown): string {
+  const what =
+    typeof value === "function"
+      ? "a function"
+      : typeof value === "object" && value !== null
+        ? `an object without an execute function (keys: ${Object.keys(value).slice(0, 6).join(", ") || "none"})`
+        : typeof value
+  return `exports no tool: its default export is ${what}; export default tool({ description, args, execute }) (from "@opencode-ai/plugin") or Tool.define(id, init)`
+}
+
+/**
+ * The tools that tool files which did not load keep out, each with the reason: what `toolbelt tools`
+ * lists under "Not offered", `toolbelt call` answers, and the MCP server's instructions say.
+ */
+export function toolFilesNotOffered(
+  errors: readonly PluginLoadError[],
+  worktree: string,
+): { name: string; reason: string }[] {
+  return errors.flatMap((failure) =>
+    failure.kind === "tool file"
+      ? (failure.tools ?? []).map((name) => ({ name, reason: toolFileReason(failure, worktree) }))
+      : [],
+  )
+}
+
+/** Why a tool file's tools are missing, in one line: the file (relative to the worktree) and its failure. */
+export function toolFileReason(failure: PluginLoadError, worktree: string): string {
+  return `not loaded from the tool file ${label(failure.spec, worktree)}: ${failure.error}`
 }
 
 /** The directories searched for `{tool,tools}/`, least specific first (each once). */
@@ -158,10 +219,11 @@ async function toolFiles(dir: string, errors: CustomToolError[]): Promise<string
       else if (entry.isSymbolicLink()) {
         try {
           if ((await stat(file)).isFile()) files.push(file)
-        } catch (error) {
+        } catch (failure) {
           // A dangling dotfile link is an editor's lock file (`.#name.ts`), not a tool.
           if (!entry.name.startsWith(".")) {
-            errors.push({ file, error: `broken symbolic link: ${(error as Error).message.split("\n")[0]}` })
+            const error = `broken symbolic link: ${(failure as Error).message.split("\n")[0]}`
+            errors.push({ file, error, tools: [basename(file, extname(file))] })
           }
         }
       }

@@ -2,7 +2,8 @@ import { z } from "zod"
 import type { Registrable } from "../../runtime/registry/tool-set.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { isTool } from "../../runtime/tool/internal.ts"
-import type { ToolContext, ToolDefinition, ToolResult } from "./index.ts"
+import { pluginContext } from "./context.ts"
+import type { ToolDefinition, ToolResult } from "./index.ts"
 
 /** A custom tool or plugin tool that cannot be turned into a tool; the message says why. */
 export class DefinitionError extends Error {
@@ -57,11 +58,41 @@ export function fromPlugin(name: string, definition: unknown, options: FromPlugi
     description: def.description,
     parameters,
     execute: async (args, ctx) => {
-      const context = toolContext(ctx, options)
+      const context = pluginContext(ctx, options)
       const returned = await def.execute(args as never, context)
       return toResult(name, returned)
     },
   })
+}
+
+/**
+ * Checks what a `Tool.define` init returned (`{ description, parameters, execute }`), so a malformed
+ * definition is reported with its tool instead of failing the tool's first listing. Throws
+ * `DefinitionError`.
+ */
+export function checkDef(name: string, def: unknown): void {
+  if (typeof def !== "object" || def === null) {
+    throw new DefinitionError(
+      `${name}: Tool.define's init returned ${kind(def)}; it must return { description, parameters, execute }`,
+    )
+  }
+  const { description, parameters, execute } = def as Record<string, unknown>
+  if (typeof description !== "string") {
+    throw new DefinitionError(`${name}: description must be a string, got ${kind(description)}`)
+  }
+  if (!isZod4(parameters) && isZod3(parameters)) {
+    throw new DefinitionError(
+      `${name}: parameters is a Zod 3 schema; use Zod 4 (import z from "zod" resolves to it)`,
+    )
+  }
+  if (!isZod4(parameters)) {
+    throw new DefinitionError(
+      `${name}: parameters must be a Zod schema (z.object({...})), got ${kind(parameters)}`,
+    )
+  }
+  if (typeof execute !== "function") {
+    throw new DefinitionError(`${name}: execute must be a function, got ${kind(execute)}`)
+  }
 }
 
 /** The input codec of a custom tool's `args`. */
@@ -122,31 +153,8 @@ function isZod3(value: unknown): boolean {
   )
 }
 
-function toolContext(ctx: Tool.Context, options: FromPluginOptions): ToolContext & Tool.Context {
-  const extra = ctx.extra
-  return {
-    sessionID: ctx.sessionID,
-    messageID: ctx.messageID,
-    agent: ctx.agent,
-    callID: ctx.callID,
-    abort: ctx.abort,
-    extra,
-    messages: ctx.messages,
-    directory: typeof extra.directory === "string" ? extra.directory : options.directory,
-    worktree: typeof extra.worktree === "string" ? extra.worktree : options.worktree,
-    metadata: (input) => ctx.metadata(input ?? {}),
-    ask: (input) =>
-      ctx.ask({
-        permission: input.permission,
-        patterns: input.patterns ?? [],
-        ...(input.always ? { always: input.always } : {}),
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-      }),
-  }
-}
-
 /** A custom tool's return value as a v1 result; anything else is a bug in the tool. */
-function toResult(name: string, returned: unknown): Tool.Result {
+export function toResult(name: string, returned: unknown): Tool.Result {
   if (typeof returned === "string") return { output: returned } as Tool.Result
   if (
     typeof returned === "object" &&

@@ -20,8 +20,11 @@ export interface ToolContext {
   readonly worktree: string
   /** Aborted when the call is cancelled: stop work and return (or throw) promptly. */
   readonly abort: AbortSignal
-  /** Live progress for UIs while the call runs. */
-  metadata(input: { title?: string; metadata?: Record<string, unknown> }): void
+  /**
+   * Live progress for UIs while the call runs: `{ title, metadata }`, or the fields themselves
+   * (`{ progress: 50 }`, as the spec writes it), which become the metadata.
+   */
+  metadata(input: { title?: string; metadata?: Record<string, unknown>; [field: string]: unknown }): void
   /**
    * Asks the permission service (the project's rules, then the person supervising). Resolves when
    * allowed; rejects when denied or rejected (let it propagate: the call then fails with the reason).

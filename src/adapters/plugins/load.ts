@@ -5,14 +5,20 @@ import { HOOK_NAMES, type HookMap, type Hooks } from "../../runtime/hooks/hooks.
 import type { Registry } from "../../runtime/registry/registry.ts"
 import type { Handle, Registrable } from "../../runtime/registry/tool-set.ts"
 import { fromPlugin, isToolbeltTool } from "./from-plugin.ts"
-import { importModule, LoadError, loadFailure } from "./import-module.ts"
+import { importModule, LoadError } from "./import-module.ts"
 import type { Plugin, PluginHooks, PluginInput } from "./index.ts"
+import { loadFailure } from "./load-failure.ts"
 
 export type { Plugin, PluginHooks, PluginInput }
 
+/** A plugin, tool file, skill or agent file that did not load: which one, and why (with what to do). */
 export interface PluginLoadError {
   readonly spec: string
   readonly error: string
+  /** What it is, for the person told: "plugin" unless said. */
+  readonly kind?: "plugin" | "tool file" | "skill" | "agent file"
+  /** The tools it keeps out, when known (a tool file's). */
+  readonly tools?: readonly string[]
 }
 
 export interface InstallPluginsOptions {
@@ -55,13 +61,14 @@ export async function installPlugins(
   const seen = new Set<string>()
   for (const spec of specs) {
     let module: Record<string, unknown>
+    let file: string | undefined
     try {
-      const file = resolvePlugin(spec, options.packagesFrom ?? directory, options.packagesNote)
+      file = resolvePlugin(spec, options.packagesFrom ?? directory, options.packagesNote)
       if (seen.has(file)) continue
       seen.add(file)
       module = await importModule(file)
     } catch (error) {
-      errors.push({ spec, error: loadFailure(error) })
+      errors.push({ spec, error: loadFailure(error, file) })
       continue
     }
     const source = `plugin:${spec}`

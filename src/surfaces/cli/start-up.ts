@@ -54,10 +54,10 @@ export async function openForCalls(options: {
   return toolbelt
 }
 
-/** Warns on stderr about each plugin that did not load: the command goes on without it. */
+/** Warns on stderr about each plugin or tool file that did not load: the command goes on without it. */
 export function warnPluginErrors(toolbelt: Pick<Toolbelt, "pluginErrors">, io: IO): void {
   for (const failure of toolbelt.pluginErrors)
-    io.stderr.write(`warning: plugin ${failure.spec} not loaded: ${failure.error}\n`)
+    io.stderr.write(`warning: ${failure.kind ?? "plugin"} ${failure.spec} not loaded: ${failure.error}\n`)
 }
 
 /**

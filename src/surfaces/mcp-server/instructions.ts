@@ -1,5 +1,6 @@
-// What the MCP server tells the client at `initialize`: the project, what of it was left out, and which
-// configured MCP servers are not running.
+// What the MCP server tells the client at `initialize`: the project, what of it was left out, which
+// configured MCP servers are not running, and which tool files did not load.
+import { toolFilesNotOffered } from "../../adapters/plugins/custom-tools.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 
 /**
@@ -10,12 +11,35 @@ import type { Toolbelt } from "../../compose/toolbelt.ts"
  *    so the agent can tell the person why a tool the project defines is missing, instead of guessing.
  * 3. When a configured MCP server is not running (it did not start, or stopped): one paragraph naming
  *    each with its reason, for the same purpose.
+ * 4. When a tool file did not load: its tools with the reason `toolbelt tools` gives under "Not offered".
  */
-export function serverInstructions(toolbelt: Pick<Toolbelt, "directory" | "trust" | "mcp">): string {
+export function serverInstructions(
+  toolbelt: Pick<Toolbelt, "directory" | "trust" | "mcp"> &
+    Partial<Pick<Toolbelt, "pluginErrors" | "worktree">>,
+): string {
   const about = `Coding tools for the project at ${toolbelt.directory} (read, edit, search, run commands), behind its permission policy.`
-  return [about, leftOutParagraph(toolbelt.trust), notRunningParagraph(toolbelt.mcp)]
+  const failedFiles = toolFilesNotOffered(
+    toolbelt.pluginErrors ?? [],
+    toolbelt.worktree ?? toolbelt.directory,
+  )
+  return [
+    about,
+    leftOutParagraph(toolbelt.trust),
+    notRunningParagraph(toolbelt.mcp),
+    notLoadedParagraph(failedFiles),
+  ]
     .filter(Boolean)
     .join("\n\n")
+}
+
+/** The tools of tool files that did not load, each with the reason. */
+function notLoadedParagraph(tools: readonly { name: string; reason: string }[]): string {
+  if (tools.length === 0) return ""
+  const named = tools.map(({ name, reason }) => `"${name}" (${cut(reason, 300)})`)
+  return (
+    `These tools are not offered because their tool files did not load: ${named.join("; ")}. ` +
+    "If the user expects them, tell them why; they fix the file and restart this MCP server."
+  )
 }
 
 /** The MCP servers from config that are not running, so their tools are missing, each with why. */

@@ -78,6 +78,9 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     if (!known) {
       const offered = await toolbelt.tools({ agent, client: "cli", interactive: Boolean(io.stdin.isTTY) })
       const available = offered.map((tool) => tool.name).sort()
+      // A tool whose tool file did not load is not unknown either: say which file and why.
+      const failed = (await toolbelt.withheld({ agent, client: "cli" })).find((tool) => tool.name === name)
+      if (failed) throw new UsageError(`"${name}" is not offered here: ${failed.reason}`, { help: false })
       // A tool the untrusted project would bring is not unknown: say which file and how to trust it.
       const untrusted = unknownToolReason(toolbelt.trust, name)
       throw new UsageError(
