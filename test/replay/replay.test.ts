@@ -167,3 +167,32 @@ describe("a session continued by a new toolbelt sends the provider's reasoning a
     expect(fromStore).toEqual(fromMemory)
   })
 })
+
+describe("switching agents replays the turn so far from the store", () => {
+  it("plan_enter mid-turn: the plan agent's first request carries Anthropic's thinking and signature", async () => {
+    const anthropic = providers["Anthropic (thinking with its signature, redacted thinking)"]!
+    server = await standIn(anthropicAnswer("plan_enter", {}))
+    const model = {
+      model: anthropic.model(server.origin),
+      providerID: "anthropic",
+      modelID: anthropic.modelID,
+    }
+    const toolbelt = await instance()
+    const turn = await runTurn({
+      toolbelt,
+      model,
+      prompt: "Plan the change first.",
+      ...(anthropic.providerOptions ? { providerOptions: anthropic.providerOptions } : {}),
+    })
+    expect(server.refused).toEqual([])
+    expect(turn).toMatchObject({ status: "finished", agent: "plan" })
+    expect(turn.parts).toMatchObject([{ tool: "plan_enter", state: { status: "completed" } }])
+    // Two model calls: the build agent's, then the plan agent's on the history rebuilt from the store.
+    expect(server.requests).toHaveLength(2)
+    expect(anthropic.replayed(server.requests[1]!.body)).toEqual([
+      ...REPLAYED_THINKING,
+      { type: "text", text: "Reading the notes." },
+      { type: "tool_use", id: TOOL_USE_ID, name: "plan_enter", input: {} },
+    ])
+  })
+})

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest"
 import { storedInput } from "../../platform/store/input-bounds.ts"
 import type { MessageRecord } from "../../platform/store/messages.ts"
 import type { ToolPart, ToolState } from "../../platform/store/part.ts"
-import { INTERRUPTED_RESULT, replayCall, replayOutput, replayParts, replaySession } from "./replay.ts"
+import {
+  INTERRUPTED_RESULT,
+  replayCall,
+  replayOutput,
+  replayParts,
+  replaySession,
+  replayStep,
+} from "./replay.ts"
 
 const time = { start: 1, end: 2 }
 function part(callID: string, state: ToolState, tool = "bash"): ToolPart {
@@ -197,5 +204,56 @@ describe("replayCall", () => {
     expect(input.filePath).toBe("big.txt")
     expect(input.content.length).toBeLessThan(2000)
     expect(input.content).toMatch(/stored by digest: the journal keeps the first 1024 of 1000000 characters/)
+  })
+})
+
+describe("replayStep with the provider's content", () => {
+  it("replays reasoning, text and calls in the order stored, with their metadata as providerOptions", () => {
+    const read = part(
+      "c1",
+      { status: "completed", input: { filePath: "a" }, output: "A", title: "a", metadata: {}, time },
+      "read",
+    )
+    const messages = replayStep(
+      {
+        text: "Reading.",
+        calls: [
+          { callID: "c1", tool: "read" },
+          { callID: "lost", tool: "write" },
+        ],
+        content: [
+          { type: "reasoning", text: "Think.", providerMetadata: { anthropic: { signature: "sig" } } },
+          { type: "reasoning", text: "", providerMetadata: { anthropic: { redactedData: "opaque" } } },
+          { type: "text", text: "" },
+          { type: "text", text: "Reading.", providerMetadata: { openai: { itemId: "msg_1" } } },
+          { type: "tool-call", callID: "c1", providerMetadata: { google: { thoughtSignature: "ts" } } },
+        ],
+      },
+      [read],
+    )
+    expect(messages[0]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "Think.", providerOptions: { anthropic: { signature: "sig" } } },
+        { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "opaque" } } },
+        { type: "text", text: "Reading.", providerOptions: { openai: { itemId: "msg_1" } } },
+        {
+          type: "tool-call",
+          toolCallId: "c1",
+          toolName: "read",
+          input: { filePath: "a" },
+          providerOptions: { google: { thoughtSignature: "ts" } },
+        },
+        // Listed in calls but not in content: still replayed, after the rest, with an interrupted result.
+        { type: "tool-call", toolCallId: "lost", toolName: "write", input: {} },
+      ],
+    })
+    expect(messages[1]).toMatchObject({
+      role: "tool",
+      content: [
+        { toolCallId: "c1", output: { type: "text", value: "A" } },
+        { toolCallId: "lost", output: { type: "error-text", value: INTERRUPTED_RESULT } },
+      ],
+    })
   })
 })
