@@ -48,7 +48,7 @@ function until(command: string, session: string, max: number): Result[] {
 const stopped = (result: Result | undefined) =>
   result?.status === "error" && result.error.startsWith("The loop guard stopped this call: bash")
 
-describe("the doom-loop guard sees through noise", () => {
+describe("the doom-loop guard sees through noise", { timeout: 180_000 }, () => {
   it("a failing command rerun with only its duration changed is stopped by the third or fourth call", () => {
     const results = until("echo FAIL in $RANDOM ms; exit 1", "ses_duration", 5)
     expect(results.length).toBeGreaterThanOrEqual(3)
