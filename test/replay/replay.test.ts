@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runTurn } from "../../src/adapters/ai/loop.ts"
 import type { ModelObject } from "../../src/adapters/ai/tools.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
-import { anthropicAnswer, REPLAYED_THINKING, TOOL_USE_ID } from "./anthropic.ts"
+import { anthropicAnswer, anthropicScript, type Move, replayedThinking, TOOL_USE_ID } from "./anthropic.ts"
 import { CALL_ID as GEMINI_CALL_ID, googleAnswer, THOUGHT_SIGNATURE } from "./google.ts"
 import { type Answer, type Received, type StandIn, standIn } from "./loopback.ts"
 import { CALL_ID, openaiAnswer, replayedReasoning } from "./openai.ts"
@@ -78,7 +78,7 @@ const providers: Record<string, Provider> = {
         message.content.some?.((block: any) => block.type === "tool_use" && block.id === TOOL_USE_ID),
       )?.content,
     expected: [
-      ...REPLAYED_THINKING,
+      ...replayedThinking(),
       { type: "text", text: "Reading the notes." },
       { type: "tool_use", id: TOOL_USE_ID, name: "read", input: read },
     ],
@@ -190,9 +190,89 @@ describe("switching agents replays the turn so far from the store", () => {
     // Two model calls: the build agent's, then the plan agent's on the history rebuilt from the store.
     expect(server.requests).toHaveLength(2)
     expect(anthropic.replayed(server.requests[1]!.body)).toEqual([
-      ...REPLAYED_THINKING,
+      ...replayedThinking(),
       { type: "text", text: "Reading the notes." },
       { type: "tool_use", id: TOOL_USE_ID, name: "plan_enter", input: {} },
+    ])
+  })
+})
+
+describe("a subagent resumed through task in a new toolbelt", () => {
+  it("gets its own thinking and signatures back from the store (Anthropic), and the parent's too", async () => {
+    const anthropic = providers["Anthropic (thinking with its signature, redacted thinking)"]!
+    const subagent = (body: any) => JSON.stringify(body.system ?? "").includes("You are a subagent")
+    let child = ""
+    const task = (id: string, input: Record<string, unknown>): Move => ({
+      call: { id, name: "task", input: { subagent_type: "general", ...input } },
+    })
+    // The parent's and the subagent's requests, in the order they come.
+    const script: Move[] = [
+      task("toolu_task1", { description: "read the notes", prompt: "Read notes.txt: what does it say?" }),
+      { call: { id: "toolu_child_read", name: "read", input: read } },
+      { text: "It says to remember the milk." },
+      { text: "The subagent read the notes." },
+      // Run 2: the parent resumes the subagent by its task_id.
+      { text: "(set below)" },
+      { text: "I read notes.txt: it says to remember the milk." },
+      { text: "The subagent confirmed." },
+    ]
+    server = await standIn(
+      anthropicScript((_request, index) =>
+        index === 4
+          ? task("toolu_task2", { description: "ask again", prompt: "What did you read?", task_id: child })
+          : script[index]!,
+      ),
+    )
+    const model = {
+      model: anthropic.model(server.origin),
+      providerID: "anthropic",
+      modelID: anthropic.modelID,
+    }
+    const options = { providerOptions: anthropic.providerOptions! }
+
+    const first = await instance()
+    const one = await runTurn({
+      toolbelt: first,
+      model,
+      prompt: "What do my notes say? Ask a subagent.",
+      ...options,
+    })
+    expect(server.refused).toEqual([])
+    expect(one).toMatchObject({ status: "finished", text: "The subagent read the notes." })
+    child = (one.parts.find((part) => part.tool === "task")?.state as { metadata: { sessionId: string } })
+      .metadata.sessionId
+    expect(child).toMatch(/^ses_/)
+    await close(first)
+
+    const second = await instance()
+    const two = await runTurn({
+      toolbelt: second,
+      model,
+      sessionID: one.sessionID,
+      prompt: "Ask it again.",
+      ...options,
+    })
+    expect(server.refused).toEqual([])
+    expect(two).toMatchObject({ status: "finished", text: "The subagent confirmed." })
+    expect(server.requests.map((request) => subagent(request.body))).toEqual([
+      false,
+      true,
+      true,
+      false,
+      false,
+      true,
+      false,
+    ])
+    // The subagents ran on the parent's model with its provider options (thinking on).
+    expect(server.requests.every((request) => request.body.thinking?.type === "enabled")).toBe(true)
+    // The resumed subagent's history, rebuilt from the store by the second instance.
+    const resumed = server.requests[5]!.body.messages.find((message: any) =>
+      message.content.some?.((block: any) => block.id === "toolu_child_read"),
+    )
+    expect(resumed.content).toEqual([
+      ...replayedThinking("toolu_child_read"),
+      { type: "text", text: "Reading the notes." },
+      { type: "tool_use", id: "toolu_child_read", name: "read", input: read },
     ])
   })
 })

@@ -1,11 +1,13 @@
 import { hostname } from "node:os"
 import {
+  defaultSettingsMiddleware,
   isStepCount,
   type ModelMessage,
   type ProviderMetadata,
   streamText,
   type TextStreamPart,
   type ToolSet,
+  wrapLanguageModel,
 } from "ai"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { ascending } from "../../platform/util/id.ts"
@@ -17,8 +19,8 @@ import { replaySession, type StoredMessage } from "./replay.ts"
 import type { ProcessedStep } from "./step-log.ts"
 import { type ModelObject, toAISDKTools } from "./tools.ts"
 
-/** Steps (model calls) one turn may take unless told otherwise. */
-export const DEFAULT_STEPS = 50
+/** Steps (model calls) one turn may take unless the call or the agent says otherwise (the spec's `agent.steps ?? 100`). */
+export const DEFAULT_STEPS = 100
 
 /** Added before the last allowed step, which gets no tools: the model must answer in text. */
 export const MAX_STEPS_PROMPT =
@@ -41,7 +43,7 @@ export interface RunTurnOptions {
    * only then. Default: not known, offered (a library user answers through the bus).
    */
   readonly interactive?: boolean
-  /** The most model calls of the turn (default 50); the last one answers without tools. */
+  /** The most model calls of the turn (default: the agent's `steps`, else 100); the last one answers without tools. */
   readonly steps?: number
   readonly abort?: AbortSignal
   /** The system instructions (default: a short coding-agent brief naming the project directory). */
@@ -51,7 +53,8 @@ export interface RunTurnOptions {
   /**
    * Options for the provider, by provider name, as the AI SDK takes them: e.g. Anthropic thinking
    * (`{anthropic: {thinking: {type: "enabled", budgetTokens: 4000}}}`), OpenAI without server-side
-   * storage (`{openai: {store: false}}`: reasoning then travels encrypted in the history).
+   * storage (`{openai: {store: false}}`: reasoning then travels encrypted in the history). They go with
+   * the model, so the subagents it starts (which inherit it) get them too.
    */
   readonly providerOptions?: ProviderMetadata
   /** Every stream part as it arrives (after the processor handled it), for live display. */
@@ -106,7 +109,7 @@ export interface TurnResult {
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const { toolbelt } = options
-  const steps = Math.max(1, options.steps ?? DEFAULT_STEPS)
+  const model = withProviderOptions(options.model, options.providerOptions)
   const media = acceptsToolMedia(options.model.providerID)
 
   // 1. Session, history and agent.
@@ -114,6 +117,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   let sessionID = options.sessionID
   let history: ModelMessage[] = []
   let agent = options.agent ?? (sessionID ? store.sessionAgents.get(sessionID) : undefined) ?? DEFAULT_AGENT
+  const steps = Math.max(1, options.steps ?? toolbelt.policy?.agents.get(agent)?.steps ?? DEFAULT_STEPS)
   if (sessionID && store.sessions.get(sessionID)) {
     history = replaySession(store.messages.list(sessionID), store.parts.list(sessionID), { media })
   } else {
@@ -158,7 +162,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       messageID,
       agent: asAgent,
       agentNow,
-      model: options.model,
+      model,
       client: "cli",
       ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
       ...(options.abort ? { abort: options.abort } : {}),
@@ -169,7 +173,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     // 3. The loop, until the model answers, a call is blocked, or the session switches agents.
     const left = steps - done.length
     const result = streamText({
-      model: ai.wrap(options.model.model),
+      model: ai.wrap(model.model),
       tools: ai.tools,
       repairToolCall: ai.repairToolCall,
       instructions: options.instructions ?? defaultInstructions(toolbelt.directory),
@@ -180,7 +184,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           ? { activeTools: [], messages: [...messages, { role: "user", content: MAX_STEPS_PROMPT }] }
           : undefined,
       ...(options.abort ? { abortSignal: options.abort } : {}),
-      ...(options.providerOptions ? { providerOptions: options.providerOptions } : {}),
       onError: () => {},
     })
     const processed = await processor.consume(result.stream, options.onPart)
@@ -224,6 +227,21 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     agent = base.agent
     messageID = ascending("msg")
     messages = replaySession(store.messages.list(sessionID), store.parts.list(sessionID), { media })
+  }
+}
+
+/** The model with the provider options as its defaults (a call's own options win). */
+function withProviderOptions(
+  model: RunTurnOptions["model"],
+  providerOptions: ProviderMetadata | undefined,
+): RunTurnOptions["model"] {
+  if (!providerOptions) return model
+  return {
+    ...model,
+    model: wrapLanguageModel({
+      model: model.model as Parameters<typeof wrapLanguageModel>[0]["model"],
+      middleware: defaultSettingsMiddleware({ settings: { providerOptions } }),
+    }),
   }
 }
 
