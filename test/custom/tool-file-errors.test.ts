@@ -84,7 +84,7 @@ describe("a tool file that does not load", () => {
       if (typeof expected === "string") expect(warned(name)).toBe(expected)
       else expect(warned(name)).toMatch(expected)
       const notOffered = tools.stdout.slice(tools.stdout.indexOf("\nNot offered:\n"))
-      expect(notOffered).toMatch(new RegExp(`^${name} +${escape(reason(name))}$`, "m"))
+      expect(notOffered).toMatch(new RegExp(`^${name} +${escapeRegExp(reason(name))}$`, "m"))
     },
   )
 
@@ -106,7 +106,8 @@ describe("a tool file that does not load", () => {
   })
 
   it("the MCP server's instructions give the same reasons", async () => {
-    const mcp = await connectStdio({ dir: project, env: cliEnv(home) }, { args: ["--trust"] })
+    const env = cliEnv(home) as Record<string, string>
+    const mcp = await connectStdio({ dir: project, env }, { args: ["--trust"] })
     try {
       const instructions = mcp.client.getInstructions() ?? ""
       expect(instructions).toContain("These tools are not offered because their tool files did not load:")
@@ -121,6 +122,6 @@ describe("a tool file that does not load", () => {
   })
 })
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 }
