@@ -25,4 +25,6 @@ export interface ToolHost {
    * step. Without it, every tool `tools()` gives is offered from the start.
    */
   readonly toolSearch?: Pick<ToolSearchControl, "loaded" | "load">
+  /** The agents' settings: a turn takes at most its agent's `steps` model calls (default 100). */
+  readonly policy?: { readonly agents: ReadonlyMap<string, { readonly steps?: number | undefined }> }
 }

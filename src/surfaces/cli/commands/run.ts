@@ -27,8 +27,8 @@ Options:
   --cwd DIR            the project directory (default: the current directory)
   --agent NAME         the agent whose permissions apply; the session keeps it (default: the agent
                        the session runs as, which plan mode switches, else build)
-  --steps N            the most model calls in the turn (default: ${DEFAULT_STEPS}); the last one answers
-                       without tools
+  --steps N            the most model calls in the turn (default: the agent's steps, else
+                       ${DEFAULT_STEPS}); the last one answers without tools
   --session ID         continue a session (its history is replayed to the model)
   --yes                approve permission asks (otherwise they are prompted on a TTY, rejected if not)
   --trust              apply what the project brings (tool files, plugins, MCP servers, ...) for this
@@ -62,8 +62,9 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   let prompt = positionals.join(" ")
   if (prompt === "-") prompt = await readAll(io.stdin)
   if (!prompt.trim()) throw usage('missing the prompt. Usage: toolbelt run "<prompt>" [--model provider/id]')
-  const steps = values.steps === undefined ? DEFAULT_STEPS : Number(values.steps)
-  if (!Number.isInteger(steps) || steps < 1)
+  // Not given: the agent's own `steps`, else the default (the loop decides).
+  const steps = values.steps === undefined ? undefined : Number(values.steps)
+  if (steps !== undefined && (!Number.isInteger(steps) || steps < 1))
     throw usage(`--steps must be a positive integer, got "${values.steps}".`)
   const spec = values.model ?? io.env.TOOLBELT_MODEL
   if (!spec) throw usage(`no model: pass --model provider/id (or set TOOLBELT_MODEL). ${MODEL_CHOICES}`)
@@ -105,7 +106,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
       ...(agent === undefined ? {} : { agent }),
       // Questions (and plan mode's approval) are offered only where the person can answer them.
       interactive: Boolean(io.stdin.isTTY),
-      steps,
+      ...(steps === undefined ? {} : { steps }),
       abort: stop.signal,
       ...(values.session ? { sessionID: values.session } : {}),
       onStart: ({ sessionID }) => {
