@@ -56,7 +56,7 @@ async function close(toolbelt: Toolbelt): Promise<void> {
 interface Provider {
   readonly providerID: string
   readonly modelID: string
-  readonly answer: (request: Received) => Answer
+  readonly answer: (request: Received, index: number) => Answer
   readonly model: (origin: string) => ModelObject
   readonly providerOptions?: ProviderMetadata
   /** What of the replayed history the provider checks, from a request body. */
@@ -239,8 +239,8 @@ describe("a subagent resumed through task in a new toolbelt", () => {
     })
     expect(server.refused).toEqual([])
     expect(one).toMatchObject({ status: "finished", text: "The subagent read the notes." })
-    child = (one.parts.find((part) => part.tool === "task")?.state as { metadata: { sessionId: string } })
-      .metadata.sessionId
+    const taskCall = one.parts.find((part) => part.tool === "task")
+    child = taskCall?.state.status === "completed" ? String(taskCall.state.metadata.sessionId) : ""
     expect(child).toMatch(/^ses_/)
     await close(first)
 
