@@ -107,7 +107,7 @@ describe("a tool file that does not load", () => {
 
   it("the MCP server's instructions give the same reasons", async () => {
     const env = cliEnv(home) as Record<string, string>
-    const mcp = await connectStdio({ dir: project, env }, { args: ["--trust"] })
+    const mcp = await connectStdio({ dir: project, env, remove: async () => {} }, { args: ["--trust"] })
     try {
       const instructions = mcp.client.getInstructions() ?? ""
       expect(instructions).toContain("These tools are not offered because their tool files did not load:")
