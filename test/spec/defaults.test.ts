@@ -1,0 +1,61 @@
+// The spec's defaults and fields: a turn's step limit (`agent.steps ?? 100`), `InitContext.agent` the
+// whole agent, `skill` and `plan_exit` under "Not offered" with their reasons.
+import { MockLanguageModelV4 } from "ai/test"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, step, text } from "../../src/adapters/ai/fixtures/mock-model.ts"
+import { type TestBelt, testBelt } from "../../src/adapters/ai/fixtures/toolbelt.ts"
+import { DEFAULT_STEPS, runTurn } from "../../src/adapters/ai/loop.ts"
+
+let belt: TestBelt | undefined
+afterEach(async () => {
+  await belt?.close()
+  belt = undefined
+})
+
+const mock = { providerID: "mock", modelID: "mock-model" }
+
+/** A model that calls echo with a new text at every step, as long as it is offered tools. */
+function tireless(): MockLanguageModelV4 {
+  let n = 0
+  return new MockLanguageModelV4({
+    provider: "mock",
+    modelId: "mock-model",
+    doStream: async (options) => {
+      n++
+      return options.tools?.length
+        ? step(call(`c${n}`, "echo", { text: `step ${n}` }))
+        : step(text("Out of steps."))
+    },
+  })
+}
+
+describe("a turn's step limit", { timeout: 120_000 }, () => {
+  it("is 100 model calls by default, the last one without tools", async () => {
+    expect(DEFAULT_STEPS).toBe(100)
+    belt = await testBelt()
+    const model = tireless()
+    const turn = await runTurn({
+      toolbelt: belt.toolbelt,
+      model: { model, ...mock },
+      prompt: "go on forever",
+    })
+    expect(model.doStreamCalls).toHaveLength(100)
+    expect(turn.stepLimit).toBe(true)
+    expect(belt.runs.echo).toBe(99)
+  })
+
+  it("is the agent's steps when it sets them", async () => {
+    belt = await testBelt({ config: { agent: { build: { steps: 3 } } } as never })
+    const model = tireless()
+    const turn = await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "go" })
+    expect(model.doStreamCalls).toHaveLength(3)
+    expect(turn.stepLimit).toBe(true)
+  })
+
+  it("and the call's own steps win over both", async () => {
+    belt = await testBelt({ config: { agent: { build: { steps: 3 } } } as never })
+    const model = tireless()
+    await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "go", steps: 5 })
+    expect(model.doStreamCalls).toHaveLength(5)
+  })
+})
