@@ -2,6 +2,7 @@
 // the saved approvals; live from the event stream, and saying so when the server is out of reach.
 import { Approvals } from "./approvals.js"
 import { Asks } from "./asks.js"
+import { Connect } from "./connect.js"
 import { html, render, useEffect, useState } from "./html.js"
 import { Questions } from "./questions.js"
 import { Sessions } from "./sessions.js"
@@ -20,6 +21,9 @@ function App() {
   }, [waiting, state.info])
   if (state.needsLogin) return html`<${Login} />`
   const session = state.sessions.find((candidate) => candidate.id === state.selected)
+  // A session created on another host of the fleet: its calls ran there.
+  const elsewhere =
+    session?.host && state.info?.host && session.host !== state.info.host ? session.host : undefined
   const parts = Object.values(state.parts[state.selected] ?? {}).sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   )
@@ -45,13 +49,15 @@ function App() {
       ${
         view === "approvals"
           ? html`<${Approvals} approvals=${state.approvals} />`
-          : html`<div class="workspace">
+          : state.info && state.sessions.length === 0
+            ? html`<${Connect} info=${state.info} />`
+            : html`<div class="workspace">
             <${Sessions} sessions=${state.sessions} selected=${state.selected} asks=${state.asks} parts=${state.parts} />
             <section class="session-view" aria-labelledby="session-heading">
               <h2 id="session-heading">${session ? session.title || session.id : "No session selected"}</h2>
               ${session ? html`<p class="session-id"><code>${session.id}</code>${session.agent ? ` · agent ${session.agent}` : ""}</p>` : null}
               <${Todos} todos=${state.todos[state.selected]} />
-              ${session ? html`<${Timeline} parts=${parts} asks=${[...state.asks, ...state.questions]} />` : null}
+              ${session ? html`<${Timeline} parts=${parts} asks=${[...state.asks, ...state.questions]} elsewhere=${elsewhere} />` : null}
             </section>
           </div>`
       }

@@ -16,9 +16,12 @@ export function Sessions({ sessions, selected, asks, parts }) {
       onInput=${(event) => setSearch(event.currentTarget.value)} />
     <ul>
       ${shown.map((session) => {
-        const waiting = asks.filter((ask) => ask.sessionID === session.id).length
+        const asked = asks.filter((ask) => ask.sessionID === session.id)
+        const waiting = asked.length
+        // A call waiting for an answer is counted as waiting, not running.
+        const held = new Set(asked.map((ask) => ask.tool?.callID))
         const running = Object.values(parts[session.id] ?? {}).filter(
-          (part) => part.state.status === "running",
+          (part) => part.state.status === "running" && !held.has(part.callID),
         ).length
         return html`<li key=${session.id}>
           <button type="button" class=${session.id === selected ? "session current" : "session"}

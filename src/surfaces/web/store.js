@@ -128,6 +128,8 @@ function apply(event) {
         sessions: known ? current.sessions : [placeholder(part), ...current.sessions],
       }))
       if (!known) void named(part.sessionID)
+      // The first call on an empty page: show its session.
+      if (!state.selected) void select(part.sessionID)
       return
     }
     case "permission.asked":
@@ -192,6 +194,17 @@ export async function reply(ask, body) {
   } catch (error) {
     set({ notice: `The reply was not applied: ${error.message}` })
     set({ asks: await request("GET", "/api/permissions").catch(() => state.asks) })
+  }
+}
+
+/** Stops a running call (whoever started it); the call's card then says it was stopped from the page. */
+export async function stopCall(part) {
+  const path = `/api/sessions/${encodeURIComponent(part.sessionID)}/calls/${encodeURIComponent(part.callID)}/abort?by=page`
+  try {
+    const { part: ended } = await request("POST", path)
+    if (ended) set((current) => ({ parts: withPart(current.parts, ended) }))
+  } catch (error) {
+    set({ notice: `Could not stop the call: ${error.message}` })
   }
 }
 

@@ -1,0 +1,242 @@
+// The page's call cards tell the truth, in Debian's Chromium against the real `toolbelt serve`: the
+// empty page says how to connect, a command that exits 2 is a failed card showing the command, a call
+// waiting for approval reads as waiting (and its ask takes the focus and answers keys), a running
+// `sleep` is stopped from its card (its process gone), and axe-core finds no serious or critical
+// violation, light or dark. With TOOLBELT_DOCS_SCREENSHOTS=1 it refreshes the screenshots in docs/.
+import { existsSync } from "node:fs"
+import { mkdir, readdir, readFile } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { connectHttp } from "../mcp/helpers.ts"
+import { makeProject, type Project, root, type ServeProcess, startServe, until } from "./helpers.ts"
+
+const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
+const ARTIFACTS = join(import.meta.dirname, "artifacts")
+const DOCS = process.env.TOOLBELT_DOCS_SCREENSHOTS === "1" ? join(root, "docs") : undefined
+const TOKEN = "page-cards-secret-token"
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+const present = existsSync(CHROMIUM)
+if (!present) console.warn(`test/serve/page-cards.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
+
+type Mcp = Awaited<ReturnType<typeof connectHttp>>
+
+interface Violation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/** Pids of processes whose command line contains `needle`. */
+async function processesWith(needle: string): Promise<number[]> {
+  const found: number[] = []
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "")
+    if (cmdline.split("\0").join(" ").includes(needle)) found.push(Number(name))
+  }
+  return found
+}
+
+describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () => {
+  let project: Project
+  let serve: ServeProcess
+  let browser: Browser
+  let page: Page
+  let mcp: Mcp | undefined
+  const auth = { authorization: `Bearer ${TOKEN}` }
+
+  const card = (text: string) => page.locator("li.call", { hasText: text })
+  const shot = async (name: string) => {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+  }
+
+  /** axe-core's serious and critical violations on the page as it is. */
+  async function violations(): Promise<Violation[]> {
+    if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.addScriptTag({ path: AXE })
+    const result = await page.evaluate<{ violations: Violation[] }>(
+      "axe.run(document, { resultTypes: ['violations'] })",
+    )
+    return result.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map(({ id, impact, help, nodes }) => ({
+        id,
+        impact,
+        help,
+        nodes: nodes.map(({ target }) => ({ target })),
+      }))
+  }
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true })
+    project = await makeProject({ permission: { edit: "ask" } })
+    project = { ...project, env: { ...project.env, TOOLBELT_SERVE_TOKEN: TOKEN } }
+    serve = await startServe(project)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    // The page's policy allows only its own scripts: axe is injected as the test's own.
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+    await page.goto(serve.pageURL)
+    await until(
+      async () => (await page.locator(".connection").textContent()) === "Live",
+      "the page to be live",
+    )
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await mcp?.close()
+    await serve?.stop()
+    await project?.remove()
+  })
+
+  it("the empty page says how to connect: this server's /mcp URL, Claude Code and opencode, no token", async () => {
+    const endpoint = `${serve.url}/mcp`
+    await page.locator("#connect-heading").waitFor()
+    expect(await page.locator("#mcp-url").textContent()).toBe(endpoint)
+    const claude = await page.locator("#connect-claude").textContent()
+    expect(claude).toBe(
+      `claude mcp add --transport http toolbelt ${endpoint} --header "Authorization: Bearer $TOOLBELT_SERVE_TOKEN"`,
+    )
+    const opencode = JSON.parse((await page.locator("#connect-opencode").textContent()) ?? "")
+    expect(opencode.mcp.toolbelt).toEqual({
+      type: "remote",
+      url: endpoint,
+      enabled: true,
+      headers: { Authorization: "Bearer {env:TOOLBELT_SERVE_TOKEN}" },
+    })
+    expect(await page.content()).not.toContain(TOKEN)
+    // Copy puts the line on the clipboard.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: serve.url })
+    await page.getByRole("button", { name: "Copy the Claude Code command" }).click()
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(claude)
+    expect(await violations()).toEqual([])
+    await page.emulateMedia({ colorScheme: "dark" })
+    expect(await violations()).toEqual([])
+    await shot("empty-dark")
+    await page.emulateMedia({ colorScheme: "light" })
+    await shot("empty")
+  })
+
+  it("a command that exits 2 is a failed card showing the command, its description beside it", async () => {
+    mcp = await connectHttp(`${serve.url}/mcp`, { headers: auth })
+    const result = await mcp.client.callTool({
+      name: "bash",
+      arguments: { command: "echo checking\necho 'no such thing' >&2\nexit 2", description: "Check a thing" },
+    })
+    expect(result.isError).toBeFalsy()
+    const failed = card("Check a thing")
+    await failed.locator(".badge.failed").waitFor()
+    expect(await failed.getAttribute("data-state")).toBe("failed")
+    expect(await failed.locator(".badge").textContent()).toBe("failed")
+    expect(await failed.locator(".badge.completed").count()).toBe(0)
+    expect(await failed.locator(".detail").textContent()).toBe("exit 2")
+    expect(await failed.locator(".command code").textContent()).toBe(
+      "echo checking\necho 'no such thing' >&2\nexit 2",
+    )
+    expect(await failed.locator(".title").textContent()).toBe("Check a thing")
+    // A failed call's output is open, at its end.
+    expect(await failed.locator("details").getAttribute("open")).not.toBeNull()
+    expect(await failed.locator("pre.output").textContent()).toContain("no such thing")
+
+    // A long command shows its first lines, all on demand.
+    const long = Array.from({ length: 8 }, (_, line) => `echo line ${line + 1}`).join("\n")
+    await mcp.client.callTool({ name: "bash", arguments: { command: long, description: "Eight lines" } })
+    const eight = card("Eight lines")
+    await eight.locator(".badge.completed").waitFor()
+    expect(await eight.locator(".command code").textContent()).toBe("echo line 1\necho line 2\necho line 3")
+    await eight.getByRole("button", { name: "Show all 8 lines" }).click()
+    expect(await eight.locator(".command code").textContent()).toBe(long)
+  })
+
+  it("a call waiting for approval reads as waiting; its ask takes the focus and `a` allows it", async () => {
+    const call = mcp!.client.callTool({
+      name: "edit",
+      arguments: { filePath: "hello.txt", oldString: "world", newString: "there" },
+    })
+    const waiting = card("hello.txt").last()
+    await waiting.locator(".badge.waiting").waitFor()
+    expect(await waiting.getAttribute("data-state")).toBe("waiting")
+    expect(await waiting.locator(".badge").textContent()).toBe("waiting for you")
+    expect(await waiting.locator(".badge.running").count()).toBe(0)
+    await until(
+      () => page.evaluate<boolean>("document.activeElement?.matches('article.ask') ?? false"),
+      "the new ask to take the focus",
+    )
+    expect(await violations()).toEqual([])
+    await shot("cards-ask")
+    await page.keyboard.press("a")
+    expect((await call).isError).toBeFalsy()
+    expect(await readFile(join(project.dir, "hello.txt"), "utf8")).toBe("hello\nthere\n")
+    await waiting.locator(".badge.completed").waitFor()
+
+    // `r` rejects.
+    const rejected = mcp!.client.callTool({
+      name: "edit",
+      arguments: { filePath: "hello.txt", oldString: "there", newString: "everyone" },
+    })
+    await page.locator("article.ask").waitFor()
+    await until(
+      () => page.evaluate<boolean>("document.activeElement?.matches('article.ask') ?? false"),
+      "the ask to take the focus",
+    )
+    await page.keyboard.press("r")
+    expect((await rejected).isError).toBe(true)
+    expect(await readFile(join(project.dir, "hello.txt"), "utf8")).toBe("hello\nthere\n")
+  })
+
+  it("a running sleep has a Stop button that ends the call within seconds, its process gone", async () => {
+    const call = mcp!.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 30.5; echo never", description: "Sleep thirty seconds" },
+    })
+    const running = card("Sleep thirty seconds")
+    await running.locator(".badge.running").waitFor()
+    await until(async () => (await processesWith("sleep 30.5")).length > 0, "the sleep to start")
+    // Elapsed time ticks.
+    const first = await running.locator(".elapsed").textContent()
+    await until(
+      async () => (await running.locator(".elapsed").textContent()) !== first,
+      "the elapsed time to tick",
+    )
+    expect(await violations()).toEqual([])
+    await shot("cards-running")
+
+    const asked = Date.now()
+    await running.getByRole("button", { name: "Stop bash: Sleep thirty seconds" }).click()
+    await running.locator(".badge.interrupted").waitFor({ timeout: 5000 })
+    const took = Date.now() - asked
+    console.log(`Stop: the card read interrupted ${took} ms after the click`)
+    expect(await running.locator(".detail").textContent()).toBe("stopped from the page")
+    expect(await running.locator("button.stop").count()).toBe(0)
+    const result = await call
+    expect(result.isError).toBe(true)
+    await until(async () => (await processesWith("sleep 30.5")).length === 0, "the sleep to be gone", 5000)
+  })
+
+  it("no serious or critical axe violation with calls on the page, light or dark; screenshots", async () => {
+    expect(await violations()).toEqual([])
+    await shot("cards")
+    await page.emulateMedia({ colorScheme: "dark" })
+    expect(await violations()).toEqual([])
+    await shot("cards-dark")
+    await page.setViewportSize({ width: 380, height: 800 })
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(380)
+    expect(await violations()).toEqual([])
+    await shot("cards-phone-dark")
+    await page.emulateMedia({ colorScheme: "light" })
+    await shot("cards-phone")
+    await page.setViewportSize({ width: 1280, height: 900 })
+    if (DOCS) {
+      const docs = (name: string) => join(DOCS, name)
+      await page.screenshot({ path: docs("serve.png") })
+      await page.emulateMedia({ colorScheme: "dark" })
+      await page.screenshot({ path: docs("serve-dark.png") })
+      await page.emulateMedia({ colorScheme: "light" })
+      await page.setViewportSize({ width: 390, height: 844 })
+      await page.screenshot({ path: docs("serve-phone.png") })
+      await page.setViewportSize({ width: 1280, height: 900 })
+    }
+  })
+})
