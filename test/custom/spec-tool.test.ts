@@ -7,6 +7,8 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createToolbelt } from "../../src/compose/toolbelt.ts"
+import type { ToolPart } from "../../src/platform/store/part.ts"
 import { runCli } from "../fixtures/cli.ts"
 
 const SPEC = await readFile(join(import.meta.dirname, "fixtures", "spec-my-tool.ts.txt"), "utf8")
@@ -16,7 +18,7 @@ const SPEC = await readFile(join(import.meta.dirname, "fixtures", "spec-my-tool.
 const HELPERS = `
 async function doCustomWork(input: string): Promise<string> {
   const { appendFileSync } = await import("node:fs")
-  appendFileSync("work.log", input + "\\n")
+  appendFileSync(new URL("../../work.log", import.meta.url), input + "\\n")
   return input.toUpperCase()
 }
 async function finishWork(result: string): Promise<string> {
@@ -179,5 +181,35 @@ describe("the spec's custom tool, verbatim, in a project with no node_modules", 
     const result = runCli(["call", "my_tool", '{"input":"own"}', "--json", "--trust"], { cwd: own, home })
     expect(result.stderr).not.toContain("not loaded")
     expect(json(result.stdout)).toMatchObject({ status: "completed", output: "done: OWN" })
+  })
+})
+
+describe("the spec's context calls, in process", () => {
+  it("ctx.metadata({ progress: 50 }) reaches the running call as its metadata; ctx.ask goes to the rules", async () => {
+    const parts: ToolPart[] = []
+    const toolbelt = await createToolbelt({
+      directory: project,
+      dataDir: join(base, "data"),
+      store: "memory",
+      sweep: false,
+      trust: true,
+      env: { PATH: process.env.PATH, HOME: home },
+      config: { permission: { my_custom_tool: { "*": "allow", secret: "deny" } } },
+      parts: (part) => {
+        parts.push(structuredClone(part))
+      },
+    })
+    try {
+      const result = await toolbelt.call({ tool: "my_tool", input: { input: "progress" } })
+      expect(result).toMatchObject({ status: "completed", output: "done: PROGRESS" })
+      const running = parts.filter((part) => part.state.status === "running")
+      expect(running.map((part) => (part.state as { metadata?: unknown }).metadata)).toContainEqual({
+        progress: 50,
+      })
+      const denied = await toolbelt.call({ tool: "my_tool", input: { input: "secret" } })
+      expect(denied).toMatchObject({ status: "error", error: expect.stringMatching(/my_custom_tool/) })
+    } finally {
+      await toolbelt.close()
+    }
   })
 })
