@@ -150,6 +150,24 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
     expect(await eight.locator(".command code").textContent()).toBe(long)
   })
 
+  it("a timeout and a kill by a signal are failures of their own, told apart from an exit code", async () => {
+    await mcp!.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 20", description: "Outlast the limit", timeout: 1000 },
+    })
+    const late = card("Outlast the limit")
+    await late.locator(".badge.timeout").waitFor()
+    expect(await late.locator(".badge").textContent()).toBe("timed out")
+
+    await mcp!.client.callTool({
+      name: "bash",
+      arguments: { command: "kill -KILL $$", description: "Kill itself" },
+    })
+    const killed = card("Kill itself")
+    await killed.locator(".badge.killed").waitFor()
+    expect(await killed.locator(".detail").textContent()).toBe("by SIGKILL")
+  })
+
   it("a call waiting for approval reads as waiting; its ask takes the focus and `a` allows it", async () => {
     const call = mcp!.client.callTool({
       name: "edit",

@@ -98,4 +98,20 @@ describe("POST /api/sessions/:id/calls/:callID/abort", () => {
     const who = await api(url, "POST", `/api/sessions/${session}/calls/call_done/abort?by=someone`)
     expect(who.status).toBe(400)
   })
+
+  it("409 for a call the store has running that this process does not run (another instance's)", async () => {
+    const now = Date.now()
+    server.toolbelt.store.parts.upsert({
+      id: "prt_elsewhere",
+      sessionID: session,
+      messageID: "msg_elsewhere",
+      type: "tool",
+      callID: "call_elsewhere",
+      tool: "bash",
+      state: { status: "running", input: { command: "sleep 100" }, time: { start: now } },
+    })
+    const elsewhere = await api(url, "POST", `/api/sessions/${session}/calls/call_elsewhere/abort`)
+    expect(elsewhere.status).toBe(409)
+    expect(elsewhere.body.error).toContain("another toolbelt instance sharing this store runs it")
+  })
 })
