@@ -25,7 +25,7 @@ import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
 import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { advertise, withheld } from "./advertise.ts"
-import { joinFleet } from "./fleet.ts"
+import { closingWhenEnded, joinFleet } from "./fleet.ts"
 import { checkStoreUrl, openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
@@ -221,7 +221,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   })
   const questions = new QuestionService({
     publish: bus.publish,
-    ...(options.answer ? { answer: options.answer } : {}),
+    ...(options.answer ? { answer: closingWhenEnded(bus, options.answer) } : {}),
   })
   // On a shared PostgreSQL store: the fleet's asks and questions, replies given elsewhere, expired owners swept.
   const fleet = joinFleet({ store, permission, questions, bus, log })
@@ -230,7 +230,14 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
 
   // 5. Tools.
   // Initialised on first use, after the services exist.
-  const registry = new Registry({ initExtra: (agent) => services.extraFor(agent) })
+  const registry = new Registry({
+    initExtra: (agent) => services.extraFor(agent),
+    // The spec's InitContext.agent: the whole agent, as a plain copy.
+    agentInfo: (agent) => {
+      const found = policy.agents.get(agent)
+      return found ? { ...found } : undefined
+    },
+  })
   const registered = await registerTools({
     ...project,
     registry,

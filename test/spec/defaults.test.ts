@@ -2,9 +2,11 @@
 // whole agent, `skill` and `plan_exit` under "Not offered" with their reasons.
 import { MockLanguageModelV4 } from "ai/test"
 import { afterEach, describe, expect, it } from "vitest"
+import { z } from "zod"
 import { call, step, text } from "../../src/adapters/ai/fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "../../src/adapters/ai/fixtures/toolbelt.ts"
 import { DEFAULT_STEPS, runTurn } from "../../src/adapters/ai/loop.ts"
+import * as Tool from "../../src/runtime/tool/index.ts"
 
 let belt: TestBelt | undefined
 afterEach(async () => {
@@ -57,5 +59,28 @@ describe("a turn's step limit", { timeout: 120_000 }, () => {
     const model = tireless()
     await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "go", steps: 5 })
     expect(model.doStreamCalls).toHaveLength(5)
+  })
+})
+
+describe("InitContext.agent", () => {
+  it("is the whole agent: name, mode, description, permission rules, steps", async () => {
+    belt = await testBelt({
+      config: { agent: { build: { steps: 7, description: "Builds things." } } } as never,
+    })
+    const seen: Record<string, unknown>[] = []
+    belt.toolbelt.registry.register({
+      spy: Tool.define("spy", async (ctx) => {
+        seen.push({ ...ctx?.agent })
+        return {
+          description: "Says which agent it was made for.",
+          parameters: z.object({}),
+          execute: async () => ({ title: "spy", output: "seen", metadata: {} }),
+        }
+      }),
+    })
+    const result = await belt.toolbelt.call({ tool: "spy", input: {}, sessionID: "ses_spy", agent: "build" })
+    expect(result.status).toBe("completed")
+    expect(seen[0]).toMatchObject({ name: "build", mode: "primary", description: "Builds things.", steps: 7 })
+    expect(Array.isArray(seen[0]!.permission)).toBe(true)
   })
 })

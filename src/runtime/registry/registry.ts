@@ -1,5 +1,6 @@
 import type { Pager } from "../../platform/text/hint.ts"
 import { logger } from "../../platform/util/log.ts"
+import type { InitContext } from "../tool/context.ts"
 import { fromDef, isInfo } from "../tool/define.ts"
 import {
   type Annotations,
@@ -13,6 +14,9 @@ import type { AnyTool } from "../tool/tool.ts"
 import { type Entry, type Handle, type Placement, type Registrable, ToolSet } from "./tool-set.ts"
 
 const log = logger("registry")
+
+/** An agent as a v1 tool's `init` sees it. */
+type AgentInfo = NonNullable<InitContext["agent"]>
 
 /** A tool as advertised for one turn: what the model sees, and the registration it came from. */
 export interface Advertised {
@@ -58,21 +62,25 @@ export class Registry {
   // v1 tools are initialised once per registration and agent, on first use.
   readonly #initialised = new WeakMap<Entry, Map<string, Promise<AnyTool>>>()
   readonly #initExtra: ((agent: string) => Readonly<Record<string, unknown>>) | undefined
+  readonly #agentInfo: ((agent: string) => AgentInfo | undefined) | undefined
 
   /**
    * `initExtra` gives a v1 tool's `init` what its calls will get in `ctx.extra` (a toolbelt's services),
-   * for descriptions that depend on the project.
+   * for descriptions that depend on the project. `agentInfo` gives its `init` the whole agent (the
+   * spec's `InitContext.agent`: name, mode, description, permission, prompt, model, steps).
    */
   constructor(
     options: {
       process?: ToolSet
       project?: ToolSet
       initExtra?: (agent: string) => Readonly<Record<string, unknown>>
+      agentInfo?: (agent: string) => AgentInfo | undefined
     } = {},
   ) {
     this.process = options.process ?? new ToolSet("process")
     this.project = options.project ?? new ToolSet("project")
     this.#initExtra = options.initExtra
+    this.#agentInfo = options.agentInfo
   }
 
   register(
@@ -114,7 +122,8 @@ export class Registry {
     if (!tool) {
       const info = entry.value
       const extra = this.#initExtra?.(agent)
-      tool = info.init({ agent: { name: agent }, ...(extra ? { extra } : {}) }).then((def) =>
+      const whole = this.#agentInfo?.(agent)
+      tool = info.init({ agent: { ...whole, name: agent }, ...(extra ? { extra } : {}) }).then((def) =>
         fromDef(def, {
           ...(info.available ? { available: info.available } : {}),
           ...(info.annotations ? { annotations: info.annotations } : {}),

@@ -40,6 +40,10 @@ export interface Context {
 
 /** Context available when a v1 tool is initialised. */
 export interface InitContext {
+  /**
+   * The whole agent the tool is initialised for (the spec's `Agent.Info`): its name, and from a
+   * toolbelt its mode, description, permission rules, prompt, model and steps where it has them.
+   */
   readonly agent?: { readonly name: string } & Readonly<Record<string, unknown>>
   /**
    * What the tool's calls will get in `ctx.extra` (the services), when the registry was given it: a
