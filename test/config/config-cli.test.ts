@@ -31,7 +31,8 @@ const toml = () => join(project, ".opencode", "config.toml")
 const userConfig = () => join(home, ".config", "toolbelt", "toolbelt.json")
 const toolNames = (stdout: string) => (JSON.parse(stdout) as { name: string }[]).map(({ name }) => name)
 
-describe(".opencode/config.toml from the command line", () => {
+// Each test starts toolbelt a few times; on a busy machine one start can take seconds.
+describe(".opencode/config.toml from the command line", { timeout: 120_000 }, () => {
   it("the spec's config.toml, verbatim: toolbelt permissions takes its ask and says so", async () => {
     await put(toml(), '[permission]\nmy_custom_tool = "ask"  # Always ask before running\n')
     const result = cli(["permissions", "--json"])
@@ -48,7 +49,7 @@ describe(".opencode/config.toml from the command line", () => {
     ])
     const text = cli(["permissions"]).stdout
     expect(text).toContain(`tighten only  project  ${toml()}`)
-    expect(text).toContain(`  taken  my_custom_tool * ask  permission.my_custom_tool in ${toml()}`)
+    expect(text).toContain(`  taken     my_custom_tool * ask  permission.my_custom_tool in ${toml()}`)
   })
 
   it('a "rm *" deny in it stops toolbelt\'s bash by default, naming the file', async () => {
@@ -61,8 +62,8 @@ describe(".opencode/config.toml from the command line", () => {
     ])
     expect(JSON.parse(rm.stdout)).toMatchObject({ status: "error", error: expect.stringContaining(toml()) })
     const text = cli(["permissions"]).stdout
-    expect(text).toContain(`  taken  bash rm * deny  permission.bash["rm *"] in ${toml()}`)
-    expect(text).toContain(`  left   bash * allow  permission.bash["*"] in ${toml()}`)
+    expect(text).toContain(`  taken     bash rm * deny  permission.bash["rm *"] in ${toml()}`)
+    expect(text).toContain(`  left out  bash * allow  permission.bash["*"] in ${toml()}`)
   })
 
   it("its allow applies only once your toolbelt.json names opencode in permission_sources (and the project is trusted)", async () => {
@@ -101,16 +102,16 @@ describe(".opencode/config.toml from the command line", () => {
   })
 })
 
-describe("experimental.batch_tool and unknown keys", () => {
+describe("experimental.batch_tool and unknown keys", { timeout: 120_000 }, () => {
   it('{"experimental":{"batch_tool":true}} offers batch, as "batch": true does', async () => {
     expect(toolNames(cli(["tools", "--json"]).stdout)).not.toContain("batch")
     await put(userConfig(), JSON.stringify({ experimental: { batch_tool: true } }))
     const result = cli(["tools", "--json"])
     expect(result.stderr).toBe("")
     expect(toolNames(result.stdout)).toContain("batch")
-    await put(userConfig(), JSON.stringify({ batch: true }))
-    expect(toolNames(cli(["tools", "--json"]).stdout)).toContain("batch")
-    // A file's own batch wins over its alias.
+  })
+
+  it("a file's own batch wins over its alias", async () => {
     await put(userConfig(), JSON.stringify({ experimental: { batch_tool: true }, batch: false }))
     expect(toolNames(cli(["tools", "--json"]).stdout)).not.toContain("batch")
   })

@@ -133,14 +133,14 @@ export function formatPolicyReport(report: PolicyReport): string {
     lines.push(
       "",
       "Not applied as written:",
-      "  (taken: a deny or ask that holds over every call, as above; left: an allow that opens nothing)",
+      "  (taken: a deny or ask that holds over every call, as above; left out: an allow that opens nothing)",
     )
     // What was taken first, then what was left, each in the order written.
     const taken = report.setAside.filter(({ how }) => how === "tighten-only")
     const left = report.setAside.filter(({ how }) => how === "left-out")
     for (const { rule, how, why } of [...taken, ...left])
       lines.push(
-        `  ${how === "left-out" ? "left " : "taken"}  ${rule.permission} ${rule.pattern} ${rule.action}  ${from(rule)}: ${why}`,
+        `  ${how === "left-out" ? "left out" : "taken   "}  ${rule.permission} ${rule.pattern} ${rule.action}  ${from(rule)}: ${why}`,
       )
   }
   lines.push("", "Pre-approved outside the project (external_directory):")
