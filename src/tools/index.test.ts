@@ -1,6 +1,7 @@
 import { expect, it } from "vitest"
 import { Registry } from "../runtime/registry/registry.ts"
-import { builtins, prefersPatch } from "./index.ts"
+import { builtins } from "./index.ts"
+import { prefersPatch } from "./kit/declarations.ts"
 
 it("offers apply_patch to patch-trained models and edit/write to the others; both without a model", async () => {
   const registry = new Registry()
@@ -12,8 +13,9 @@ it("offers apply_patch to patch-trained models and edit/write to the others; bot
   // webfetch needs nothing configured; websearch/codesearch (no provider), skill (no skills), batch
   // (off), task (no model) and lsp (no toolbelt) are withheld here.
   const shell = ["bash", "bash_kill", "bash_output", "glob", "grep", "webfetch"]
-  // Offered for every model (question and plan_exit where someone can answer: not known here).
-  const session = ["plan_enter", "plan_exit", "question", "todoread", "todowrite"]
+  // Offered for every model (question where someone can answer: not known here; plan_exit to the
+  // plan agent only).
+  const session = ["plan_enter", "question", "todoread", "todowrite"]
   expect(await names("gpt-5.1-codex")).toEqual([...shell, ...session, "apply_patch", "list", "read"].sort())
   expect(await names("claude-sonnet-4")).toEqual(
     [...shell, ...session, "edit", "list", "multiedit", "read", "write"].sort(),

@@ -1,5 +1,6 @@
+// The built-in tools, by the names they are registered under. Each declares everything about itself (where
+// it is offered, its annotations, its permission key, paging) in its own `Tool.define`.
 import type { AnyInfo } from "../runtime/tool/define.ts"
-import type { Availability } from "../runtime/tool/internal.ts"
 import type { AnyTool } from "../runtime/tool/tool.ts"
 import { ApplyPatchTool } from "./apply_patch/apply_patch.ts"
 import { BashTool } from "./bash/bash.ts"
@@ -27,59 +28,33 @@ import { WebfetchTool } from "./webfetch/webfetch.ts"
 import { WebsearchTool } from "./websearch/websearch.ts"
 import { WriteTool } from "./write/write.ts"
 
-/**
- * Models trained on Codex's patch format get `apply_patch` instead of `edit`/`write`/`multiedit`
- * (opencode's rule: a `gpt-` model that is not `oss` or `gpt-4`). Without a model (CLI, MCP) both are
- * offered.
- */
-export function prefersPatch(modelID: string | undefined): boolean {
-  if (!modelID) return false
-  const id = modelID.toLowerCase()
-  return id.includes("gpt-") && !id.includes("oss") && !id.includes("gpt-4")
-}
-
-const forPatchModels = (env: Availability) => !env.modelID || prefersPatch(env.modelID)
-const forOtherModels = (env: Availability) => !prefersPatch(env.modelID)
-
-const writer = { destructive: true } as const
-const reader = { readOnly: true } as const
-// The web tools reach outside the machine (MCP: openWorldHint) and change nothing in it.
-const web = { readOnly: true, openWorld: true } as const
-
 /** The built-in tools, by the names they are registered under. */
 export function builtins(): Record<string, AnyTool | AnyInfo> {
   return {
     invalid: InvalidTool,
     read: ReadTool,
-    write: { ...WriteTool, available: forOtherModels },
-    edit: { ...EditTool, available: forOtherModels, annotations: writer },
-    multiedit: { ...MultiEditTool, available: forOtherModels, annotations: writer },
-    apply_patch: { ...ApplyPatchTool, available: forPatchModels, annotations: writer },
+    write: WriteTool,
+    edit: EditTool,
+    multiedit: MultiEditTool,
+    apply_patch: ApplyPatchTool,
     list: ListTool,
-    glob: { ...GlobTool, annotations: reader },
-    grep: { ...GrepTool, annotations: reader },
-    bash: { ...BashTool, annotations: writer },
-    bash_output: { ...BashOutputTool, annotations: reader },
-    bash_kill: { ...BashKillTool, annotations: writer },
-    skill: { ...SkillTool, annotations: reader },
+    glob: GlobTool,
+    grep: GrepTool,
+    bash: BashTool,
+    bash_output: BashOutputTool,
+    bash_kill: BashKillTool,
+    skill: SkillTool,
     batch: BatchTool,
-    webfetch: { ...WebfetchTool, annotations: web },
-    websearch: { ...WebsearchTool, annotations: web },
-    codesearch: { ...CodesearchTool, annotations: web },
-    todowrite: { ...TodoWriteTool, annotations: { idempotent: true } },
-    // Reads the list todowrite keeps: hidden wherever todowrite is denied (subagents).
-    todoread: { ...TodoReadTool, annotations: reader, permission: "todowrite" },
+    webfetch: WebfetchTool,
+    websearch: WebsearchTool,
+    codesearch: CodesearchTool,
+    todowrite: TodoWriteTool,
+    todoread: TodoReadTool,
     question: QuestionTool,
     plan_enter: PlanEnterTool,
     plan_exit: PlanExitTool,
     task: TaskTool,
     lsp: LspTool,
-    // Finds deferred tools (MCP, plugins, tool files): needs a toolbelt's index, which lists it only while
-    // some are deferred.
-    tool_search: {
-      ...ToolSearchTool,
-      available: (env) => env.extra?.toolSearch !== undefined,
-      annotations: { readOnly: true, idempotent: true },
-    },
+    tool_search: ToolSearchTool,
   }
 }

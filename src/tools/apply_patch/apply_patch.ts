@@ -6,6 +6,7 @@ import { FileSystemError } from "../../platform/fs/errors.ts"
 import { withFileLocks } from "../../platform/fs/lock.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { forPatchModels, WRITES } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { checkExternalDirectory, contains } from "../kit/external-directory.ts"
 import { fileDiff } from "../kit/file-edit/diff.ts"
@@ -70,139 +71,145 @@ export interface ApplyPatchMetadata extends Record<string, unknown> {
  * 4. Shape the result: `Success. Updated the following files:` and one `A`/`M`/`D` line per file, then
  *    any tolerance the planner used (looser matching, re-indentation).
  */
-export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>("apply_patch", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    // 1. Parse.
-    const parsed = parsePatch(params.patchText)
-    if (!parsed.ok) throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${parsed.message}`)
+export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>(
+  "apply_patch",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      // 1. Parse.
+      const parsed = parsePatch(params.patchText)
+      if (!parsed.ok) throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${parsed.message}`)
 
-    // 2. Resolve and guard.
-    const tools = services(ctx)
-    const paths = new PathKeys(tools.directory)
-    const hunks: FileHunk[] = parsed.hunks.map((hunk) =>
-      hunk.type === "update" && hunk.movePath !== undefined
-        ? { ...hunk, path: paths.key(hunk.path), movePath: paths.key(hunk.movePath) }
-        : { ...hunk, path: paths.key(hunk.path) },
-    )
-    // Decided on where each write lands (symlinks followed, dangling ones too), once per directory there.
-    const resolved = new Map<string, string>()
-    const decided = new Set<string>()
-    for (const absolute of paths.absolutes()) {
-      const target = await canonicalPath(absolute)
-      resolved.set(absolute, target)
-      if (decided.has(dirname(target))) continue
-      const decision = await checkExternalDirectory(ctx, absolute, { kind: "file" })
-      resolved.set(absolute, decision.resolved ?? target)
-      decided.add(dirname(decision.resolved ?? target))
-    }
-    ctx.abort.throwIfAborted()
+      // 2. Resolve and guard.
+      const tools = services(ctx)
+      const paths = new PathKeys(tools.directory)
+      const hunks: FileHunk[] = parsed.hunks.map((hunk) =>
+        hunk.type === "update" && hunk.movePath !== undefined
+          ? { ...hunk, path: paths.key(hunk.path), movePath: paths.key(hunk.movePath) }
+          : { ...hunk, path: paths.key(hunk.path) },
+      )
+      // Decided on where each write lands (symlinks followed, dangling ones too), once per directory there.
+      const resolved = new Map<string, string>()
+      const decided = new Set<string>()
+      for (const absolute of paths.absolutes()) {
+        const target = await canonicalPath(absolute)
+        resolved.set(absolute, target)
+        if (decided.has(dirname(target))) continue
+        const decision = await checkExternalDirectory(ctx, absolute, { kind: "file" })
+        resolved.set(absolute, decision.resolved ?? target)
+        decided.add(dirname(decision.resolved ?? target))
+      }
+      ctx.abort.throwIfAborted()
 
-    // 3. Under the locks of every file: read, verify, ask, write.
-    const result = await withFileLocks(
-      paths.absolutes(),
-      async () => {
-        ctx.abort.throwIfAborted()
-        // a. Read.
-        const existing = new Map<string, Existing>()
-        for (const key of paths.keys()) existing.set(key, await readExisting(paths.absolute(key), ctx.abort))
-        if (tools.requireRead) {
-          for (const [key, state] of existing) {
-            if (state.kind !== "file") continue
-            const stale = await staleness({
-              ledger: tools.readLedger,
-              sessionID: ctx.sessionID,
-              canonical: await canonicalPath(paths.absolute(key)),
-              shown: paths.absolute(key),
-              data: state.data,
-            })
-            if (stale) throw new Tool.ToolFailure(`${stale}\n\nNo file was changed.`)
+      // 3. Under the locks of every file: read, verify, ask, write.
+      const result = await withFileLocks(
+        paths.absolutes(),
+        async () => {
+          ctx.abort.throwIfAborted()
+          // a. Read.
+          const existing = new Map<string, Existing>()
+          for (const key of paths.keys())
+            existing.set(key, await readExisting(paths.absolute(key), ctx.abort))
+          if (tools.requireRead) {
+            for (const [key, state] of existing) {
+              if (state.kind !== "file") continue
+              const stale = await staleness({
+                ledger: tools.readLedger,
+                sessionID: ctx.sessionID,
+                canonical: await canonicalPath(paths.absolute(key)),
+                shown: paths.absolute(key),
+                data: state.data,
+              })
+              if (stale) throw new Tool.ToolFailure(`${stale}\n\nNo file was changed.`)
+            }
           }
-        }
 
-        // b. Verify every hunk.
-        const planned = planPatch(hunks, (key) => {
-          const state = existing.get(key)
-          if (state?.kind === "directory") throw new Error("it is a directory, not a file")
-          // A binary (or undecodable) file may be deleted whole, never changed as text.
-          if (state?.kind === "refused") {
-            if (onlyDeleted(hunks, key)) return ""
-            throw new Error(state.reason)
+          // b. Verify every hunk.
+          const planned = planPatch(hunks, (key) => {
+            const state = existing.get(key)
+            if (state?.kind === "directory") throw new Error("it is a directory, not a file")
+            // A binary (or undecodable) file may be deleted whole, never changed as text.
+            if (state?.kind === "refused") {
+              if (onlyDeleted(hunks, key)) return ""
+              throw new Error(state.reason)
+            }
+            return state?.kind === "file" ? state.text : undefined
+          })
+          if (!planned.ok) {
+            throw new Tool.ToolFailure(
+              `apply_patch verification failed; no file was changed.\n\n${planned.message}`,
+            )
           }
-          return state?.kind === "file" ? state.text : undefined
-        })
-        if (!planned.ok) {
-          throw new Tool.ToolFailure(
-            `apply_patch verification failed; no file was changed.\n\n${planned.message}`,
-          )
-        }
-        const files = planned.changes.map((change) => describeChange(change, paths, tools.worktree))
-        ctx.abort.throwIfAborted()
+          const files = planned.changes.map((change) => describeChange(change, paths, tools.worktree))
+          ctx.abort.throwIfAborted()
 
-        // c. One ask for the whole patch.
-        await ctx.ask({
-          permission: "edit",
-          patterns: [...new Set(files.flatMap((file) => relativesOf(file, tools.worktree)))],
-          always: ["*"],
-          metadata: {
-            filepath: files.map((file) => file.relativePath).join(", "),
-            diff: files.map((file) => file.diff).join("\n"),
-            files,
-          },
-        })
-        ctx.abort.throwIfAborted()
+          // c. One ask for the whole patch.
+          await ctx.ask({
+            permission: "edit",
+            patterns: [...new Set(files.flatMap((file) => relativesOf(file, tools.worktree)))],
+            always: ["*"],
+            metadata: {
+              filepath: files.map((file) => file.relativePath).join(", "),
+              diff: files.map((file) => file.diff).join("\n"),
+              files,
+            },
+          })
+          ctx.abort.throwIfAborted()
 
-        // d. Write, restoring everything if one write fails.
-        const operations = toOperations(planned.changes, paths, existing)
-        // The ask may have waited for a person: a symlink planted meanwhile must not redirect a write.
-        try {
-          for (const { path } of operations) assertLandsOn(path, resolved.get(path) ?? path)
-        } catch (error) {
-          if (error instanceof FileSystemError)
-            throw new Tool.ToolFailure(`${error.message}\n\nNo file was changed.`)
-          throw error
-        }
-        const committed = await commit(operations, { recovery: tools.recovery, label: "apply_patch" })
-        if (!committed.ok) throw new Tool.ToolFailure(describeFailure(committed, tools.worktree))
+          // d. Write, restoring everything if one write fails.
+          const operations = toOperations(planned.changes, paths, existing)
+          // The ask may have waited for a person: a symlink planted meanwhile must not redirect a write.
+          try {
+            for (const { path } of operations) assertLandsOn(path, resolved.get(path) ?? path)
+          } catch (error) {
+            if (error instanceof FileSystemError)
+              throw new Tool.ToolFailure(`${error.message}\n\nNo file was changed.`)
+            throw error
+          }
+          const committed = await commit(operations, { recovery: tools.recovery, label: "apply_patch" })
+          if (!committed.ok) throw new Tool.ToolFailure(describeFailure(committed, tools.worktree))
 
-        // e. Ledger and events.
-        const final = new Map<string, FileOperation["content"]>()
-        for (const operation of operations) final.set(operation.path, operation.content)
-        for (const [path, content] of final) {
-          const canonical = await canonicalPath(path)
-          if (content === null) await tools.readLedger.forget(ctx.sessionID, canonical)
-          else await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
-          tools.publish("file.edited", { file: path, sessionID: ctx.sessionID })
-        }
+          // e. Ledger and events.
+          const final = new Map<string, FileOperation["content"]>()
+          for (const operation of operations) final.set(operation.path, operation.content)
+          for (const [path, content] of final) {
+            const canonical = await canonicalPath(path)
+            if (content === null) await tools.readLedger.forget(ctx.sessionID, canonical)
+            else
+              await recordWritten({ ledger: tools.readLedger, sessionID: ctx.sessionID, canonical, content })
+            tools.publish("file.edited", { file: path, sessionID: ctx.sessionID })
+          }
 
-        // 4. Shape.
-        const lines = [
-          ...new Set(planned.changes.map((change) => summaryLine(change, paths, tools.worktree))),
-        ]
-        const notes = planned.changes.flatMap((change) => change.notes)
-        let output = `Success. Updated the following files:\n${lines.join("\n")}`
-        if (notes.length > 0) {
-          output += `\n\nThe patch did not match exactly everywhere:\n${notes.map((note) => `- ${note}`).join("\n")}`
-        }
-        return {
-          title: lines.join(", "),
-          output,
-          metadata: { diff: files.map((file) => file.diff).join("\n"), files },
-        }
-      },
-      { signal: ctx.abort },
-    ).catch((error: unknown) => {
-      throw lockFailure(error)
-    })
-    // Outside the locks: the errors the language servers report on the changed files.
-    return withDiagnostics(
-      ctx,
-      result.metadata.files.flatMap((file) => [file.filePath, ...(file.movePath ? [file.movePath] : [])]),
-      result,
-    )
+          // 4. Shape.
+          const lines = [
+            ...new Set(planned.changes.map((change) => summaryLine(change, paths, tools.worktree))),
+          ]
+          const notes = planned.changes.flatMap((change) => change.notes)
+          let output = `Success. Updated the following files:\n${lines.join("\n")}`
+          if (notes.length > 0) {
+            output += `\n\nThe patch did not match exactly everywhere:\n${notes.map((note) => `- ${note}`).join("\n")}`
+          }
+          return {
+            title: lines.join(", "),
+            output,
+            metadata: { diff: files.map((file) => file.diff).join("\n"), files },
+          }
+        },
+        { signal: ctx.abort },
+      ).catch((error: unknown) => {
+        throw lockFailure(error)
+      })
+      // Outside the locks: the errors the language servers report on the changed files.
+      return withDiagnostics(
+        ctx,
+        result.metadata.files.flatMap((file) => [file.filePath, ...(file.movePath ? [file.movePath] : [])]),
+        result,
+      )
+    },
   },
-})
+  { available: forPatchModels, annotations: WRITES },
+)
 
 /**
  * The patch's paths as the planner compares them: relative to the project when inside it (so `a.ts`,

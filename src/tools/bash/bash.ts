@@ -4,6 +4,7 @@ import { z } from "zod"
 import { commandEnv, type RunOptions } from "../../platform/shell/run/index.ts"
 import { sandboxArgv } from "../../platform/shell/sandbox/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { WRITES } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import {
   DEFAULT_READY_TIMEOUT_MS,
@@ -94,60 +95,64 @@ export type BashParams = z.infer<typeof Parameters>
  *    timeout, abort, prompt, processes killed) in a `<shell_metadata>` block; metadata for UIs
  *    (`output`, `exit`, ...).
  */
-export const BashTool = Tool.define("bash", () => ({
-  description: renderDescription(),
-  parameters: Parameters,
-  async execute(params: BashParams, ctx: Tool.Context): Promise<Tool.Result<BashMetadata>> {
-    // 1. Settings and arguments.
-    const settings = readSettings(ctx.extra)
-    const background = params.run_in_background === true
-    const timeoutMs = checkTimeout({ timeout: params.timeout, background, settings })
-    const readiness = checkReadiness({
-      port: params.ready_port,
-      pattern: params.ready_pattern,
-      timeout: params.ready_timeout,
-      background,
-      settings,
-    })
-    const shell = pickShell(settings)
-    const bwrap = checkSandbox(settings)
-    const description = params.description?.trim() || ""
+export const BashTool = Tool.define(
+  "bash",
+  () => ({
+    description: renderDescription(),
+    parameters: Parameters,
+    async execute(params: BashParams, ctx: Tool.Context): Promise<Tool.Result<BashMetadata>> {
+      // 1. Settings and arguments.
+      const settings = readSettings(ctx.extra)
+      const background = params.run_in_background === true
+      const timeoutMs = checkTimeout({ timeout: params.timeout, background, settings })
+      const readiness = checkReadiness({
+        port: params.ready_port,
+        pattern: params.ready_pattern,
+        timeout: params.ready_timeout,
+        background,
+        settings,
+      })
+      const shell = pickShell(settings)
+      const bwrap = checkSandbox(settings)
+      const description = params.description?.trim() || ""
 
-    // 2. Working directory.
-    const cwd = resolve(settings.directory, params.workdir ?? ".")
-    const askedForWorkdir = params.workdir
-      ? await assertExternalDirectory(ctx, cwd, { kind: "directory" })
-      : false
-    checkDirectory(cwd, params.workdir)
+      // 2. Working directory.
+      const cwd = resolve(settings.directory, params.workdir ?? ".")
+      const askedForWorkdir = params.workdir
+        ? await assertExternalDirectory(ctx, cwd, { kind: "directory" })
+        : false
+      checkDirectory(cwd, params.workdir)
 
-    // 3. Permission.
-    await askPermission({ ctx, command: params.command, description, cwd, settings, askedForWorkdir })
+      // 3. Permission.
+      await askPermission({ ctx, command: params.command, description, cwd, settings, askedForWorkdir })
 
-    // 4. Run.
-    const marker = randomBytes(12).toString("hex")
-    const hookEnv = settings.shellEnv
-      ? await settings.shellEnv.shellEnv({ cwd, sessionID: ctx.sessionID, callID: ctx.callID })
-      : {}
-    const run: RunOptions = {
-      command: params.command,
-      cwd,
-      shell,
-      env: commandEnv({ hook: hookEnv, marker }),
-      marker,
-      limits: settings.limits,
-      storeDir: settings.storeDir,
-      ...(bwrap
-        ? { wrap: (argv: readonly string[]) => sandboxArgv(bwrap, sandboxPolicy(settings, cwd), argv) }
-        : {}),
-    }
-    const title = clip(description || params.command, 100)
-    const sandboxed = bwrap !== undefined
-    if (background) {
-      return startJob({ ctx, run, readiness, settings, description, title, sandboxed })
-    }
-    const result = await runForeground({ ctx, run, timeoutMs, settings, title, description })
+      // 4. Run.
+      const marker = randomBytes(12).toString("hex")
+      const hookEnv = settings.shellEnv
+        ? await settings.shellEnv.shellEnv({ cwd, sessionID: ctx.sessionID, callID: ctx.callID })
+        : {}
+      const run: RunOptions = {
+        command: params.command,
+        cwd,
+        shell,
+        env: commandEnv({ hook: hookEnv, marker }),
+        marker,
+        limits: settings.limits,
+        storeDir: settings.storeDir,
+        ...(bwrap
+          ? { wrap: (argv: readonly string[]) => sandboxArgv(bwrap, sandboxPolicy(settings, cwd), argv) }
+          : {}),
+      }
+      const title = clip(description || params.command, 100)
+      const sandboxed = bwrap !== undefined
+      if (background) {
+        return startJob({ ctx, run, readiness, settings, description, title, sandboxed })
+      }
+      const result = await runForeground({ ctx, run, timeoutMs, settings, title, description })
 
-    // 5. Result.
-    return foregroundResult({ result, timeoutMs, settings, cwd, sandboxed, title, description })
-  },
-}))
+      // 5. Result.
+      return foregroundResult({ result, timeoutMs, settings, cwd, sandboxed, title, description })
+    },
+  }),
+  { annotations: WRITES },
+)

@@ -1,4 +1,5 @@
 import { formatProcesses } from "../../platform/shell/run/index.ts"
+import { WRITES } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
 
@@ -8,6 +9,7 @@ import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
  * what was killed and the output printed since the last read.
  */
 export const BashKillTool = defineJobTool({
+  annotations: WRITES,
   id: "bash_kill",
   description: loadText(import.meta.url, "description.txt"),
   jobIdDescription: 'The id of the background job to stop, as bash returned it (e.g. "job_1a2b3c4d").',

@@ -1,4 +1,5 @@
 import { previewOf } from "../../platform/shell/run/index.ts"
+import { READS_ONLY } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
 
@@ -9,6 +10,7 @@ import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
  * counts it.
  */
 export const BashOutputTool = defineJobTool({
+  annotations: READS_ONLY,
   id: "bash_output",
   description: loadText(import.meta.url, "description.txt"),
   jobIdDescription: 'The id of the background job, as bash returned it (e.g. "job_1a2b3c4d").',

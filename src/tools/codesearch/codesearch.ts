@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { exaUrl } from "../kit/search/exa.ts"
 import { callMcpText } from "../kit/search/mcp-call.ts"
@@ -78,5 +79,5 @@ export const CodesearchTool = Tool.define<typeof Parameters, { provider: string;
       }
     },
   },
-  { available: offeredWhenConfigured(codesearchSettings) },
+  { annotations: READS_THE_WEB, available: offeredWhenConfigured(codesearchSettings) },
 )

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { forOtherModels, WRITES } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
@@ -44,49 +45,53 @@ export interface EditMetadata extends DiffMetadata {
  * 3. Shape the result: `Edit applied successfully.`, plus what was reconciled when the match was not
  *    exact, so the model learns the file's style; the title is the path relative to the worktree.
  */
-export const EditTool = Tool.define<typeof Parameters, EditMetadata>("edit", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    if (params.oldString === params.newString) throw new Tool.ToolFailure(IDENTICAL_MESSAGE)
+export const EditTool = Tool.define<typeof Parameters, EditMetadata>(
+  "edit",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      if (params.oldString === params.newString) throw new Tool.ToolFailure(IDENTICAL_MESSAGE)
 
-    const result = await editFile({
-      ctx,
-      path: params.filePath,
-      change: async (current, filepath) => {
-        if (!current.exists) {
-          if (params.oldString !== "") throw new Tool.ToolFailure(await notFoundMessage(filepath))
-          return { text: params.newString, info: undefined }
-        }
-        if (params.oldString === "") throw new Tool.ToolFailure(EMPTY_MESSAGE)
-        const replaced = replace({
-          content: current.text,
-          oldString: params.oldString,
-          newString: params.newString,
-          replaceAll: params.replaceAll ?? false,
-        })
-        if (!replaced.ok)
-          throw new Tool.ToolFailure(replaced.message + notFoundHint(current.encoding, params.oldString))
-        return { text: replaced.content, info: replaced }
-      },
-    })
+      const result = await editFile({
+        ctx,
+        path: params.filePath,
+        change: async (current, filepath) => {
+          if (!current.exists) {
+            if (params.oldString !== "") throw new Tool.ToolFailure(await notFoundMessage(filepath))
+            return { text: params.newString, info: undefined }
+          }
+          if (params.oldString === "") throw new Tool.ToolFailure(EMPTY_MESSAGE)
+          const replaced = replace({
+            content: current.text,
+            oldString: params.oldString,
+            newString: params.newString,
+            replaceAll: params.replaceAll ?? false,
+          })
+          if (!replaced.ok)
+            throw new Tool.ToolFailure(replaced.message + notFoundHint(current.encoding, params.oldString))
+          return { text: replaced.content, info: replaced }
+        },
+      })
 
-    const match = result.info
-    const output = ["Edit applied successfully."]
-    if (match && (params.replaceAll ?? false)) {
-      output.push(`Replaced ${match.occurrences} occurrence${match.occurrences === 1 ? "" : "s"}.`)
-    }
-    const note = match ? describeMatch(match.matcher, match.normalisation, match.lines) : undefined
-    return withDiagnostics(ctx, [result.filepath], {
-      title: result.title,
-      output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
-      metadata: {
-        ...diffMetadata(result.filepath, result),
-        ...(match ? { matcher: match.matcher } : {}),
-        occurrences: match?.occurrences ?? 0,
-        lines: match?.lines ?? [],
-        ...(match?.normalisation ? { normalisation: match.normalisation } : {}),
-      },
-    })
+      const match = result.info
+      const output = ["Edit applied successfully."]
+      if (match && (params.replaceAll ?? false)) {
+        output.push(`Replaced ${match.occurrences} occurrence${match.occurrences === 1 ? "" : "s"}.`)
+      }
+      const note = match ? describeMatch(match.matcher, match.normalisation, match.lines) : undefined
+      return withDiagnostics(ctx, [result.filepath], {
+        title: result.title,
+        output: note ? `${output.join(" ")}\n\n${note}` : output.join(" "),
+        metadata: {
+          ...diffMetadata(result.filepath, result),
+          ...(match ? { matcher: match.matcher } : {}),
+          occurrences: match?.occurrences ?? 0,
+          lines: match?.lines ?? [],
+          ...(match?.normalisation ? { normalisation: match.normalisation } : {}),
+        },
+      })
+    },
   },
-})
+  { available: forOtherModels, annotations: WRITES },
+)

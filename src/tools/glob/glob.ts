@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
 import { listingBackend, SearchError, searchSettings } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
 
@@ -45,75 +46,79 @@ export interface GlobMetadata extends Record<string, unknown> {
  * 5. Shape: one absolute path per line; when more matched, how many and how to narrow; when the time
  *    limit (`extra.searchTimeoutMs`, default 30 s) was reached, that the list is partial.
  */
-export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>("glob", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    // 1. Ask.
-    if (params.pattern.trim() === "")
-      throw new Tool.ToolFailure("pattern is required: a glob such as **/*.ts")
-    await ctx.ask({
-      permission: "glob",
-      patterns: [params.pattern],
-      always: ["*"],
-      metadata: { pattern: params.pattern, path: params.path },
-    })
-
-    // 2. Resolve.
-    const project = projectDirectory(ctx.extra)
-    const target = resolve(project, params.path ?? ".")
-
-    // 3. Guard.
-    await assertExternalDirectory(ctx, target, { kind: "directory" })
-
-    // 4. List.
-    const stats = await stat(target).catch(() => undefined)
-    if (!stats) throw new Tool.ToolFailure(`Directory not found: ${target}`)
-    if (!stats.isDirectory()) {
-      throw new Tool.ToolFailure(
-        `glob path must be a directory: ${target} is a file. Pass its directory as path, or use read to open the file.`,
-      )
-    }
-    const pattern = relativePattern(params.pattern, target)
-    const settings = searchSettings(ctx.extra)
-    const backend = listingBackend(settings.choice)
-    let found: Awaited<ReturnType<typeof backend.files>>
-    try {
-      found = await backend.files(target, {
-        pattern: [pattern],
-        limit: LIMIT,
-        signal: ctx.abort,
-        timeoutMs: settings.timeoutMs,
+export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>(
+  "glob",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      // 1. Ask.
+      if (params.pattern.trim() === "")
+        throw new Tool.ToolFailure("pattern is required: a glob such as **/*.ts")
+      await ctx.ask({
+        permission: "glob",
+        patterns: [params.pattern],
+        always: ["*"],
+        metadata: { pattern: params.pattern, path: params.path },
       })
-    } catch (error) {
-      if (error instanceof SearchError) throw new Tool.ToolFailure(error.message)
-      throw error
-    }
 
-    // 5. Shape.
-    const count = found.files.length
-    const truncated = found.total > count
-    const lines = found.files.map((file) => file.path)
-    if (count === 0) lines.push(found.timedOut ? "No files found before the time limit." : "No files found")
-    if (truncated) {
-      lines.push(
-        "",
-        `(Showing the ${count} most recently modified of ${found.total} matching files. Use a more specific pattern or path to narrow the results.)`,
-      )
-    }
-    if (found.timedOut) {
-      lines.push(
-        "",
-        `(The search stopped at its time limit of ${seconds(settings.timeoutMs)}: these are the files found so far. Use a more specific pattern or path.)`,
-      )
-    }
-    return {
-      title: displayPath(target, project),
-      output: lines.join("\n"),
-      metadata: { count, total: found.total, truncated, timedOut: found.timedOut, backend: backend.name },
-    }
+      // 2. Resolve.
+      const project = projectDirectory(ctx.extra)
+      const target = resolve(project, params.path ?? ".")
+
+      // 3. Guard.
+      await assertExternalDirectory(ctx, target, { kind: "directory" })
+
+      // 4. List.
+      const stats = await stat(target).catch(() => undefined)
+      if (!stats) throw new Tool.ToolFailure(`Directory not found: ${target}`)
+      if (!stats.isDirectory()) {
+        throw new Tool.ToolFailure(
+          `glob path must be a directory: ${target} is a file. Pass its directory as path, or use read to open the file.`,
+        )
+      }
+      const pattern = relativePattern(params.pattern, target)
+      const settings = searchSettings(ctx.extra)
+      const backend = listingBackend(settings.choice)
+      let found: Awaited<ReturnType<typeof backend.files>>
+      try {
+        found = await backend.files(target, {
+          pattern: [pattern],
+          limit: LIMIT,
+          signal: ctx.abort,
+          timeoutMs: settings.timeoutMs,
+        })
+      } catch (error) {
+        if (error instanceof SearchError) throw new Tool.ToolFailure(error.message)
+        throw error
+      }
+
+      // 5. Shape.
+      const count = found.files.length
+      const truncated = found.total > count
+      const lines = found.files.map((file) => file.path)
+      if (count === 0) lines.push(found.timedOut ? "No files found before the time limit." : "No files found")
+      if (truncated) {
+        lines.push(
+          "",
+          `(Showing the ${count} most recently modified of ${found.total} matching files. Use a more specific pattern or path to narrow the results.)`,
+        )
+      }
+      if (found.timedOut) {
+        lines.push(
+          "",
+          `(The search stopped at its time limit of ${seconds(settings.timeoutMs)}: these are the files found so far. Use a more specific pattern or path.)`,
+        )
+      }
+      return {
+        title: displayPath(target, project),
+        output: lines.join("\n"),
+        metadata: { count, total: found.total, truncated, timedOut: found.timedOut, backend: backend.name },
+      }
+    },
   },
-})
+  { annotations: READS_ONLY },
+)
 
 function projectDirectory(extra: Readonly<Record<string, unknown>>): string {
   const directory = extra.directory

@@ -9,6 +9,7 @@ import {
   searchSettings,
 } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
 import { formatGrep, type OutputMode } from "./format.ts"
@@ -94,77 +95,81 @@ const MODES: Record<OutputMode, GrepMode> = {
  * 5. Shape (`format.ts`): grouped by file, `Line N: text`, lines cut at 2000 characters, the totals, and
  *    how to narrow when results were dropped or the time limit (`extra.searchTimeoutMs`, 30 s) was hit.
  */
-export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>("grep", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    // 1. Ask.
-    if (params.pattern === "")
-      throw new Tool.ToolFailure("pattern is required: the regular expression to search for")
-    await ctx.ask({
-      permission: "grep",
-      patterns: [params.pattern],
-      always: ["*"],
-      metadata: { pattern: params.pattern, path: params.path, include: params.include },
-    })
-
-    // 2. Resolve.
-    const project = projectDirectory(ctx.extra)
-    const target = resolve(project, params.path ?? ".")
-    const stats = await stat(target).catch(() => undefined)
-
-    // 3. Guard.
-    await assertExternalDirectory(ctx, target, { kind: stats?.isDirectory() ? "directory" : "file" })
-
-    // 4. Search.
-    if (!stats) throw new Tool.ToolFailure(`Path not found: ${target}`)
-    if (!stats.isDirectory() && !stats.isFile()) {
-      throw new Tool.ToolFailure(`Not a regular file or a directory: ${target}`)
-    }
-    const outputMode = params.outputMode ?? "content"
-    const settings = searchSettings(ctx.extra)
-    const backend = searchBackend(settings.choice)
-    let result: Awaited<ReturnType<typeof backend.grep>>
-    try {
-      result = await backend.grep(target, {
-        pattern: params.pattern,
-        fixedStrings: params.fixedStrings ?? false,
-        ignoreCase: params.ignoreCase ?? false,
-        ...(params.include ? { include: [params.include] } : {}),
-        before: params.before ?? params.context ?? 0,
-        after: params.after ?? params.context ?? 0,
-        mode: MODES[outputMode],
-        limit: LIMIT,
-        signal: ctx.abort,
-        timeoutMs: settings.timeoutMs,
+export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
+  "grep",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      // 1. Ask.
+      if (params.pattern === "")
+        throw new Tool.ToolFailure("pattern is required: the regular expression to search for")
+      await ctx.ask({
+        permission: "grep",
+        patterns: [params.pattern],
+        always: ["*"],
+        metadata: { pattern: params.pattern, path: params.path, include: params.include },
       })
-    } catch (error) {
-      if (error instanceof SearchPatternError) {
-        throw new Tool.ToolFailure(
-          `${error.message} Escape special characters with a backslash (\\( \\[ \\{ \\. \\*), or set fixedStrings to true to search for the text literally.`,
-        )
-      }
-      if (error instanceof SearchError) throw new Tool.ToolFailure(error.message)
-      throw error
-    }
 
-    // 5. Shape.
-    const formatted = formatGrep(result, outputMode, seconds(settings.timeoutMs))
-    return {
-      title: params.pattern,
-      output: formatted.output,
-      metadata: {
-        matches: result.totalMatches,
-        files: result.totalFiles,
-        shown: formatted.shown,
-        truncated: formatted.truncated,
-        timedOut: result.timedOut,
-        outputMode,
-        backend: backend.name,
-      },
-    }
+      // 2. Resolve.
+      const project = projectDirectory(ctx.extra)
+      const target = resolve(project, params.path ?? ".")
+      const stats = await stat(target).catch(() => undefined)
+
+      // 3. Guard.
+      await assertExternalDirectory(ctx, target, { kind: stats?.isDirectory() ? "directory" : "file" })
+
+      // 4. Search.
+      if (!stats) throw new Tool.ToolFailure(`Path not found: ${target}`)
+      if (!stats.isDirectory() && !stats.isFile()) {
+        throw new Tool.ToolFailure(`Not a regular file or a directory: ${target}`)
+      }
+      const outputMode = params.outputMode ?? "content"
+      const settings = searchSettings(ctx.extra)
+      const backend = searchBackend(settings.choice)
+      let result: Awaited<ReturnType<typeof backend.grep>>
+      try {
+        result = await backend.grep(target, {
+          pattern: params.pattern,
+          fixedStrings: params.fixedStrings ?? false,
+          ignoreCase: params.ignoreCase ?? false,
+          ...(params.include ? { include: [params.include] } : {}),
+          before: params.before ?? params.context ?? 0,
+          after: params.after ?? params.context ?? 0,
+          mode: MODES[outputMode],
+          limit: LIMIT,
+          signal: ctx.abort,
+          timeoutMs: settings.timeoutMs,
+        })
+      } catch (error) {
+        if (error instanceof SearchPatternError) {
+          throw new Tool.ToolFailure(
+            `${error.message} Escape special characters with a backslash (\\( \\[ \\{ \\. \\*), or set fixedStrings to true to search for the text literally.`,
+          )
+        }
+        if (error instanceof SearchError) throw new Tool.ToolFailure(error.message)
+        throw error
+      }
+
+      // 5. Shape.
+      const formatted = formatGrep(result, outputMode, seconds(settings.timeoutMs))
+      return {
+        title: params.pattern,
+        output: formatted.output,
+        metadata: {
+          matches: result.totalMatches,
+          files: result.totalFiles,
+          shown: formatted.shown,
+          truncated: formatted.truncated,
+          timedOut: result.timedOut,
+          outputMode,
+          backend: backend.name,
+        },
+      }
+    },
   },
-})
+  { annotations: READS_ONLY },
+)
 
 function projectDirectory(extra: Readonly<Record<string, unknown>>): string {
   const directory = extra.directory

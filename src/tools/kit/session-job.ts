@@ -26,8 +26,9 @@ export function defineJobTool<M extends Record<string, unknown>>(options: {
   jobIdDescription: string
   act(input: { job: Job; settings: ShellSettings }): Promise<Tool.Result<M>>
   pollable?: (result: Tool.Result<M>) => boolean
+  annotations: Tool.Annotations
 }): Tool.Info<JobParameters, M> {
-  const { id, description, jobIdDescription, act, pollable } = options
+  const { id, description, jobIdDescription, act, pollable, annotations } = options
   return Tool.define(
     id,
     {
@@ -40,7 +41,7 @@ export function defineJobTool<M extends Record<string, unknown>>(options: {
       },
       ...(pollable ? { pollable } : {}),
     },
-    { permission: "bash" },
+    { permission: "bash", annotations },
   )
 }
 

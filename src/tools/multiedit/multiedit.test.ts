@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
-import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../kit/match/replace.ts"
 import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
+import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../kit/match/replace.ts"
 import { MultiEditTool } from "./multiedit.ts"
 
 let h: Harness

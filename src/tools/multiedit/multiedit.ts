@@ -1,12 +1,13 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
-import type { MatcherName } from "../kit/match/match-context.ts"
-import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../kit/match/replace.ts"
+import { forOtherModels, WRITES } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
+import type { MatcherName } from "../kit/match/match-context.ts"
+import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../kit/match/replace.ts"
 
 export const Parameters = z.object({
   filePath: z
@@ -56,71 +57,75 @@ export interface MultiEditMetadata extends DiffMetadata {
  * 3. Shape the result: how many edits were applied, and what was reconciled for any that did not match
  *    exactly.
  */
-export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>("multiedit", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    const total = params.edits.length
-    const failure = (index: number, message: string) =>
-      new Tool.ToolFailure(
-        `Edit ${index + 1} of ${total} failed: ${message}\n\nNo edit was applied; the file is unchanged.`,
-      )
-    for (const [index, edit] of params.edits.entries()) {
-      if (edit.oldString === edit.newString) throw failure(index, IDENTICAL_MESSAGE)
-    }
+export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>(
+  "multiedit",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const total = params.edits.length
+      const failure = (index: number, message: string) =>
+        new Tool.ToolFailure(
+          `Edit ${index + 1} of ${total} failed: ${message}\n\nNo edit was applied; the file is unchanged.`,
+        )
+      for (const [index, edit] of params.edits.entries()) {
+        if (edit.oldString === edit.newString) throw failure(index, IDENTICAL_MESSAGE)
+      }
 
-    const result = await editFile({
-      ctx,
-      path: params.filePath,
-      change: async (current, filepath) => {
-        const results: EditResult[] = []
-        let text: string
-        let start = 0
-        if (!current.exists) {
-          if (params.edits[0]!.oldString !== "") {
-            throw new Tool.ToolFailure(
-              `${await notFoundMessage(filepath)}\n\nTo create it, give the first edit an empty oldString.`,
-            )
+      const result = await editFile({
+        ctx,
+        path: params.filePath,
+        change: async (current, filepath) => {
+          const results: EditResult[] = []
+          let text: string
+          let start = 0
+          if (!current.exists) {
+            if (params.edits[0]!.oldString !== "") {
+              throw new Tool.ToolFailure(
+                `${await notFoundMessage(filepath)}\n\nTo create it, give the first edit an empty oldString.`,
+              )
+            }
+            text = params.edits[0]!.newString
+            results.push({ matcher: "create", occurrences: 1, lines: [1] })
+            start = 1
+          } else text = current.text
+          const encoding = current.exists ? current.encoding : "utf-8"
+          for (let index = start; index < total; index++) {
+            const edit = params.edits[index]!
+            if (edit.oldString === "") throw failure(index, EMPTY_MESSAGE)
+            const replaced = replace({
+              content: text,
+              oldString: edit.oldString,
+              newString: edit.newString,
+              replaceAll: edit.replaceAll ?? false,
+            })
+            if (!replaced.ok) throw failure(index, replaced.message + notFoundHint(encoding, edit.oldString))
+            text = replaced.content
+            results.push({
+              matcher: replaced.matcher,
+              occurrences: replaced.occurrences,
+              lines: replaced.lines,
+              ...(replaced.normalisation ? { normalisation: replaced.normalisation } : {}),
+            })
           }
-          text = params.edits[0]!.newString
-          results.push({ matcher: "create", occurrences: 1, lines: [1] })
-          start = 1
-        } else text = current.text
-        const encoding = current.exists ? current.encoding : "utf-8"
-        for (let index = start; index < total; index++) {
-          const edit = params.edits[index]!
-          if (edit.oldString === "") throw failure(index, EMPTY_MESSAGE)
-          const replaced = replace({
-            content: text,
-            oldString: edit.oldString,
-            newString: edit.newString,
-            replaceAll: edit.replaceAll ?? false,
-          })
-          if (!replaced.ok) throw failure(index, replaced.message + notFoundHint(encoding, edit.oldString))
-          text = replaced.content
-          results.push({
-            matcher: replaced.matcher,
-            occurrences: replaced.occurrences,
-            lines: replaced.lines,
-            ...(replaced.normalisation ? { normalisation: replaced.normalisation } : {}),
-          })
-        }
-        return { text, info: results }
-      },
-    })
+          return { text, info: results }
+        },
+      })
 
-    const results = result.info
-    const notes: string[] = []
-    for (const [index, edit] of results.entries()) {
-      if (edit.matcher === "create") continue
-      const note = describeMatch(edit.matcher, edit.normalisation, edit.lines)
-      if (note) notes.push(`Edit ${index + 1}: ${note.replace(/^Note: /, "")}`)
-    }
-    const head = `Applied ${total} edit${total === 1 ? "" : "s"} successfully.`
-    return withDiagnostics(ctx, [result.filepath], {
-      title: result.title,
-      output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
-      metadata: { ...diffMetadata(result.filepath, result), results },
-    })
+      const results = result.info
+      const notes: string[] = []
+      for (const [index, edit] of results.entries()) {
+        if (edit.matcher === "create") continue
+        const note = describeMatch(edit.matcher, edit.normalisation, edit.lines)
+        if (note) notes.push(`Edit ${index + 1}: ${note.replace(/^Note: /, "")}`)
+      }
+      const head = `Applied ${total} edit${total === 1 ? "" : "s"} successfully.`
+      return withDiagnostics(ctx, [result.filepath], {
+        title: result.title,
+        output: notes.length > 0 ? `${head}\n\n${notes.join("\n")}` : head,
+        metadata: { ...diffMetadata(result.filepath, result), results },
+      })
+    },
   },
-})
+  { available: forOtherModels, annotations: WRITES },
+)

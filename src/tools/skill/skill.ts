@@ -3,6 +3,7 @@ import { z } from "zod"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { READS_ONLY } from "../kit/declarations.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
 import { sampleFiles } from "./sample-files.ts"
@@ -46,6 +47,10 @@ export function describeSkills(skills: Listed): string {
  * 5. Sample up to 10 files of its folder (hidden ones included, links not followed, SKILL.md left out).
  * 6. Shape the result as opencode does: the instructions, the base directory, the sampled files.
  */
+/** Why `skill` is not offered: no skill was found, and where one would be. */
+export const NO_SKILLS =
+  "no Agent Skills were found: add a folder with a SKILL.md (frontmatter: name, description) under .toolbelt/skills/, .opencode/skill/ or .claude/skills/ of the project, or under ~/.config/toolbelt/skills/; toolbelt skills lists what is found"
+
 export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
   "skill",
   async (init) => {
@@ -123,7 +128,10 @@ export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
     }
   },
   {
-    // Offered where the project sees at least one skill: an empty list is nothing to call.
-    available: (env) => (services({ extra: env.extra ?? {} }).skills?.skills.length ?? 0) > 0,
+    annotations: READS_ONLY,
+    // Offered where the project sees at least one skill: an empty list is nothing to call, and
+    // `toolbelt tools` says so under "Not offered", with where a skill would be found.
+    available: (env) =>
+      (services({ extra: env.extra ?? {} }).skills?.skills.length ?? 0) > 0 || { reason: NO_SKILLS },
   },
 )

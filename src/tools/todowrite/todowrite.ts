@@ -47,25 +47,29 @@ export const Parameters = z.object({
  * 3. Replace the session's list atomically in the store and publish `todo.updated`.
  * 4. Shape: the list as JSON, titled with how many items are still to do.
  */
-export const TodoWriteTool = Tool.define<typeof Parameters, TodoListMetadata>("todowrite", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    // 1. Ask.
-    await ctx.ask({ permission: "todowrite", patterns: ["*"], always: ["*"], metadata: {} })
+export const TodoWriteTool = Tool.define<typeof Parameters, TodoListMetadata>(
+  "todowrite",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      // 1. Ask.
+      await ctx.ask({ permission: "todowrite", patterns: ["*"], always: ["*"], metadata: {} })
 
-    // 2. Ids.
-    const { todos: lists, publish } = services(ctx)
-    const todos = withIds(params.todos, lists.get(ctx.sessionID))
+      // 2. Ids.
+      const { todos: lists, publish } = services(ctx)
+      const todos = withIds(params.todos, lists.get(ctx.sessionID))
 
-    // 3. Store and publish.
-    lists.set(ctx.sessionID, todos)
-    publish("todo.updated", { sessionID: ctx.sessionID, todos })
+      // 3. Store and publish.
+      lists.set(ctx.sessionID, todos)
+      publish("todo.updated", { sessionID: ctx.sessionID, todos })
 
-    // 4. Shape.
-    return todoListResult(todos)
+      // 4. Shape.
+      return todoListResult(todos)
+    },
   },
-})
+  { annotations: { idempotent: true } },
+)
 
 /** The items with ids: their own, else a previous item's with the same content, else the next free number. */
 export function withIds(items: readonly z.output<typeof TodoItem>[], previous: readonly Todo[]): Todo[] {

@@ -69,45 +69,52 @@ export function describeToolSearch(groups: readonly DeferredGroup[]): string {
  *    definition (name, description, input JSON Schema) in a `<tool>` block, as many as fit in ~40 KB;
  *    the others are named with how to get them. No match: say so, with what is deferred and from where.
  */
-export const ToolSearchTool = Tool.define<typeof Parameters, ToolSearchMetadata>("tool_search", {
-  description: describeToolSearch([]),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    const service = toolSearchService(ctx.extra)
-    if (!service)
-      throw new Tool.ToolFailure(
-        "tool_search has no tool index here: it works inside a toolbelt (toolbelt mcp, serve, run, or createToolbelt), where deferred tools are registered.",
-      )
-    const limit = params.limit ?? DEFAULT_LIMIT
+export const ToolSearchTool = Tool.define<typeof Parameters, ToolSearchMetadata>(
+  "tool_search",
+  {
+    description: describeToolSearch([]),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      const service = toolSearchService(ctx.extra)
+      if (!service)
+        throw new Tool.ToolFailure(
+          "tool_search has no tool index here: it works inside a toolbelt (toolbelt mcp, serve, run, or createToolbelt), where deferred tools are registered.",
+        )
+      const limit = params.limit ?? DEFAULT_LIMIT
 
-    // 1. Search.
-    const { matches, deferred } = await service.search({
-      query: params.query,
-      limit,
-      agent: ctx.agent,
-      sessionID: ctx.sessionID,
-      model: services(ctx).model,
-      signal: ctx.abort,
-    })
-    if (matches.length === 0)
+      // 1. Search.
+      const { matches, deferred } = await service.search({
+        query: params.query,
+        limit,
+        agent: ctx.agent,
+        sessionID: ctx.sessionID,
+        model: services(ctx).model,
+        signal: ctx.abort,
+      })
+      if (matches.length === 0)
+        return {
+          title: `No tools for "${params.query}"`,
+          output: noMatch(params.query, deferred),
+          metadata: { matches: [] },
+        }
+
+      // 2. Load.
+      const names = matches.map((match) => match.name)
+      service.load(ctx.sessionID, names)
+
+      // 3. Shape.
       return {
-        title: `No tools for "${params.query}"`,
-        output: noMatch(params.query, deferred),
-        metadata: { matches: [] },
+        title: `${matches.length} tool${matches.length === 1 ? "" : "s"} for "${params.query}"`,
+        output: found(matches),
+        metadata: { matches: names },
       }
-
-    // 2. Load.
-    const names = matches.map((match) => match.name)
-    service.load(ctx.sessionID, names)
-
-    // 3. Shape.
-    return {
-      title: `${matches.length} tool${matches.length === 1 ? "" : "s"} for "${params.query}"`,
-      output: found(matches),
-      metadata: { matches: names },
-    }
+    },
   },
-})
+  {
+    annotations: { readOnly: true, idempotent: true }, // Needs a toolbelt's index, which lists it only while some tools (MCP, plugins, tool files) are deferred.
+    available: (env) => env.extra?.toolSearch !== undefined,
+  },
+)
 
 function found(matches: readonly FoundTool[]): string {
   const list = matches.map((match) => `${match.name}: ${match.summary}`)

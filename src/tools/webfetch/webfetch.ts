@@ -4,6 +4,7 @@ import { FetchError } from "../../platform/net/errors.ts"
 import { parseHttpUrl } from "../../platform/net/guarded-fetch.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { convertPage } from "./convert.ts"
 import { fetchPage } from "./fetch-page.ts"
@@ -57,70 +58,74 @@ const pages = new PageCache()
  *    memory, terminated when the same timeout passes. Then shape the result: title
  *    `<url> (<content type>)`, metadata with the final URL, status, size, cache.
  */
-export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>("webfetch", {
-  description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
-  async execute(params, ctx) {
-    // 1. The URL, then permission (for the URL; "always" for its origin).
-    const url = parsed(params.url)
-    const timeoutS = Math.min(params.timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
-    await ctx.ask({
-      permission: "webfetch",
-      patterns: [url.href],
-      always: [`${url.origin}/*`],
-      metadata: { url: url.href, format: params.format, timeout: timeoutS },
-    })
+export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>(
+  "webfetch",
+  {
+    description: loadText(import.meta.url, "description.txt"),
+    parameters: Parameters,
+    async execute(params, ctx) {
+      // 1. The URL, then permission (for the URL; "always" for its origin).
+      const url = parsed(params.url)
+      const timeoutS = Math.min(params.timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
+      await ctx.ask({
+        permission: "webfetch",
+        patterns: [url.href],
+        always: [`${url.origin}/*`],
+        metadata: { url: url.href, format: params.format, timeout: timeoutS },
+      })
 
-    // 2. The cache.
-    const { config, env } = services(ctx)
-    const policy = addressPolicy(config)
-    const key = cacheKey({ url: url.href, format: params.format, policy: compilePolicy(policy).key })
-    const known = params.refresh ? undefined : pages.get(key)
-    if (known) return answer(known, true)
+      // 2. The cache.
+      const { config, env } = services(ctx)
+      const policy = addressPolicy(config)
+      const key = cacheKey({ url: url.href, format: params.format, policy: compilePolicy(policy).key })
+      const known = params.refresh ? undefined : pages.get(key)
+      if (known) return answer(known, true)
 
-    // 3. Fetch.
-    const timeout = AbortSignal.timeout(timeoutS * 1000)
-    const signal = AbortSignal.any([ctx.abort, timeout])
-    let page: Awaited<ReturnType<typeof fetchPage>>
-    try {
-      page = await fetchPage({ url, format: params.format, policy, env, signal })
-    } catch (error) {
-      if (ctx.abort.aborted) throw error
-      if (timeout.aborted)
+      // 3. Fetch.
+      const timeout = AbortSignal.timeout(timeoutS * 1000)
+      const signal = AbortSignal.any([ctx.abort, timeout])
+      let page: Awaited<ReturnType<typeof fetchPage>>
+      try {
+        page = await fetchPage({ url, format: params.format, policy, env, signal })
+      } catch (error) {
+        if (ctx.abort.aborted) throw error
+        if (timeout.aborted)
+          throw new Tool.ToolFailure(
+            `Request timed out after ${timeoutS} s fetching ${url.href}. Try again with a longer timeout (at most ${MAX_TIMEOUT_S} s).`,
+          )
+        if (error instanceof FetchError) throw new Tool.ToolFailure(error.message)
+        throw error
+      }
+
+      // 4. Convert and shape.
+      let converted: Awaited<ReturnType<typeof convertPage>>
+      try {
+        converted = await convertPage(page, params.format, signal)
+      } catch (error) {
+        if (ctx.abort.aborted || !timeout.aborted) throw error
         throw new Tool.ToolFailure(
-          `Request timed out after ${timeoutS} s fetching ${url.href}. Try again with a longer timeout (at most ${MAX_TIMEOUT_S} s).`,
+          `Timed out after ${timeoutS} s converting ${page.url.href} (${page.bytes.byteLength} bytes of ${page.contentType || "content"}); the conversion was stopped. Try again with a longer timeout (at most ${MAX_TIMEOUT_S} s), or with format "html" for the page as served.`,
         )
-      if (error instanceof FetchError) throw new Tool.ToolFailure(error.message)
-      throw error
-    }
-
-    // 4. Convert and shape.
-    let converted: Awaited<ReturnType<typeof convertPage>>
-    try {
-      converted = await convertPage(page, params.format, signal)
-    } catch (error) {
-      if (ctx.abort.aborted || !timeout.aborted) throw error
-      throw new Tool.ToolFailure(
-        `Timed out after ${timeoutS} s converting ${page.url.href} (${page.bytes.byteLength} bytes of ${page.contentType || "content"}); the conversion was stopped. Try again with a longer timeout (at most ${MAX_TIMEOUT_S} s), or with format "html" for the page as served.`,
-      )
-    }
-    const contentType = page.contentType || converted.mime
-    const result: CachedPage = {
-      title: `${params.url} (${contentType})`,
-      output: converted.output || emptyPage(page.url.href, converted.mime),
-      metadata: {
-        url: page.url.href,
-        status: page.status,
-        bytes: page.bytes.byteLength,
-        contentType,
-        redirects: page.redirects.length,
-      },
-      attachments: converted.attachments,
-    }
-    pages.set(key, result)
-    return answer(result, false)
+      }
+      const contentType = page.contentType || converted.mime
+      const result: CachedPage = {
+        title: `${params.url} (${contentType})`,
+        output: converted.output || emptyPage(page.url.href, converted.mime),
+        metadata: {
+          url: page.url.href,
+          status: page.status,
+          bytes: page.bytes.byteLength,
+          contentType,
+          redirects: page.redirects.length,
+        },
+        attachments: converted.attachments,
+      }
+      pages.set(key, result)
+      return answer(result, false)
+    },
   },
-})
+  { annotations: READS_THE_WEB },
+)
 
 function parsed(raw: string): URL {
   try {

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { providers } from "../kit/search/providers.ts"
 import { configuredProvider, offeredWhenConfigured, runSearch } from "../kit/search/run-search.ts"
@@ -87,5 +88,5 @@ export const WebsearchTool = Tool.define<typeof Parameters, WebsearchMetadata>(
       }
     },
   }),
-  { available: offeredWhenConfigured(websearchSettings) },
+  { annotations: READS_THE_WEB, available: offeredWhenConfigured(websearchSettings) },
 )

@@ -18,6 +18,7 @@ import {
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { pathToWrite } from "../kit/call-path.ts"
+import { forOtherModels } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -148,7 +149,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
       })
     },
   },
-  { annotations: { destructive: true } },
+  { available: forOtherModels, annotations: { destructive: true } },
 )
 
 interface OldContent {
