@@ -24,6 +24,7 @@ export {
   replaySession,
   replayStep,
   type StoredMessage,
+  type StoredStep,
 } from "./replay.ts"
 export {
   preferredModel,
@@ -48,7 +49,7 @@ export {
   schemaFamily,
   strictSchema,
 } from "./schema.ts"
-export type { ProcessedStep } from "./step-log.ts"
+export type { ProcessedStep, StepContent } from "./step-log.ts"
 export {
   type AISDKTools,
   type ModelObject,
