@@ -70,19 +70,45 @@ let broken: FailureInfo | undefined
 let connected = false
 let closing = false
 
-const sql = postgres(settings.url, {
-  ...base,
-  max: 1,
-  onclose: () => {
-    if (inTransaction && !broken) broken = lostInTransaction(undefined)
-  },
-})
+/** The store's connection: one driver instance, replaced by `renew()` whenever its connection is lost. */
+let sql = open()
+
+function open(): postgres.Sql {
+  const instance: postgres.Sql = postgres(settings.url, {
+    ...base,
+    max: 1,
+    onclose: () => {
+      if (instance === sql && inTransaction && !broken) broken = lostInTransaction(undefined)
+    },
+  })
+  return instance
+}
+
+/**
+ * After a lost connection, a fresh driver instance for what comes next. postgres.js (3.4) forgets a
+ * statement sent between its socket's `error` and `close` events (the close after an error rejects
+ * nothing, the error already did): sent again on the same instance right after the error, a
+ * statement could wait forever, and the next connection could hand its answer to the wrong statement.
+ */
+function renew(): void {
+  const old = sql
+  sql = open()
+  old.end({ timeout: 0 }).catch(() => {})
+}
 
 function lostInTransaction(cause: FailureInfo | undefined): FailureInfo {
   return {
     message: `The database connection to ${settings.redacted} was lost during a transaction, so the transaction failed and nothing of it was saved${cause ? ` (${cause.message})` : ""}. Retry the operation.`,
     code: cause?.code ?? "CONNECTION_LOST",
     lost: true,
+  }
+}
+
+/** A statement given up on after waiting `reconnectMs` for the server: it was not run. */
+function unreachable(cause: FailureInfo): FailureInfo {
+  return {
+    ...cause,
+    message: `The database ${settings.redacted} could not be reached for ${Math.round(settings.reconnectMs / 1000)} s (${cause.message}), so the statement was not run. Check that the server is running and reachable; the operation can be retried once it is.`,
   }
 }
 
@@ -154,14 +180,19 @@ async function query(request: Extract<Request, { kind: "query" }>): Promise<Repl
       const info = describe(error)
       if (kind === "end") inTransaction = false
       if (!info.lost) return { ok: false, error: info, inTransaction }
+      renew()
       if (wasInTransaction) {
         // The driver reconnects by itself; the transaction, though, died with the connection.
         broken = kind === "end" ? undefined : lostInTransaction(info)
         inTransaction = kind !== "end"
         return { ok: false, error: broken ?? lostInTransaction(info), inTransaction }
       }
-      if (!connected || Date.now() > deadline) return { ok: false, error: info, inTransaction }
-      if (NOT_CONNECTED.test(info.code ?? "")) {
+      if (!connected) return { ok: false, error: info, inTransaction }
+      // Nothing reached the server, or only a BEGIN whose connection (and so transaction) is gone:
+      // waiting for a restarting server and trying again cannot run anything twice.
+      const harmless = kind === "begin" || NOT_CONNECTED.test(info.code ?? "")
+      if (Date.now() > deadline) return { ok: false, error: harmless ? unreachable(info) : info, inTransaction }
+      if (harmless) {
         await sleep(200)
         continue
       }
