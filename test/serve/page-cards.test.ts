@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectHttp } from "../mcp/helpers.ts"
-import { makeProject, type Project, root, type ServeProcess, startServe, until } from "./helpers.ts"
+import { api, makeProject, type Project, root, type ServeProcess, startServe, until } from "./helpers.ts"
 
 const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
 const ARTIFACTS = join(import.meta.dirname, "artifacts")
@@ -67,6 +67,49 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
         help,
         nodes: nodes.map(({ target }) => ({ target })),
       }))
+  }
+
+  /**
+   * The README's screenshots (light, dark, a phone) of a session of their own: a read, a test run
+   * that failed, a command running with its output, an ask waiting above. Both are ended after.
+   */
+  async function docsScreenshots(docs: string): Promise<void> {
+    const created = await api(
+      serve.url,
+      "POST",
+      "/api/sessions",
+      { title: "Fix the failing parser test" },
+      auth,
+    )
+    const call = (tool: string, input: Record<string, unknown>) =>
+      api(serve.url, "POST", `/api/sessions/${created.body.id}/calls`, { tool, input }, auth)
+    await call("read", { filePath: "hello.txt" })
+    await call("bash", {
+      command: "echo 'FAIL  parser.test.ts > parses a bare word'\necho 'Tests  1 failed | 41 passed'\nexit 1",
+      description: "Run the parser tests",
+    })
+    const command = 'for suite in parser lexer printer; do echo "ok $suite"; sleep 0.3; done; sleep 40.2'
+    const running = call("bash", { command, description: "Run all the tests" })
+    const asked = call("edit", { filePath: "hello.txt", oldString: "there", newString: "world" })
+    await page.locator("button.session", { hasText: "Fix the failing parser test" }).click()
+    await card("Run all the tests").locator(".badge.running").waitFor()
+    await page.locator("article.ask").waitFor()
+    await until(
+      async () => (await card("Run all the tests").textContent())?.includes("ok printer"),
+      "the output",
+    )
+    await page.locator("body").click({ position: { x: 1, y: 1 } })
+    const shoot = (name: string, fullPage = true) => page.screenshot({ path: join(docs, name), fullPage })
+    await shoot("serve.png")
+    await page.emulateMedia({ colorScheme: "dark" })
+    await shoot("serve-dark.png")
+    await page.emulateMedia({ colorScheme: "light" })
+    await page.setViewportSize({ width: 390, height: 844 })
+    await shoot("serve-phone.png", false)
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await page.locator("article.ask").getByRole("button", { name: "Reject" }).click()
+    await card("Run all the tests").getByRole("button", { name: /^Stop/ }).click()
+    await Promise.all([running, asked])
   }
 
   beforeAll(async () => {
@@ -246,15 +289,6 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
     await page.emulateMedia({ colorScheme: "light" })
     await shot("cards-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
-    if (DOCS) {
-      const docs = (name: string) => join(DOCS, name)
-      await page.screenshot({ path: docs("serve.png") })
-      await page.emulateMedia({ colorScheme: "dark" })
-      await page.screenshot({ path: docs("serve-dark.png") })
-      await page.emulateMedia({ colorScheme: "light" })
-      await page.setViewportSize({ width: 390, height: 844 })
-      await page.screenshot({ path: docs("serve-phone.png") })
-      await page.setViewportSize({ width: 1280, height: 900 })
-    }
+    if (DOCS) await docsScreenshots(DOCS)
   })
 })
