@@ -6,7 +6,7 @@ import { basename, dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
 import { LoadError, nodeModulesReason } from "./import-module.ts"
-import { OWN_MODULES } from "./resolve.ts"
+import { OWN_MODULES, ownPackage } from "./resolve.ts"
 
 /**
  * Why a module failed to load, in one line. `file` is the module that was loaded (its source is read
@@ -35,7 +35,7 @@ export function loadFailure(error: unknown, file?: string): string {
     const [, from, name] = missingExport as unknown as [string, string, string]
     return `it imports { ${name} } from "${from}", which has no export named ${name}${exportsOf(from)}; fix the name, or import it from where it is exported${at(place(err, file))}`
   }
-  const notFound = notFoundReason(err, code, first, message, file)
+  const notFound = notFoundReason(code, first, message, file)
   if (notFound) return notFound
   if (code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") {
     return `TypeScript that Node cannot run: ${first}${at(place(err, file))}; Node runs TypeScript by removing the types only, so write it without (an enum as an object of constants, a namespace as a module, parameter properties as fields)`
@@ -53,7 +53,6 @@ export function loadFailure(error: unknown, file?: string): string {
 
 /** 1 and 2: a module not found, or a subpath not exported; undefined for any other failure. */
 function notFoundReason(
-  err: Error,
   code: unknown,
   first: string,
   message: string,
@@ -89,8 +88,9 @@ function notFoundReason(
     const shown = importer ? relativeImport(importer, path) : path
     return `it imports "${shown}"${via}, which does not exist (${path}); create it, or fix the path`
   }
-  if (Object.hasOwn(OWN_MODULES, target) && typeof nodeModule.registerHooks !== "function") {
-    return `it imports "${target}", which toolbelt answers itself only on Node 22.15 or later; run toolbelt on a newer Node, or install ${target} where the file is`
+  if (Object.hasOwn(OWN_MODULES, target) || ownPackage(target)) {
+    // Toolbelt answers it (resolve.ts), so the runtime loading the file did not ask Node's module hooks.
+    return `it imports "${target}", which toolbelt answers with its own copy, but the runtime loading the file does not use Node's module hooks (Node ${process.versions.node}); run toolbelt on Node 22.15 or later, or install ${packageName(target)} where the file is`
   }
   const name = packageName(target)
   const dir = importer ? installDir(importer) : undefined
