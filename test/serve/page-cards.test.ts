@@ -211,6 +211,23 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
     expect(await killed.locator(".detail").textContent()).toBe("by SIGKILL")
   })
 
+  it("a cut result's whole output is one click away", async () => {
+    await mcp!.client.callTool({
+      name: "bash",
+      arguments: { command: "seq 1 40000", description: "Count far" },
+    })
+    const long = card("Count far")
+    await long.locator(".badge.completed").waitFor()
+    const link = long.getByRole("link", { name: "The whole output" })
+    const href = await link.getAttribute("href")
+    expect(href).toMatch(/^\/api\/outputs\/tool_/)
+    const response = await page.request.get(`${serve.url}${href}`)
+    expect(response.status()).toBe(200)
+    const lines = (await response.text()).trimEnd().split("\n")
+    expect(lines).toHaveLength(40000)
+    expect(lines.at(-1)).toBe("40000")
+  })
+
   it("a call waiting for approval reads as waiting; its ask takes the focus and `a` allows it", async () => {
     const call = mcp!.client.callTool({
       name: "edit",

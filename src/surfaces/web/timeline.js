@@ -55,13 +55,16 @@ function Call({ part, waiting, elsewhere }) {
         : null
     }
     ${state.status === "error" && live ? html`<${Output} summary="Output before it ended" text=${live} open=${false} />` : null}
-    ${
-      whole
-        ? html`<p class="whole"><a href=${`/api/outputs/${encodeURIComponent(whole)}`} target="_blank" rel="noopener">The whole output</a>
-          <span class="hint">(the model was given ${metadata.truncatedSize ?? "part"} of ${metadata.originalSize ?? "more"} characters)</span></p>`
-        : null
-    }
+    ${whole ? html`<p class="whole"><a href=${`/api/outputs/${encodeURIComponent(whole)}`} target="_blank" rel="noopener">The whole output</a> <span class="hint">${cutHint(metadata)}</span></p>` : null}
   </li>`
+}
+
+/** What the model was given of a cut output, in words. */
+function cutHint(metadata) {
+  const { originalSize, truncatedSize } = metadata
+  if (typeof originalSize === "number" && typeof truncatedSize === "number")
+    return `(cut to ${truncatedSize} of ${originalSize} characters for the model)`
+  return "(cut for the model)"
 }
 
 /** A command in monospace: its first lines, all of it on demand. */
