@@ -77,10 +77,15 @@ describe.skipIf(!pg.server)(`full outputs across instances${pg.server ? "" : ` (
     const expected = Buffer.from(text, "utf8")
 
     const id = await dumped(a.toolbelt, text, "ses_out")
+    // Filed under its call, in 1 MiB chunks.
     const rows = b.toolbelt.store.db
-      .prepare("SELECT bytes, chunks FROM output WHERE id = ?")
-      .get<{ bytes: number; chunks: number }>(id)
-    expect(rows).toEqual({ bytes: expected.length, chunks: Math.ceil(expected.length / OUTPUT_CHUNK_BYTES) })
+      .prepare("SELECT session_id, bytes, chunks FROM output WHERE id = ?")
+      .get<{ session_id: string; bytes: number; chunks: number }>(id)
+    expect(rows).toEqual({
+      session_id: "ses_out",
+      bytes: expected.length,
+      chunks: Math.ceil(expected.length / OUTPUT_CHUNK_BYTES),
+    })
     expect(rows!.chunks).toBeGreaterThanOrEqual(3)
 
     const started = performance.now()

@@ -50,6 +50,7 @@ export async function bound(input: BoundInput): Promise<{ output: string; struct
     limits,
     direction: request.bounding?.direction ?? "head",
     store: deps.store,
+    owner: { sessionID: request.sessionID, callID: request.callID },
     canDelegate: deps.canDelegate?.(request.agent, request.extra ?? {}) ?? false,
     pager: () => deps.pager?.(request.agent),
   })
