@@ -16,6 +16,15 @@ export interface PlanExitMetadata extends Record<string, unknown> {
   plan: string
 }
 
+/** The built-in agents that are never in plan mode (a custom agent's rules decide for it). */
+const OTHER_BUILT_IN_AGENTS = new Set(["build", "general", "explore"])
+
+/** Why plan_exit is not offered (`toolbelt tools` lists them under "Not offered"). */
+export const NOT_IN_PLAN_MODE =
+  "plan_exit leaves plan mode, and this agent is not in it: it is offered to the plan agent, which plan_enter switches a session to (or --agent plan)"
+export const NOBODY_TO_APPROVE =
+  "plan_exit asks a person to approve the plan, and no one can answer here: it is offered on a terminal, to MCP clients that show forms, and to library users"
+
 /** The agent that carries out an approved plan. */
 const BUILD_AGENT = "build"
 
@@ -84,5 +93,12 @@ export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
       }
     },
   },
-  WHERE_SOMEONE_ANSWERS,
+  {
+    ...WHERE_SOMEONE_ANSWERS,
+    available: (env) => {
+      if (env.interactive === false) return { reason: NOBODY_TO_APPROVE }
+      if (env.agent !== undefined && OTHER_BUILT_IN_AGENTS.has(env.agent)) return { reason: NOT_IN_PLAN_MODE }
+      return true
+    },
+  },
 )
