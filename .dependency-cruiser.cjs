@@ -6,7 +6,8 @@
 // The one exception, and its reason:
 // - Tests (`*.test.ts`) and test fixtures (`fixtures/`) may import any layer: a test exercises a
 //   module together with the real collaborators above it (a tool through a real toolbelt, a kit
-//   function through the tool that uses it) instead of mocks of our own code.
+//   function through the tool that uses it) instead of mocks of our own code. Not the platform's fixtures,
+//   which import only the platform (the lowest layer's helpers need nothing above it).
 const TESTS = "(\\.test\\.ts$|/fixtures/)"
 
 const LAYERS = ["platform", "runtime", "tools", "adapters", "compose", "surfaces"]
@@ -45,6 +46,14 @@ module.exports = {
       severity: "error",
       from: { path: "^src/tools/kit/", pathNot: TESTS },
       to: { path: "^src/tools/", pathNot: "^src/tools/kit/" },
+    },
+    {
+      name: "platform-fixtures-import-down-only",
+      comment:
+        "The platform's test fixtures stay in the platform: a fixture that needs the runtime or a tool belongs to the layer that has them (the tools' harness is src/tools/kit/fixtures/harness.ts)",
+      severity: "error",
+      from: { path: "^src/platform/.*/fixtures/" },
+      to: { path: "^src/(runtime|tools|adapters|compose|surfaces)/" },
     },
     {
       name: "no-cycles",

@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises"
 import { pathToFileURL } from "node:url"
 import { configureFileLocks, withFileLock } from "../src/platform/fs/lock.ts"
 import { EditTool } from "../src/tools/edit/edit.ts"
-import { createHarness } from "../src/tools/kit/file-edit/fixtures/harness.ts"
+import { createHarness } from "../src/tools/kit/fixtures/harness.ts"
 import { generateFile } from "./edit.bench.ts"
 
 const LINES = 2_000

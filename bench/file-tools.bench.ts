@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { pathToFileURL } from "node:url"
 import { ApplyPatchTool } from "../src/tools/apply_patch/apply_patch.ts"
 import { EditTool } from "../src/tools/edit/edit.ts"
-import { createHarness, type Harness } from "../src/tools/kit/file-edit/fixtures/harness.ts"
+import { createHarness, type Harness } from "../src/tools/kit/fixtures/harness.ts"
 import { generateFile } from "./edit.bench.ts"
 
 const EDIT_LINES = 20_000

@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url"
 import { makeProject, REPO, TEST_LSP_CONFIG, testEnv } from "../src/adapters/lsp/fixtures/lsp-project.ts"
 import { LanguageServerPool } from "../src/adapters/lsp/language-server-pool.ts"
 import { EditTool } from "../src/tools/edit/edit.ts"
-import { createHarness } from "../src/tools/kit/file-edit/fixtures/harness.ts"
+import { createHarness } from "../src/tools/kit/fixtures/harness.ts"
 import { median } from "./lib/measure.ts"
 
 const FILES = 200

@@ -68,6 +68,10 @@ describe("the import rule", () => {
     ["tools-do-not-import-each-other", { "src/tools/multiedit/multiedit.ts": ["../edit/replace.ts"] }],
     ["kit-serves-every-tool-and-knows-none", { "src/tools/kit/paths.ts": ["../read/read.ts"] }],
     [
+      "platform-fixtures-import-down-only",
+      { "src/platform/search/fixtures/harness.ts": ["../../../runtime/settle/settle.ts"] },
+    ],
+    [
       "no-cycles",
       {
         "src/platform/shell/parse/scan.ts": ["./walk.ts"],

@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { failed } from "../tools/kit/file-edit/fixtures/harness.ts"
+import { failed } from "../tools/kit/fixtures/harness.ts"
 import { type TempProject, tempProject } from "./fixtures/temp-project.ts"
 import type { Toolbelt, ToolbeltOptions } from "./toolbelt.ts"
 

@@ -1,19 +1,11 @@
 import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
-import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
+import { completed, createHarness, failed, useHarness } from "../kit/fixtures/harness.ts"
 import { ApplyPatchTool } from "./apply_patch.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ apply_patch: ApplyPatchTool })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ apply_patch: ApplyPatchTool })
 
 const patch = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
 const apply = (patchText: string) => h.call("apply_patch", { patchText })

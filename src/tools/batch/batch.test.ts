@@ -9,7 +9,7 @@ import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import { completed, failed } from "../kit/file-edit/fixtures/harness.ts"
+import { completed, failed } from "../kit/fixtures/harness.ts"
 import { MAX_CALLS } from "./batch.ts"
 
 let temp: TempProject

@@ -1,20 +1,12 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
-import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
+import { completed, createHarness, failed, useHarness } from "../kit/fixtures/harness.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE, NOT_FOUND_MESSAGE } from "../kit/match/replace.ts"
 import { EditTool } from "./edit.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ edit: EditTool })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ edit: EditTool })
 
 const edit = (filePath: string, oldString: string, newString: string, replaceAll?: boolean) =>
   h.call("edit", { filePath, oldString, newString, ...(replaceAll === undefined ? {} : { replaceAll }) })

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { backendNames, type Harness, harness } from "../../platform/search/fixtures/settle-harness.ts"
 import { BASE_TIME, type Entry, makeTree } from "../../platform/search/fixtures/tree.ts"
+import { backendNames, type SearchHarness, searchHarness } from "../kit/fixtures/harness.ts"
 import { GlobTool } from "./glob.ts"
 
 let project: string
@@ -36,7 +36,7 @@ afterAll(() => {
 
 describe("glob's backend when none is forced", () => {
   it("lists with the in-process walker, rg installed or not", async () => {
-    const tool = harness(GlobTool, () => project, "ripgrep")
+    const tool = searchHarness(GlobTool, () => project, "ripgrep")
     try {
       const result = await tool.run({ pattern: "src/**/*.ts" }, { extra: { searchBackend: undefined } })
       expect(result).toMatchObject({ status: "completed", metadata: { total: 5, backend: "fallback" } })
@@ -47,9 +47,9 @@ describe("glob's backend when none is forced", () => {
 })
 
 describe.each(backendNames())("glob on %s", (backend) => {
-  let tool: Harness
+  let tool: SearchHarness
   beforeAll(() => {
-    tool = harness(GlobTool, () => project, backend)
+    tool = searchHarness(GlobTool, () => project, backend)
   })
   afterEach(() => {
     tool.asks.length = 0

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { backendNames, type Harness, harness } from "../../platform/search/fixtures/settle-harness.ts"
 import { BASE_TIME, type Entry, makeTree } from "../../platform/search/fixtures/tree.ts"
+import { backendNames, type SearchHarness, searchHarness } from "../kit/fixtures/harness.ts"
 import { GrepTool } from "./grep.ts"
 
 let project: string
@@ -42,9 +42,9 @@ afterAll(() => {
 })
 
 describe.each(backendNames())("grep on %s", (backend) => {
-  let tool: Harness
+  let tool: SearchHarness
   beforeAll(() => {
-    tool = harness(GrepTool, () => project, backend)
+    tool = searchHarness(GrepTool, () => project, backend)
   })
   afterEach(() => {
     tool.asks.length = 0

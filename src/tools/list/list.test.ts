@@ -1,25 +1,10 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import {
-  askOutside,
-  type CallOptions,
-  completed,
-  createHarness,
-  errorOf,
-  type Harness,
-} from "../kit/file-edit/fixtures/harness.ts"
+import { describe, expect, it } from "vitest"
+import { askOutside, type CallOptions, completed, errorOf, useHarness } from "../kit/fixtures/harness.ts"
 import { LIST_LIMIT, ListTool } from "./list.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ list: ListTool }, { sessionID: "ses_list" })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ list: ListTool }, { sessionID: "ses_list" })
 
 const list = (input: Record<string, unknown>, options?: CallOptions) => h.call("list", input, options)
 

@@ -9,13 +9,7 @@ import {
   writeFiles,
 } from "../../adapters/lsp/fixtures/lsp-project.ts"
 import type { LanguageServerPool } from "../../adapters/lsp/language-server-pool.ts"
-import {
-  askOutside,
-  completed,
-  createHarness,
-  errorOf,
-  type Harness,
-} from "../kit/file-edit/fixtures/harness.ts"
+import { askOutside, completed, createHarness, errorOf, type Harness } from "../kit/fixtures/harness.ts"
 import { LspTool } from "./lsp.ts"
 
 let h: Harness

@@ -1,19 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { hashContent } from "../../platform/fs/text.ts"
-import { completed, createHarness, failed, type Harness } from "../kit/file-edit/fixtures/harness.ts"
+import { completed, failed, useHarness } from "../kit/fixtures/harness.ts"
 import { EMPTY_MESSAGE, IDENTICAL_MESSAGE } from "../kit/match/replace.ts"
 import { MultiEditTool } from "./multiedit.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ multiedit: MultiEditTool })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ multiedit: MultiEditTool })
 
 type Edit = { oldString: string; newString: string; replaceAll?: boolean }
 const multiedit = (filePath: string, edits: Edit[]) => h.call("multiedit", { filePath, edits })

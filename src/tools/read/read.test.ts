@@ -10,26 +10,11 @@ import type { Events, EventType } from "../../runtime/bus/events.ts"
 import { agentRules } from "../../runtime/permission/agents/agent.ts"
 import { PermissionEngine } from "../../runtime/permission/engine.ts"
 import { MemoryApprovalStore } from "../../runtime/permission/memory-approvals.ts"
-import {
-  askOutside,
-  type CallOptions,
-  completed,
-  createHarness,
-  errorOf,
-  type Harness,
-} from "../kit/file-edit/fixtures/harness.ts"
+import { askOutside, type CallOptions, completed, errorOf, useHarness } from "../kit/fixtures/harness.ts"
 import { pageKey, recentPages } from "./page-cache.ts"
 import { MAX_MEDIA_BYTES, ReadTool, WHOLE_FILE_BYTES } from "./read.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ read: ReadTool }, { sessionID: "ses_read" })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ read: ReadTool }, { sessionID: "ses_read" })
 
 const read = (input: Record<string, unknown>, options?: CallOptions) => h.call("read", input, options)
 

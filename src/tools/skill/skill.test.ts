@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type TempProject, tempProject } from "../../compose/fixtures/temp-project.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
-import { completed, failed } from "../kit/file-edit/fixtures/harness.ts"
+import { completed, failed } from "../kit/fixtures/harness.ts"
 
 let temp: TempProject
 let root: string

@@ -1,32 +1,17 @@
 import { createHash } from "node:crypto"
 import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { LEDGER_HASH_MAX_BYTES } from "../../platform/fs/read-ledger.ts"
 import { agentRules } from "../../runtime/permission/agents/agent.ts"
 import { PermissionEngine } from "../../runtime/permission/engine.ts"
 import { MemoryApprovalStore } from "../../runtime/permission/memory-approvals.ts"
 import { RulePermissions } from "../../runtime/permission/simple.ts"
-import {
-  askOutside,
-  type CallOptions,
-  completed,
-  createHarness,
-  errorOf,
-  type Harness,
-} from "../kit/file-edit/fixtures/harness.ts"
+import { askOutside, type CallOptions, completed, errorOf, useHarness } from "../kit/fixtures/harness.ts"
 import { ReadTool } from "../read/read.ts"
 import { WriteTool } from "./write.ts"
 
-let h: Harness
-
-beforeEach(async () => {
-  h = await createHarness({ write: WriteTool, read: ReadTool }, { sessionID: "ses_write" })
-})
-
-afterEach(async () => {
-  await h.close()
-})
+const h = useHarness({ write: WriteTool, read: ReadTool }, { sessionID: "ses_write" })
 
 const write = (filePath: string, content: string, options?: CallOptions) =>
   h.call("write", { filePath, content }, options)

@@ -16,7 +16,7 @@ import { ApplyPatchTool } from "../../apply_patch/apply_patch.ts"
 import { EditTool } from "../../edit/edit.ts"
 import { MultiEditTool } from "../../multiedit/multiedit.ts"
 import { WriteTool } from "../../write/write.ts"
-import { completed, createHarness, type Harness } from "../file-edit/fixtures/harness.ts"
+import { completed, createHarness, type Harness } from "../fixtures/harness.ts"
 
 let h: Harness
 let pool: LanguageServerPool

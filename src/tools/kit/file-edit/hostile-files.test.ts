@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ApplyPatchTool } from "../../apply_patch/apply_patch.ts"
 import { EditTool } from "../../edit/edit.ts"
 import { MultiEditTool } from "../../multiedit/multiedit.ts"
-import { completed, createHarness, errorOf, type Harness } from "./fixtures/harness.ts"
+import { completed, createHarness, errorOf, type Harness } from "../fixtures/harness.ts"
 
 let h: Harness
 

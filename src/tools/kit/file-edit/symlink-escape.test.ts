@@ -11,7 +11,7 @@ import { EditTool } from "../../edit/edit.ts"
 import { MultiEditTool } from "../../multiedit/multiedit.ts"
 import { ReadTool } from "../../read/read.ts"
 import { WriteTool } from "../../write/write.ts"
-import { askOutside, completed, createHarness, errorOf, type Harness } from "./fixtures/harness.ts"
+import { askOutside, completed, createHarness, errorOf, type Harness } from "../fixtures/harness.ts"
 
 let h: Harness
 
