@@ -125,7 +125,9 @@ function editDistance(a: string, b: string): number {
  * writes it) sets `batch` when the file does not set `batch` itself. A value that is not true or false
  * is a `ConfigError` naming the key.
  */
-export function withAliases<T extends Readonly<Record<string, unknown>>>(value: T): T {
+export function withAliases<T extends Readonly<Record<string, unknown>>>(
+  value: T,
+): T & { readonly batch?: unknown } {
   const experimental = value.experimental
   if (typeof experimental !== "object" || experimental === null || Array.isArray(experimental)) return value
   const flag = (experimental as Record<string, unknown>).batch_tool
