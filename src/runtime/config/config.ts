@@ -47,8 +47,9 @@ export interface Config {
   readonly tool_output?: { readonly max_lines?: number; readonly max_bytes?: number }
   readonly permission?: unknown
   /**
-   * Other agents' configs whose permission rules toolbelt applies too: `["opencode"]` reads the
-   * `permission` and `agent.<name>.permission` of `opencode.json(c)`. Default: none, toolbelt's own only.
+   * Other agents' configs whose allows toolbelt applies too: `["opencode"]` applies the `permission` and
+   * `agent.<name>.permission` of `opencode.json(c)` and `.opencode/config.toml` (`other-agents.ts`).
+   * Default: none; their denies and asks hold either way.
    */
   readonly permission_sources?: readonly string[]
   readonly agent?: Readonly<Record<string, unknown>>
