@@ -17,7 +17,8 @@ interface Pending {
  *    `setImmediate`, so every write issued before the loop comes round joins the same batch.
  * 2. `flush()` applies the batch in one transaction (`BEGIN IMMEDIATE`), each write in its own
  *    savepoint: a write that throws is undone alone and its promise rejects; the others go on. (A
- *    write alone in its batch runs without one: undoing the transaction undoes just it.)
+ *    write alone in its batch runs without one: undoing the transaction undoes just it. On
+ *    PostgreSQL the batch is tried without savepoints first, and apart only when a write failed.)
  * 3. Only after `COMMIT` returns do the promises settle. A write's promise resolves when it is as
  *    durable as the connection's `synchronous` makes any commit, so awaiting it before a side effect
  *    keeps the write-ahead rule; batching only removes commits, never a guarantee.
@@ -95,24 +96,10 @@ export class GroupCommit {
     }
     const batch = this.#queue
     this.#queue = []
-    this.#batch++
-    const outcomes: { ok: boolean; value: unknown }[] = []
+    let outcomes: { ok: boolean; value: unknown }[]
     try {
-      if (batch.length === 1) {
-        // Alone in its batch, a write needs no savepoint: its failure undoes the whole transaction,
-        // which is the same (and on PostgreSQL saves two round trips per step).
-        outcomes.push({ ok: true, value: this.#db.transaction(batch[0]!.apply) })
-      } else {
-        this.#db.transaction(() => {
-          for (const write of batch) {
-            try {
-              outcomes.push({ ok: true, value: this.#db.transaction(write.apply) })
-            } catch (error) {
-              outcomes.push({ ok: false, value: error })
-            }
-          }
-        })
-      }
+      outcomes =
+        (batch.length > 1 && this.#db.engine === "postgres" && this.#together(batch)) || this.#apart(batch)
     } catch (error) {
       for (const write of batch) write.reject(error)
       return
@@ -123,6 +110,54 @@ export class GroupCommit {
       if (outcome.ok) write.resolve(outcome.value)
       else write.reject(outcome.value)
     })
+  }
+
+  /**
+   * Applies the batch in one transaction, each write in a savepoint of its own (step 2). Alone in its
+   * batch, a write needs no savepoint: its failure undoes the whole transaction, which is the same.
+   */
+  #apart(batch: readonly Pending[]): { ok: boolean; value: unknown }[] {
+    this.#batch++
+    if (batch.length === 1) return [{ ok: true, value: this.#db.transaction(batch[0]!.apply) }]
+    const outcomes: { ok: boolean; value: unknown }[] = []
+    this.#db.transaction(() => {
+      for (const write of batch) {
+        try {
+          outcomes.push({ ok: true, value: this.#db.transaction(write.apply) })
+        } catch (error) {
+          outcomes.push({ ok: false, value: error })
+        }
+      }
+    })
+    return outcomes
+  }
+
+  /**
+   * PostgreSQL, where each savepoint's release is a round trip: the batch is first tried in one
+   * transaction without savepoints. If a write fails, or the commit does because a statement of one
+   * did (held statements fail at the latest there, postgres/held.ts), nothing was committed and the
+   * batch is applied again `#apart`, under a new batch number (what a write remembers of the failed
+   * attempt is not used). A commit whose connection was lost (its outcome unknown) is not tried
+   * again: it rejects every write, as in `#apart`. Returns undefined to say "apply it apart".
+   */
+  #together(batch: readonly Pending[]): { ok: boolean; value: unknown }[] | undefined {
+    this.#batch++
+    let failed = false
+    try {
+      return this.#db.transaction(() =>
+        batch.map((write) => {
+          try {
+            return { ok: true, value: write.apply() }
+          } catch (error) {
+            failed = true
+            throw error
+          }
+        }),
+      )
+    } catch (error) {
+      if (!failed && (error as { lost?: unknown }).lost === true) throw error
+      return undefined
+    }
   }
 
   #schedule(delay?: number): void {

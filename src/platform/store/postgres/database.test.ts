@@ -78,6 +78,70 @@ pg.describe("the PostgreSQL Database", () => {
     expect(() => db.transaction(() => Promise.resolve(1))).toThrow(/synchronous function/)
   })
 
+  it("inside a transaction, statements whose answers nobody reads go out with the next one that is read", async () => {
+    const db = await fresh()
+    db.exec("CREATE TABLE t (v TEXT PRIMARY KEY, n BIGINT)")
+    const insert = db.prepare("INSERT INTO t (v, n) VALUES (?, ?)")
+    const count = db.prepare("SELECT count(*) AS c FROM t")
+    const trips = (fn: () => unknown) => {
+      const before = db.roundTrips
+      fn()
+      return db.roundTrips - before
+    }
+    // BEGIN, three inserts and COMMIT: one message.
+    expect(
+      trips(() =>
+        db.transaction(() => {
+          for (const [n, v] of ["a", "b", "c"].entries()) insert.run(v, n)
+        }),
+      ),
+    ).toBe(1)
+    // A read sends what is held before it, so it sees it; the count of a held write is read on demand.
+    expect(
+      trips(() =>
+        db.transaction(() => {
+          insert.run("d", 3)
+          expect(count.get()).toEqual({ c: 4 })
+          const update = db.prepare("UPDATE t SET n = n + 1 WHERE n >= ?").run(2)
+          expect(update.changes).toBe(2)
+        }),
+      ),
+    ).toBe(3)
+    // Rolled back before anything went out: no round trip, nothing kept.
+    expect(
+      trips(() =>
+        expect(() =>
+          db.transaction(() => {
+            insert.run("e", 5)
+            throw new Error("undo")
+          }),
+        ).toThrow("undo"),
+      ),
+    ).toBe(0)
+    expect(db.inTransaction).toBe(false)
+    // A held statement that fails does so inside its transaction, at the latest at COMMIT: nothing of it stays.
+    const failed = thrown(() =>
+      db.transaction(() => {
+        insert.run("f", 6)
+        insert.run("a", 7)
+      }),
+    )
+    expect(failed.message).toMatch(/duplicate key value violates unique constraint/)
+    expect(db.inTransaction).toBe(false)
+    // …and inside its savepoint, at the latest at its release: caught there, the rest commits.
+    db.transaction(() => {
+      insert.run("g", 8)
+      expect(() => db.transaction(() => insert.run("a", 9))).toThrow(/duplicate key/)
+      insert.run("h", 10)
+    })
+    expect(
+      db
+        .prepare("SELECT v, n FROM t ORDER BY v")
+        .all()
+        .map((row) => `${(row as { v: string }).v}${(row as { n: number }).n}`),
+    ).toEqual(["a0", "b1", "c3", "d4", "g8", "h10"])
+  })
+
   it("a statement's error is PostgreSQL's message, with its SQLSTATE", async () => {
     const db = await fresh()
     const error = thrown(() => db.prepare("SELECT * FROM missing").all())
@@ -147,7 +211,8 @@ pg.describe("the PostgreSQL Database across a server restart", () => {
 
     const error = thrown(() =>
       db.transaction(() => {
-        insert.run("inside")
+        // Reading its count sends it (and the BEGIN held before it): the server has the transaction.
+        expect(insert.run("inside").changes).toBe(1)
         pg.server!.halt()
         pg.server!.start()
         insert.run("after the cut")

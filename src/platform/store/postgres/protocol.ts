@@ -30,13 +30,22 @@ export interface WorkerData {
 /** How a statement's result is wanted: `exec` runs several statements (no parameters) and returns nothing. */
 export type Mode = "run" | "get" | "all" | "exec"
 
+/** One statement. */
+export interface Query {
+  readonly sql: string
+  readonly params: readonly SqlValue[]
+  readonly mode: Mode
+}
+
 export type Request =
-  | {
+  | (Query & {
       readonly kind: "query"
-      readonly sql: string
-      readonly params: readonly SqlValue[]
-      readonly mode: Mode
-    }
+      /**
+       * Statements of the open transaction whose answers nobody has read yet (database.ts defers
+       * them): run first, in order, in the same message; the first that fails is the answer.
+       */
+      readonly deferred?: readonly Query[]
+    })
   | { readonly kind: "close" }
   | { readonly kind: "listen"; readonly id: number; readonly channel: string }
   | { readonly kind: "unlisten"; readonly id: number; readonly channel: string }
@@ -56,10 +65,18 @@ export type Reply =
       readonly ok: true
       readonly rows?: Record<string, unknown>[]
       readonly changes?: number
+      /** The rows each deferred statement changed, in order. */
+      readonly counts?: readonly number[]
       /** Whether a transaction is open on the connection after this statement. */
       readonly inTransaction: boolean
     }
-  | { readonly ok: false; readonly error: FailureInfo; readonly inTransaction: boolean }
+  | {
+      readonly ok: false
+      readonly error: FailureInfo
+      /** The rows each deferred statement that ran before the failure changed. */
+      readonly counts?: readonly number[]
+      readonly inTransaction: boolean
+    }
 
 export type Event =
   | { readonly kind: "done"; readonly id: number; readonly error?: FailureInfo }

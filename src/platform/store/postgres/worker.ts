@@ -18,6 +18,7 @@ import {
   ANSWERED,
   type Event,
   type FailureInfo,
+  type Query,
   type Reply,
   type Request,
   SIGNAL,
@@ -142,12 +143,28 @@ function control(text: string): Control {
   return undefined
 }
 
-function execute(request: Extract<Request, { kind: "query" }>) {
+function execute(request: Query) {
   if (request.mode === "exec") return sql.unsafe(request.sql)
   return sql.unsafe(request.sql, request.params as postgres.ParameterOrJSON<never>[], { prepare: true })
 }
 
-async function query(request: Extract<Request, { kind: "query" }>): Promise<Reply> {
+/**
+ * A request: its deferred statements one after another, then its own; the first failure is the answer
+ * (what follows it is not run). Each statement goes through `query`, so a transaction's fate and the
+ * resending are the same as when each came in a message of its own.
+ */
+async function request(request: Extract<Request, { kind: "query" }>): Promise<Reply> {
+  const counts: number[] = []
+  for (const statement of request.deferred ?? []) {
+    const reply = await query(statement)
+    if (!reply.ok) return { ...reply, counts }
+    counts.push(reply.changes ?? 0)
+  }
+  const reply = await query(request)
+  return counts.length > 0 ? { ...reply, counts } : reply
+}
+
+async function query(request: Query): Promise<Reply> {
   const kind = control(request.sql)
   if (broken) {
     const error = broken
@@ -191,7 +208,8 @@ async function query(request: Extract<Request, { kind: "query" }>): Promise<Repl
       // Nothing reached the server, or only a BEGIN whose connection (and so transaction) is gone:
       // waiting for a restarting server and trying again cannot run anything twice.
       const harmless = kind === "begin" || NOT_CONNECTED.test(info.code ?? "")
-      if (Date.now() > deadline) return { ok: false, error: harmless ? unreachable(info) : info, inTransaction }
+      if (Date.now() > deadline)
+        return { ok: false, error: harmless ? unreachable(info) : info, inTransaction }
       if (harmless) {
         await sleep(200)
         continue
@@ -288,17 +306,17 @@ async function close(): Promise<void> {
   answer({ ok: true, inTransaction: false })
 }
 
-parentPort!.on("message", (request: Request) => {
-  if (request.kind === "query") {
+parentPort!.on("message", (message: Request) => {
+  if (message.kind === "query") {
     const id = ++current
-    query(request).then(
+    request(message).then(
       (reply) => answer(reply, id),
       (error: unknown) => answer({ ok: false, error: describe(error), inTransaction }, id),
     )
-  } else if (request.kind === "close") {
+  } else if (message.kind === "close") {
     ++current
     void close()
-  } else void asyncRequest(request)
+  } else void asyncRequest(message)
 })
 
 // A driver failure no promise caught: the statement waiting (if any) fails with it rather than hang.
