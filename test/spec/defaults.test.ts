@@ -84,3 +84,38 @@ describe("InitContext.agent", () => {
     expect(Array.isArray(seen[0]!.permission)).toBe(true)
   })
 })
+
+describe("attachments", () => {
+  it("carry ids: their own, and the call's session and message", async () => {
+    belt = await testBelt()
+    belt.toolbelt.registry.register({
+      pixel: Tool.make({
+        description: "Returns a picture.",
+        input: z.object({}),
+        execute: () => "iVBORw0KGgo=",
+        toModelOutput: ({ output }) => [
+          { type: "text", text: "a pixel" },
+          { type: "media", mime: "image/png", data: output },
+        ],
+      }),
+    })
+    const result = await belt.toolbelt.call({
+      tool: "pixel",
+      input: {},
+      sessionID: "ses_att",
+      messageID: "msg_att",
+    })
+    expect(result.status).toBe("completed")
+    if (result.status !== "completed") return
+    expect(result.attachments).toEqual([
+      {
+        type: "file",
+        mime: "image/png",
+        url: "data:image/png;base64,iVBORw0KGgo=",
+        id: expect.stringMatching(/^prt_/),
+        sessionID: "ses_att",
+        messageID: "msg_att",
+      },
+    ])
+  })
+})

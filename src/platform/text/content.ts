@@ -4,6 +4,10 @@ export interface FilePart {
   readonly mime: string
   readonly url: string
   readonly filename?: string
+  /** The spec's attachment fields: its own id, and the session and message of the call it came with (set at settlement). */
+  readonly id?: string
+  readonly sessionID?: string
+  readonly messageID?: string
 }
 
 /** What the model sees of a result: text and native media, in order. */

@@ -1,6 +1,7 @@
 import { ZodError, type z } from "zod"
 import { depthBeyond, MAX_INPUT_DEPTH } from "../../platform/store/input-bounds.ts"
 import type { FilePart, ModelContent } from "../../platform/text/content.ts"
+import { ascending } from "../../platform/util/id.ts"
 import type { AfterOutput } from "../hooks/hooks.ts"
 import { isPermissionError, stopsTheTurn } from "../permission/errors.ts"
 import { isQuestionError } from "../question/errors.ts"
@@ -210,6 +211,13 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     const after = await deps.hooks.runAfter({ ...ids, args }, { title, output: text, metadata, attachments })
     ;({ title, output: text, metadata, attachments } = after)
   }
+  // Attachments carry ids, as the spec's do: their own, and the call's session and message.
+  attachments = attachments.map((file) => ({
+    ...file,
+    id: file.id ?? ascending("prt"),
+    sessionID: file.sessionID ?? request.sessionID,
+    messageID: file.messageID ?? request.messageID,
+  }))
 
   // 13. Loop guard, after. It compares the whole text: a cut one names a new output file every time.
   loop?.answered(text)
