@@ -1,6 +1,7 @@
 // The fleet (issue 28): what an instance on a shared PostgreSQL store does for the others. It lists and
 // answers the asks and questions every instance raised, applies the replies given elsewhere to its own,
 // and sweeps away owners whose lease expired. On SQLite it does nothing: one machine, and start-up recovery.
+// `promptEnd` tells a prompt showing an ask or question (terminal, MCP form) that it ended elsewhere.
 
 import { ASK_REPLY_CHANNEL, AskReplies, PendingQuestions } from "../platform/store/ask-replies.ts"
 import { isPostgres, type Listening } from "../platform/store/postgres/database.ts"
@@ -11,7 +12,7 @@ import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import { PermissionNotFoundError } from "../runtime/permission/errors.ts"
 import type { PermissionReply, PermissionRequest } from "../runtime/permission/request.ts"
 import { QuestionNotFoundError } from "../runtime/question/errors.ts"
-import type { QuestionRequest } from "../runtime/question/question.ts"
+import type { AnswerQuestions, QuestionRequest } from "../runtime/question/question.ts"
 import type { QuestionService, SharedAnswer } from "../runtime/question/service.ts"
 
 /** How often each instance looks for owners whose lease expired, ms. */
@@ -19,6 +20,89 @@ export const SWEEP_MS = 5_000
 
 /** How often replies meant for this instance are looked for, should a notification have been missed, ms. */
 export const REPLY_POLL_MS = 1_000
+
+/**
+ * How a permission ask or a question ended while a prompt showed it (a terminal prompt, an MCP form):
+ * the reason of `promptEnd`'s signal, so the prompt can close and say who answered.
+ */
+export interface PromptEnd {
+  readonly kind: "permission" | "question"
+  /** A permission's reply (`once`, `always`, `reject`), the answers given, or `dismissed`. */
+  readonly outcome: string
+  /** The reply was given on another instance of the fleet (and applied here). */
+  readonly elsewhere: boolean
+}
+
+export function isPromptEnd(reason: unknown): reason is PromptEnd {
+  return typeof reason === "object" && reason !== null && "outcome" in reason && "elsewhere" in reason
+}
+
+/**
+ * The requests whose reply this process applied for another instance, until a prompt showing them
+ * reads it (`promptEnd`): the bus delivers `permission.replied` after the reply, so the mark must wait.
+ * Bounded: a mark nobody reads is dropped with the oldest.
+ */
+const repliedElsewhere = new Set<string>()
+const MARKS = 1_000
+
+function markElsewhere(requestID: string): void {
+  repliedElsewhere.add(requestID)
+  if (repliedElsewhere.size > MARKS) repliedElsewhere.delete(repliedElsewhere.values().next().value!)
+}
+
+/**
+ * A signal that aborts, with a `PromptEnd` as its reason, when the ask or question `requestID` ends
+ * other than by the prompt's own answer: answered on another instance or through another surface,
+ * withdrawn (its call aborted, the fleet's sweep), or ended with another ask of its session. A prompt
+ * showing it closes then. Call `stop()` as soon as the prompt has its own answer, before applying it.
+ */
+export function promptEnd(
+  bus: Bus,
+  kind: "permission" | "question",
+  requestID: string,
+): { readonly signal: AbortSignal; stop(): void } {
+  const ended = new AbortController()
+  const end = (outcome: string) => {
+    const elsewhere = repliedElsewhere.delete(requestID)
+    ended.abort({ kind, outcome, elsewhere } satisfies PromptEnd)
+  }
+  const offs =
+    kind === "permission"
+      ? [
+          bus.subscribe("permission.replied", ({ properties }) => {
+            if (properties.requestID !== requestID) return
+            end(String(properties.reply))
+          }),
+        ]
+      : [
+          bus.subscribe("question.replied", ({ properties }) => {
+            if (properties.requestID !== requestID) return
+            end(properties.answers.map((labels) => labels.join(", ") || "(no answer)").join("; "))
+          }),
+          bus.subscribe("question.rejected", ({ properties }) => {
+            if (properties.requestID === requestID) end("dismissed")
+          }),
+        ]
+  return {
+    signal: ended.signal,
+    stop: () => {
+      for (const off of offs) off()
+    },
+  }
+}
+
+/** `answer`, whose prompt also closes when its questions end some other way (`promptEnd`). */
+export function closingWhenEnded(bus: Bus, answer: AnswerQuestions): AnswerQuestions {
+  return async (request, options) => {
+    const end = promptEnd(bus, "question", request.id)
+    try {
+      const signal = options.signal ? AbortSignal.any([options.signal, end.signal]) : end.signal
+      return await answer(request, { signal })
+    } finally {
+      end.stop()
+    }
+  }
+}
 
 export interface Fleet {
   /** Stops sweeping, listening and polling; the asks of other instances are no longer listed here. */
@@ -78,6 +162,8 @@ export function joinFleet({
 
   /** A reply given elsewhere, applied here: a question's answers or dismissal, else a permission reply. */
   const applyOne = (reply: PermissionReply | SharedAnswer) => {
+    // A prompt showing it here closes, saying it was answered on another instance.
+    markElsewhere(reply.requestID)
     if ("answers" in reply) questions.reply(reply)
     else if ("dismissed" in reply) questions.reject(reply)
     else permission.reply(reply)

@@ -11,6 +11,7 @@ import { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import type { AskRequest } from "../runtime/permission/service.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
+import { promptEnd } from "./fleet.ts"
 import type { SubagentSessions } from "./subagent-sessions.ts"
 
 export interface Permissions {
@@ -141,7 +142,14 @@ function answerAsks({
       ...(asked.tool?.name ? { tool: { ...asked.tool, name: asked.tool.name } } : {}),
       ...(asked.subagent ? { subagent: asked.subagent } : {}),
     }
-    const reply = await decide(request, {})
+    // The prompt closes when the ask ends some other way (answered on another instance, withdrawn).
+    const end = promptEnd(bus, "permission", asked.id)
+    let reply: Awaited<ReturnType<Decide>>
+    try {
+      reply = await decide(request, { signal: end.signal })
+    } finally {
+      end.stop()
+    }
     if (!permission.list().some((pending) => pending.id === asked.id)) return
     if (typeof reply === "object")
       permission.reply(

@@ -1,3 +1,4 @@
+import { isPromptEnd, type PromptEnd } from "../../compose/fleet.ts"
 import { askedBy } from "../../runtime/permission/asked-by.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Decide, Reply } from "../../runtime/permission/simple.ts"
@@ -33,39 +34,68 @@ export function parsePermissionAnswer(line: string): Reply | undefined {
  * 2. Ask until the answer is understood, saying what it takes after one that is not.
  * 3. Ctrl+C stops the command (`stop`: the call is interrupted, the command exits 130); Ctrl+D rejects,
  *    as "r" does. A command already stopped asks nothing.
+ * 4. `signal` (the ask ended some other way: answered on another instance, withdrawn) closes the
+ *    prompt: what it showed is erased and one line says who answered (`endedNote`).
  */
-export async function promptForPermission(io: IO, request: AskRequest, stop: CommandStop): Promise<Reply> {
-  if (stop.signal.aborted) return stopped
-  // 1. What is asked.
-  const unchecked = uncheckedOf(request.metadata)
-  const by = askedBy(request.subagent)
-  io.stderr.write(
-    `\nPermission requested: ${request.permission} for ${request.patterns.join(", ")}\n` +
-      (by ? `  asked by: ${by}\n` : "") +
-      (unchecked ? `  why: ${unchecked.reason}\n` : "") +
-      (request.always.length
-        ? `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`
-        : `  "always" would remember nothing: no pattern matches only this call, so it allows this call once\n`),
-  )
-  const lines = terminalLines(io, stop.signal)
+export async function promptForPermission(
+  io: IO,
+  request: AskRequest,
+  stop: CommandStop,
+  signal?: AbortSignal,
+): Promise<Reply> {
+  if (stop.signal.aborted || signal?.aborted) return stopped
+  const lines = terminalLines(io, signal ? AbortSignal.any([stop.signal, signal]) : stop.signal)
   try {
+    // 1. What is asked.
+    const unchecked = uncheckedOf(request.metadata)
+    const by = askedBy(request.subagent)
+    lines.write(
+      `\nPermission requested: ${request.permission} for ${request.patterns.join(", ")}\n` +
+        (by ? `  asked by: ${by}\n` : "") +
+        (unchecked ? `  why: ${unchecked.reason}\n` : "") +
+        (request.always.length
+          ? `  "always" would remember: ${request.permission} ${request.always.join(", ")}\n`
+          : `  "always" would remember nothing: no pattern matches only this call, so it allows this call once\n`),
+    )
     for (;;) {
       // 2. The answer.
       const typed = await lines.read("Allow? [o]nce, [a]lways, [r]eject, or type a reason to reject: ")
       if (typed.kind === "line") {
         const reply = parsePermissionAnswer(typed.text)
         if (reply) return reply
-        io.stderr.write(`${PERMISSION_ANSWERS}\n`)
+        lines.write(`${PERMISSION_ANSWERS}\n`)
         continue
       }
       // 3. The keys.
       if (typed.kind === "end") return "reject"
       if (typed.kind === "interrupt") stop.interrupt("the permission prompt")
+      // 4. Ended elsewhere.
+      else if (!stop.signal.aborted && isPromptEnd(signal?.reason)) {
+        lines.erase(
+          endedNote(`Permission ${request.permission} for ${request.patterns.join(", ")}`, signal.reason),
+        )
+      }
       return stopped
     }
   } finally {
     lines.close()
   }
+}
+
+/**
+ * The one line a prompt closed by something else leaves: `<what>: answered on another instance: once`,
+ * `answered elsewhere` (another surface of this process), or withdrawn.
+ */
+export function endedNote(what: string, end: PromptEnd): string {
+  if (end.elsewhere) {
+    return end.outcome === "dismissed"
+      ? `${what}: dismissed on another instance`
+      : `${what}: answered on another instance: ${end.outcome}`
+  }
+  if (end.outcome === "reject" || end.outcome === "dismissed") {
+    return `${what}: withdrawn (it ended before it was answered here)`
+  }
+  return `${what}: answered elsewhere: ${end.outcome}`
 }
 
 /**
@@ -82,7 +112,8 @@ const stopped: Reply = { unanswered: "the command was stopped before the ask was
  */
 export function commandDecide(io: IO, command: string, yes: boolean | undefined, stop: CommandStop): Decide {
   if (yes) return async () => "once"
-  if (io.stdin.isTTY) return (request) => oneAtATime(() => promptForPermission(io, request, stop))
+  if (io.stdin.isTTY)
+    return (request, options) => oneAtATime(() => promptForPermission(io, request, stop, options.signal))
   return async (request) => {
     // Nobody said no, so the model is not told that someone did: it reads what needed approval, why no
     // one was asked, and (for a call the rules could not check) how to write it so they can.

@@ -1,5 +1,7 @@
 // The question flow at a terminal: each question as a numbered list of choices, several where the
 // question allows it, an answer of one's own, or a dismissal.
+
+import { isPromptEnd } from "../../compose/fleet.ts"
 import type {
   AnswerQuestions,
   Question,
@@ -7,6 +9,7 @@ import type {
   QuestionRequest,
 } from "../../runtime/question/question.ts"
 import type { IO } from "./io.ts"
+import { endedNote } from "./prompt.ts"
 import type { CommandStop } from "./stop-signal.ts"
 import { terminalLines } from "./terminal-line.ts"
 import { oneAtATime } from "./terminal-turn.ts"
@@ -57,7 +60,9 @@ export function parseChoice(line: string, question: Question): Choice {
  * Asks the person at the terminal every question of a request, in order, on stderr (stdout keeps only
  * the command's result). A dismissal of any question dismisses the request. Ctrl+C stops the command
  * (`stop`: the call is interrupted, the command exits 130); Ctrl+D dismisses, as "0" does. `signal`
- * (the asking call ended) withdraws the questions; a command already stopped asks nothing.
+ * (the asking call ended, or the questions were answered on another instance) withdraws the questions:
+ * when it says how they ended, what the prompt showed is erased and one line says it. A command already
+ * stopped asks nothing.
  */
 export async function promptForQuestions(
   io: IO,
@@ -74,13 +79,17 @@ export async function promptForQuestions(
     if (typed.kind === "line") return { line: typed.text }
     if (typed.kind === "end") return { ended: "dismiss" }
     if (typed.kind === "interrupt") stop.interrupt("the question prompt")
+    // Answered on another instance, or withdrawn: what the prompt showed gives way to one line.
+    else if (!stop.signal.aborted && isPromptEnd(signal?.reason)) {
+      lines.erase(endedNote(`Question "${request.questions[0]?.header ?? ""}"`, signal.reason))
+    }
     return { ended: withdrawn }
   }
   try {
     const answers: string[][] = []
     const total = request.questions.length
     for (const [index, question] of request.questions.entries()) {
-      io.stderr.write(`\n${describe(question, total > 1 ? `${index + 1} of ${total}` : "")}`)
+      lines.write(`\n${describe(question, total > 1 ? `${index + 1} of ${total}` : "")}`)
       const prompt =
         question.multiple === true ? `Choose one or more (1-${choiceCount(question)}): ` : "Choose: "
       for (;;) {
@@ -89,7 +98,7 @@ export async function promptForQuestions(
         const choice = parseChoice(typed.line, question)
         if (choice.kind === "dismiss") return "dismiss"
         if (choice.kind === "retry") {
-          io.stderr.write(`${choice.hint}\n`)
+          lines.write(`${choice.hint}\n`)
           continue
         }
         if (choice.kind === "typed") {

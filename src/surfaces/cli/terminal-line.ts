@@ -17,9 +17,34 @@ export type Typed =
   | { readonly kind: "withdrawn" }
 
 export interface TerminalLines {
+  /** Writes `text` (to stderr) as part of the prompt, which `erase` takes back. */
+  write(text: string): void
   /** Writes `prompt` (to stderr) and reads one line, or what ended the prompt instead. */
   read(prompt: string): Promise<Typed>
+  /**
+   * Erases what the prompt showed (its text, the lines typed, the prompt line) and writes `note` on one
+   * line in its place: the prompt was closed by something other than the person at it.
+   */
+  erase(note: string): void
   close(): void
+}
+
+/** The terminal rows `text` takes from column 0 on a terminal `columns` wide, and the column it ends at. */
+export function rowsOf(text: string, columns: number, column = 0): { rows: number; column: number } {
+  let rows = 0
+  // Colour and cursor codes take no room.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what is stripped
+  for (const char of text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")) {
+    if (char === "\n") {
+      rows++
+      column = 0
+    } else if (char === "\r") column = 0
+    else if (++column > columns) {
+      rows++
+      column = 1
+    }
+  }
+  return { rows, column }
 }
 
 /**
@@ -31,6 +56,17 @@ export interface TerminalLines {
  */
 export function terminalLines(io: IO, signal?: AbortSignal): TerminalLines {
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true })
+  // Where the prompt's text has got to, so `erase` knows how many rows to take back.
+  const columns = Math.max(1, (io.stderr as { columns?: number }).columns ?? 80)
+  let rows = 0
+  let column = 0
+  /** The prompt of a read that has not ended with a line: on the screen, on the cursor's row. */
+  let asked: string | undefined
+  const advance = (text: string) => {
+    const moved = rowsOf(text, columns, column)
+    rows += moved.rows
+    column = moved.column
+  }
   const pressed = new AbortController()
   let key: "interrupt" | "end" | undefined
   let closing = false
@@ -45,16 +81,34 @@ export function terminalLines(io: IO, signal?: AbortSignal): TerminalLines {
   })
   const ended = signal ? AbortSignal.any([pressed.signal, signal]) : pressed.signal
   return {
+    write(text) {
+      io.stderr.write(text)
+      advance(text)
+    },
     async read(prompt) {
       // 2. Already ended.
       if (key) return { kind: key }
       if (signal?.aborted) return { kind: "withdrawn" }
+      asked = prompt
       try {
-        return { kind: "line", text: await rl.question(prompt, { signal: ended }) }
+        const text = await rl.question(prompt, { signal: ended })
+        // The line as it stood on the screen, and the Enter that ended it.
+        advance(`${prompt}${text}\n`)
+        asked = undefined
+        return { kind: "line", text }
       } catch (error) {
         if (!key && !signal?.aborted) throw error
         return key ? { kind: key } : { kind: "withdrawn" }
       }
+    },
+    erase(note) {
+      // Up to the prompt's first row (a prompt line being read may wrap too), then everything from
+      // there down; the note in its place.
+      const up = rows + (asked === undefined ? 0 : rowsOf(asked + rl.line, columns, column).rows)
+      io.stderr.write(`${up > 0 ? `\u001b[${up}A` : ""}\r\u001b[J${note}\n`)
+      rows = 0
+      column = 0
+      asked = undefined
     },
     close() {
       closing = true

@@ -6,6 +6,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server"
 import { parentCallID } from "../../compose/child-calls.ts"
+import { promptEnd } from "../../compose/fleet.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
@@ -218,18 +219,26 @@ export class McpSession {
   /**
    * A 2025-era connection: the form goes to the client as an `elicitation/create` request of this
    * call's request, and its answer is the reply. A client that fails or does not answer in time
-   * gets the ask rejected, and the error says so.
+   * gets the ask rejected, and the error says so. When the ask ends otherwise first (answered on
+   * another instance or surface, withdrawn), the request is cancelled (`notifications/cancelled`).
    */
   async #elicit(call: RunningCall, prompt: Prompt, ctx: ServerContext): Promise<void> {
+    // Answered elsewhere (another instance, the page) or withdrawn: the form's request is cancelled.
+    const id = prompt.kind === "permission" ? prompt.ask.id : prompt.request.id
+    const end = promptEnd(this.#options.toolbelt.bus, prompt.kind, id)
+    if (!this.#isPending(prompt)) {
+      end.stop()
+      return
+    }
     let result: unknown
     try {
       const form = formOf(prompt, { titledEnums: knowsTitledEnums(this.#options.protocolVersion()) })
       result = await ctx.mcpReq.elicitInput(form, {
         timeout: this.#options.answerTimeoutMs,
-        signal: call.abort.signal,
+        signal: AbortSignal.any([call.abort.signal, end.signal]),
       })
     } catch (error) {
-      if (call.abort.signal.aborted) return
+      if (call.abort.signal.aborted || end.signal.aborted) return
       const message = (error as Error).message
       if (prompt.kind === "question") {
         this.#cannotAsk(prompt.request, `the client could not show the questions: ${message}`)
@@ -239,6 +248,8 @@ export class McpSession {
       call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${message}), so toolbelt rejected the call.`
       this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
       return
+    } finally {
+      end.stop()
     }
     this.#answer(prompt, result)
   }
