@@ -4,6 +4,9 @@
 // saying why, where none can start); the client's elicitation request is cancelled
 // (`notifications/cancelled`) and the call completes. The terminal prompt, on a fake terminal: erased,
 // and one line says who answered.
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { PassThrough } from "node:stream"
 import {
   Client,
@@ -17,7 +20,9 @@ import type { AskRequest } from "../../src/runtime/permission/service.ts"
 import { promptForPermission } from "../../src/surfaces/cli/prompt.ts"
 import { CommandStop } from "../../src/surfaces/cli/stop-signal.ts"
 import { serveHttp } from "../../src/surfaces/http/server.ts"
+import { BIN, cliEnv } from "../fixtures/cli.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
+import { hasPty, onTerminal } from "../fixtures/pty.ts"
 import { api, makeProject, rememberToken } from "../serve/helpers.ts"
 
 const pg = await postgresOrSkip()
@@ -124,6 +129,38 @@ describe.skipIf(!pg.server)(`prompts across instances${pg.server ? "" : ` (${pg.
     )
   }, 60_000)
 })
+
+describe.skipIf(!pg.server || !hasPty)(
+  `a terminal prompt answered on another instance${pg.server ? (hasPty ? "" : " (no pty)") : ` (${pg.reason})`}`,
+  () => {
+    it("toolbelt call's prompt on a tty closes, says who answered, and the call completes", async () => {
+      const store = await pg.server!.database()
+      const project = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-asks-close-")))
+      const home = await mkdtemp(join(tmpdir(), "toolbelt-asks-close-home-"))
+      cleanups.push(() => rm(project, { recursive: true, force: true }))
+      cleanups.push(() => rm(home, { recursive: true, force: true }))
+      // Reading .env asks (the build agent's default).
+      await writeFile(join(project, ".env"), "TOKEN=from-a\n")
+      const b = await instance(store)
+      const a = onTerminal(
+        process.execPath,
+        [BIN, "call", "read", JSON.stringify({ filePath: ".env" }), "--store", store],
+        { cwd: project, env: cliEnv(home) },
+      )
+      cleanups.push(async () => a.child.kill())
+      await a.waitFor("Allow? ")
+      const [ask] = (await api(b.url, "GET", "/api/permissions")).body as { id: string }[]
+      expect((await api(b.url, "POST", `/api/permissions/${ask!.id}/reply`, { reply: "once" })).status).toBe(
+        200,
+      )
+      expect(await a.exited).toBe(0)
+      const shown = a.screen().slice(a.screen().indexOf("Allow? "))
+      expect(shown).toContain("Permission read for ")
+      expect(shown).toContain(": answered on another instance: once")
+      expect(shown).toContain("TOKEN=from-a")
+    }, 90_000)
+  },
+)
 
 describe("the terminal prompt of an ask that ended elsewhere", () => {
   /** A terminal 40 columns wide: what the prompt writes, and stdin that never types. */
