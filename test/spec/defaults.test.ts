@@ -1,5 +1,8 @@
 // The spec's defaults and fields: a turn's step limit (`agent.steps ?? 100`), `InitContext.agent` the
 // whole agent, `skill` and `plan_exit` under "Not offered" with their reasons.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { MockLanguageModelV4 } from "ai/test"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -7,6 +10,7 @@ import { call, step, text } from "../../src/adapters/ai/fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "../../src/adapters/ai/fixtures/toolbelt.ts"
 import { DEFAULT_STEPS, runTurn } from "../../src/adapters/ai/loop.ts"
 import * as Tool from "../../src/runtime/tool/index.ts"
+import { runCli } from "../fixtures/cli.ts"
 
 let belt: TestBelt | undefined
 afterEach(async () => {
@@ -117,5 +121,38 @@ describe("attachments", () => {
         messageID: "msg_att",
       },
     ])
+  })
+})
+
+describe('"Not offered" in toolbelt tools', { timeout: 120_000 }, () => {
+  it("lists skill (no skills found) and plan_exit (not in plan mode) with their reasons; plan lists plan_exit", async () => {
+    const root = await mkdtemp(join(tmpdir(), "toolbelt-not-offered-"))
+    try {
+      const home = join(root, "home")
+      const project = join(root, "project")
+      await mkdir(home)
+      await mkdir(project)
+      const tools = (...args: string[]) =>
+        runCli(["tools", "--cwd", project, ...args], { cwd: project, home }).stdout
+      const build = tools()
+      const notOffered = build.slice(build.indexOf("\nNot offered:\n"))
+      expect(notOffered).toMatch(/^skill +no Agent Skills were found: add a folder with a SKILL\.md/m)
+      expect(notOffered).toMatch(/^plan_exit +plan_exit leaves plan mode, and this agent is not in it/m)
+      const plan = tools("--agent", "plan")
+      expect(plan).toMatch(/^plan_exit +\d+ /m)
+      expect(plan.slice(plan.indexOf("\nNot offered:\n"))).not.toMatch(/^plan_exit /m)
+
+      // A skill found: skill is offered, and no longer listed as not offered.
+      await mkdir(join(project, ".opencode", "skill", "greet"), { recursive: true })
+      await writeFile(
+        join(project, ".opencode", "skill", "greet", "SKILL.md"),
+        "---\nname: greet\ndescription: Greets people.\n---\nSay hello.\n",
+      )
+      const withSkill = tools("--trust")
+      expect(withSkill).toMatch(/^skill +\d+ /m)
+      expect(withSkill.slice(withSkill.indexOf("\nNot offered:\n"))).not.toMatch(/^skill /m)
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
   })
 })
