@@ -119,6 +119,30 @@ describe.skipIf(!pg.server)(`full outputs across instances${pg.server ? "" : ` (
   }, 60_000)
 })
 
+describe.skipIf(!pg.server)(
+  `bash's saved output across instances${pg.server ? "" : ` (${pg.reason})`}`,
+  () => {
+    it("a command's output that bash cut on A is fetched whole through B", async () => {
+      const store = await pg.server!.database()
+      const a = await instance(store)
+      const b = await instance(store)
+      const line = "é € 😀 中文\n"
+      const result = await a.toolbelt.call({
+        tool: "bash",
+        input: { command: `yes '${line.trim()}' | head -n 150000`, description: "prints a lot" },
+        sessionID: "ses_bash",
+      })
+      expect(result.status).toBe("completed")
+      expect(result.metadata.truncated).toBe(true)
+      const id = basename(String(result.metadata.outputPath))
+      const reply = await b.get(`/api/outputs/${id}`)
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("x-toolbelt-output-source")).toBe("store")
+      expect(Buffer.from(await reply.arrayBuffer()).equals(Buffer.from(line.repeat(150_000)))).toBe(true)
+    }, 60_000)
+  },
+)
+
 describe("full outputs on SQLite", () => {
   it("the route serves this instance's saved file, and 404 for an id it does not have", async () => {
     const one = await instance(undefined)

@@ -20,7 +20,9 @@ export interface OpenedOutput {
 
 /**
  * Copies the saved file at `path` into the store as output `basename(path)`.
- * 1. Its row first: an output saved before (the same file) is left as it is.
+ * 1. Its row first. An output saved before is left as it is when its size is the file's, or while
+ *    another writer is still copying it; one whose file has grown since (a background job's log,
+ *    written in place) is removed and copied again.
  * 2. The file is read 1 MiB at a time into one reused buffer and each piece stored as a chunk, yielding
  *    to the event loop between chunks (each statement blocks the thread on PostgreSQL).
  * 3. Its size is recorded last, which makes it visible; on failure its rows are removed and the error
@@ -34,7 +36,12 @@ export async function copyToStore(
   const id = basename(path)
   const handle = await open(path, "r")
   try {
-    if (!shared.begin(id, owner)) return
+    if (!shared.begin(id, owner)) {
+      const saved = shared.get(id)
+      if (!saved || saved.bytes === (await handle.stat()).size) return
+      shared.discard(id)
+      if (!shared.begin(id, owner)) return
+    }
     try {
       const buffer = Buffer.allocUnsafe(OUTPUT_CHUNK_BYTES)
       let bytes = 0

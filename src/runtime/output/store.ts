@@ -1,11 +1,11 @@
 import type { FileHandle } from "node:fs/promises"
 import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises"
-import { join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { newOutputId, OUTPUT_PREFIX, timestampOf } from "../../platform/fs/output-id.ts"
 import type { OutputOwner, StoredOutputs } from "../../platform/store/outputs.ts"
 import { safeBoundary } from "../../platform/text/utf8.ts"
 import { logger } from "../../platform/util/log.ts"
-import { copyToStore, type OpenedOutput, openOutput } from "./shared.ts"
+import { copyToStore, type OpenedOutput, OUTPUT_ID, openOutput } from "./shared.ts"
 
 const log = logger("output")
 
@@ -90,12 +90,15 @@ export class OutputStore {
   }
 
   /**
-   * Copies the complete saved file at `path` (a `tool_<id>` file of this store) into the shared store,
-   * once; nothing without one. A failure is logged, not thrown: the model reads the local file, so
-   * only other instances miss the output, and the call must not fail for that.
+   * Copies the saved file at `path` into the shared store; nothing without one, or for a file that is
+   * not one of this store's (`<dir>/tool_<id>`: a tool's metadata names it, and only saved outputs
+   * are shared). A file saved before is copied again only if its size changed (a background job's
+   * log). A failure is logged, not thrown: the model reads the local file, so only other instances
+   * miss the output, and the call must not fail for that.
    */
   async share(path: string, owner?: OutputOwner): Promise<void> {
     if (!this.#shared) return
+    if (dirname(resolve(path)) !== this.dir || !OUTPUT_ID.test(basename(path))) return
     try {
       await copyToStore(this.#shared, path, owner)
     } catch (error) {

@@ -45,12 +45,18 @@ export async function bound(input: BoundInput): Promise<{ output: string; struct
       }
     }
   }
-  if (input.selfBounded) return { output: text, structured }
+  const owner = { sessionID: request.sessionID, callID: request.callID }
+  if (input.selfBounded) {
+    // A tool that cut its own output (bash) saved the whole in the output store's dir: shared too.
+    if (metadata.truncated === true && typeof metadata.outputPath === "string")
+      await deps.store.share(metadata.outputPath, owner)
+    return { output: text, structured }
+  }
   const cut = await truncate(text, {
     limits,
     direction: request.bounding?.direction ?? "head",
     store: deps.store,
-    owner: { sessionID: request.sessionID, callID: request.callID },
+    owner,
     canDelegate: deps.canDelegate?.(request.agent, request.extra ?? {}) ?? false,
     pager: () => deps.pager?.(request.agent),
   })
