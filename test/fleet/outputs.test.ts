@@ -105,12 +105,12 @@ describe.skipIf(!pg.server)(`full outputs across instances${pg.server ? "" : ` (
 
     const unknown = await b.get("/api/outputs/tool_000000000000AAAAAAAAAAAAAA")
     expect(unknown.status).toBe(404)
-    expect((await unknown.json()).error).toMatch(
+    expect(((await unknown.json()) as { error: string }).error).toMatch(
       /^Output not found: tool_000000000000AAAAAAAAAAAAAA\. No output of that id is saved in the shared store/,
     )
     const invalid = await b.get("/api/outputs/..%2F..%2Fetc%2Fpasswd")
     expect(invalid.status).toBe(400)
-    expect((await invalid.json()).error).toContain("Not an output id")
+    expect(((await invalid.json()) as { error: string }).error).toContain("Not an output id")
 
     // Eight days on, B's sweep removes A's output from the store (A's own file is A's to sweep).
     await b.toolbelt.output.sweep({ now: Date.now() + 8 * 24 * 3_600_000 })
@@ -156,6 +156,6 @@ describe("full outputs on SQLite", () => {
     expect(one.toolbelt.store.db.prepare("SELECT count(*) AS n FROM output").get()).toEqual({ n: 0 })
     const unknown = await one.get("/api/outputs/tool_000000000000AAAAAAAAAAAAAA")
     expect(unknown.status).toBe(404)
-    expect((await unknown.json()).error).toContain("in this instance's data dir")
+    expect(((await unknown.json()) as { error: string }).error).toContain("in this instance's data dir")
   })
 })
