@@ -4,6 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testBelt } from "../../src/adapters/ai/fixtures/toolbelt.ts"
+import { inputCodec, normaliseInputSchema } from "../../src/adapters/mcp-client/schema.ts"
+import * as Tool from "../../src/runtime/tool/index.ts"
 import { runCli } from "../fixtures/cli.ts"
 
 let root: string
@@ -61,5 +64,52 @@ describe("coercion at decode", { timeout: 120_000 }, () => {
     if (result.status !== "completed") return
     expect(result.output).toContain("notes.txt")
     expect(result.metadata.coerced).toEqual([{ path: "ignoreCase", from: "true", to: true }])
+  })
+})
+
+describe("coercion for an MCP server's tool (its JSON Schema, not Zod)", () => {
+  it("coerces what the server's schema wants, and passes the coerced arguments on", async () => {
+    const belt = await testBelt()
+    try {
+      const received: unknown[] = []
+      belt.toolbelt.registry.register({
+        remote_page: Tool.make({
+          description: "A remote tool with a server's JSON Schema.",
+          input: inputCodec(
+            normaliseInputSchema({
+              properties: { page: { type: "integer" }, exact: { type: "boolean" }, q: { type: "string" } },
+              required: ["page"],
+            }),
+          ),
+          execute: (args) => {
+            received.push(args)
+            return "ok"
+          },
+        }),
+      })
+      const result = await belt.toolbelt.call({
+        tool: "remote_page",
+        input: { page: "3", exact: "false", q: "7" },
+        sessionID: "ses_mcp_coerce",
+      })
+      expect(result).toMatchObject({
+        status: "completed",
+        metadata: {
+          coerced: [
+            { path: "page", from: "3", to: 3 },
+            { path: "exact", from: "false", to: false },
+          ],
+        },
+      })
+      expect(received).toEqual([{ page: 3, exact: false, q: "7" }])
+      const refused = await belt.toolbelt.call({
+        tool: "remote_page",
+        input: { page: "3x" },
+        sessionID: "ses_mcp_coerce",
+      })
+      expect(refused.status).toBe("error")
+    } finally {
+      await belt.close()
+    }
   })
 })
