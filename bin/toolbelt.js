@@ -1,8 +1,17 @@
-#!/usr/bin/env node
-// Starts the toolbelt CLI. This file stays plain JavaScript that any Node can parse, because a user's
-// PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.13+, 24 LTS the target).
-// When the running Node cannot run toolbelt, it re-runs this file on the Node pinned in our own
-// dependencies, or, when there is none, says in one line which Node to use.
+#!/bin/sh
+":" //; f=$0; while [ -L "$f" ]; do l=$(readlink "$f"); case $l in /*) f=$l ;; *) f=${f%/*}/$l ;; esac; done
+":" //; case $f in */*) ;; *) f=./$f ;; esac; n=${f%/*}/../node_modules/node/bin/node
+":" //; [ -x "$n" ] || n=node; exec "$n" "$f" "$@"
+// Starts the toolbelt CLI. The three lines above are shell, and JavaScript that does nothing: run as a
+// program (npm's bin link, an MCP client's "command"), /bin/sh picks the Node before any Node starts,
+// the one pinned in our own dependencies when there is one (a clone), else the `node` on PATH, and
+// execs it on this file: no older Node is started only to start another.
+//
+// Run as `node bin/toolbelt.js` instead, this file stays plain JavaScript that any Node can parse, because
+// a user's PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.13+, 24 LTS the
+// target). When the running Node cannot run toolbelt, it re-runs this file on the pinned Node, before
+// anything else is done here (the pinned Node chooses what to run), or, when there is none, says in one
+// line which Node to use.
 //
 // Which code runs:
 // 1. The bundled build (dist/cli.bundle.js, made by `npm run build`, which `npm install` runs): when
@@ -37,7 +46,6 @@ const source = join(sourceDir, "surfaces", "cli", "bin.ts")
 const bundle = join(root, "dist", "cli.bundle.js")
 // Node refuses to strip types from files under node_modules, so an installed package runs its build.
 const installed = here.split(sep).includes("node_modules")
-const entry = chooseEntry()
 
 function chooseEntry() {
   const forced = process.env.TOOLBELT_RUN
@@ -67,12 +75,14 @@ function buildIsCurrent() {
 
 // What the chosen entry needs of this Node, asked of the runtime itself, so a Node started with or without
 // a flag is judged by what it really has: node:sqlite (unflagged from 22.13 and 23.4), and for the
-// sources, type stripping (on by default from 22.18 and 23.6).
+// sources, type stripping (on by default from 22.18 and 23.6). A Node without node:sqlite hands over at
+// once: which entry to run is the pinned Node's to choose (walking src/ for it here would be paid twice).
 const hasSqlite =
   Boolean(process.versions.bun) ||
   (typeof process.getBuiltinModule === "function" && process.getBuiltinModule("node:sqlite") !== undefined)
 const stripsTypes = Boolean(process.versions.bun || process.features.typescript)
-const canRun = hasSqlite && (stripsTypes || !entry.endsWith(".ts"))
+const entry = hasSqlite ? chooseEntry() : undefined
+const canRun = entry !== undefined && (stripsTypes || !entry.endsWith(".ts"))
 
 /** The one line that says why this Node cannot run toolbelt and which Node to use. */
 function whichNode() {

@@ -8,6 +8,11 @@
 //    computed from the bundle's location (the bundle files sit in dist/ itself). Tool descriptions,
 //    worker files, package.json and the plugin helper are then found where the unbundled module would
 //    find them, in a clone and in an installed package alike.
+// 3. Our modules' imports of Node's built-ins become `process.getBuiltinModule` reads: an ESM import of a
+//    built-in makes Node build its ESM facade, which reads every export and so loads the lazy ones too
+//    (node:fs's streams, node:crypto's webcrypto), work no command asked for.
+// 4. ASCII output (non-ASCII characters escaped): an all-ASCII source is decoded and kept one byte per
+//    character; one "…" in a 700 KB chunk makes V8 hold, hash and scan all of it as UTF-16.
 import { readdirSync, rmSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -16,6 +21,8 @@ import { build } from "rolldown"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
 const PREFIX = "cli.bundle"
+/** A static import of a built-in, one line as tsc writes them: default, namespace or named bindings. */
+const BUILTIN_IMPORT = /^import\s*(\{[^}]*\}|\*\s*as\s+[\w$]+|[\w$]+)\s*from\s*"(node:[^"]+)";?$/gm
 
 // Chunks of an earlier build have other hashes: remove them so dist/ holds only this build's.
 for (const name of readdirSync(dist)) if (name.startsWith(PREFIX)) rmSync(join(dist, name))
@@ -30,12 +37,25 @@ await build({
   output: {
     dir: dist,
     format: "esm",
+    charset: "ascii",
     // Less to parse at every start; names are kept, so a defect's stack still names its functions.
     minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
     entryFileNames: "[name].js",
     chunkFileNames: `${PREFIX}-[name]-[hash].js`,
   },
   plugins: [
+    {
+      name: "builtins-without-facade",
+      transform(code, id) {
+        if (!id.startsWith(dist + sep) || !code.includes('"node:')) return null
+        return code.replace(BUILTIN_IMPORT, (_, what, name) => {
+          const binding = what.startsWith("{")
+            ? what.replace(/\s+as\s+/g, ": ")
+            : what.replace(/^\*\s*as\s+/, "")
+          return `const ${binding} = process.getBuiltinModule(${JSON.stringify(name)});`
+        })
+      },
+    },
     {
       name: "keep-module-url",
       transform(code, id) {

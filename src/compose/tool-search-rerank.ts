@@ -3,7 +3,8 @@
 import type { LanguageModel } from "ai"
 import { logger } from "../platform/util/log.ts"
 import type { TurnModel } from "../runtime/tool/subagent-services.ts"
-import { parseRerank, rerankPrompt, type SearchDoc } from "../runtime/tool-search/rank/index.ts"
+import { parseRerank, rerankPrompt } from "../runtime/tool-search/rank/rerank.ts"
+import type { SearchDoc } from "../runtime/tool-search/rank/types.ts"
 
 const log = logger("tool-search")
 

@@ -10,7 +10,10 @@ import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
 import { type Deferral, decideDeferral, isDeferrable, needsCounts } from "../runtime/tool-search/deferral.ts"
 import { LoadedSets } from "../runtime/tool-search/loaded.ts"
 import { type AsyncToolIndex, buildIndexOffThread } from "../runtime/tool-search/off-thread-index.ts"
-import { type SearchDoc, summaryOf } from "../runtime/tool-search/rank/index.ts"
+// The modules themselves, not rank/index.ts: the ranking's tables are built when its module loads, which
+// only the index (in its worker) needs, never a start-up.
+import { summaryOf } from "../runtime/tool-search/rank/summary.ts"
+import type { SearchDoc } from "../runtime/tool-search/rank/types.ts"
 import type { DeferredGroup, ToolSearchService } from "../tools/tool_search/service.ts"
 import { describeToolSearch } from "../tools/tool_search/tool_search.ts"
 import { rerank } from "./tool-search-rerank.ts"

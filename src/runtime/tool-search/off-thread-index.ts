@@ -4,7 +4,7 @@
 
 import { Worker } from "node:worker_threads"
 import type { SearchRequest } from "./index-worker.ts"
-import { buildToolIndex, type SearchDoc, type SearchHit } from "./rank/index.ts"
+import type { SearchDoc, SearchHit } from "./rank/types.ts"
 
 /** A tool index answering asynchronously (from a worker, or in process where workers cannot start). */
 export interface AsyncToolIndex {
@@ -25,11 +25,13 @@ export async function buildIndexOffThread(docs: readonly SearchDoc[]): Promise<A
   try {
     return await inWorker(docs)
   } catch {
-    return inProcess(docs)
+    return await inProcess(docs)
   }
 }
 
-function inProcess(docs: readonly SearchDoc[]): AsyncToolIndex {
+async function inProcess(docs: readonly SearchDoc[]): Promise<AsyncToolIndex> {
+  // Imported here: the ranking builds its tables as it loads, which a process that never searches skips.
+  const { buildToolIndex } = await import("./rank/index.ts")
   const index = buildToolIndex(docs)
   return {
     size: index.size,

@@ -5,7 +5,6 @@ import { findWorktree } from "../../compose/worktree.ts"
 import { assessProjectTrust, type ProjectTrust } from "../../runtime/config/trust/project-trust.ts"
 import { TrustStore, TrustStoreError } from "../../runtime/config/trust/trust-store.ts"
 import type { IO } from "./io.ts"
-import { promptForTrust } from "./trust-prompt.ts"
 import { leftOutWarning, trustedForRunWarning } from "./trust-text.ts"
 
 /** What a command decided before opening the project. */
@@ -50,6 +49,8 @@ export async function chooseTrust(options: {
   })
   if (assessed.reason !== "untrusted" && assessed.reason !== "changed")
     return { trust: undefined, asked: false }
+  // Loaded only when a person is asked: the terminal prompt's readline is not paid by every start.
+  const { promptForTrust } = await import("./trust-prompt.ts")
   const answer = await promptForTrust(io, assessed)
   if (answer === "remember") {
     try {

@@ -12,7 +12,6 @@ import {
   MAX_TIMEOUT_MS,
   readSettings,
 } from "../kit/shell-settings.ts"
-import { askPermission } from "./ask-permission.ts"
 import { checkDirectory, checkReadiness, checkTimeout, pickShell } from "./check-arguments.ts"
 import { clip } from "./clip.ts"
 import { foregroundResult } from "./foreground-result.ts"
@@ -124,6 +123,8 @@ export const BashTool = Tool.define(
       checkDirectory(cwd, params.workdir)
 
       // 3. Permission.
+      // Loaded on first use: the scan's parser (tree-sitter, its wasm) and tables are not paid at start-up.
+      const { askPermission } = await import("./ask-permission.ts")
       await askPermission({ ctx, command: params.command, description, cwd, settings, askedForWorkdir })
 
       // 4. Run.

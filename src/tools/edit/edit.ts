@@ -7,7 +7,6 @@ import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
-import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../kit/match/replace.ts"
 
 export const Parameters = z.object({
   filePath: z
@@ -51,6 +50,10 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
+      // The matchers are loaded on first use, not at every start of the command line.
+      const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(
+        "../kit/match/replace.ts"
+      )
       if (params.oldString === params.newString) throw new Tool.ToolFailure(IDENTICAL_MESSAGE)
 
       const result = await editFile({

@@ -7,7 +7,6 @@ import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
-import { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } from "../kit/match/replace.ts"
 
 export const Parameters = z.object({
   filePath: z
@@ -63,6 +62,10 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>(
     description: loadText(import.meta.url, "description.txt"),
     parameters: Parameters,
     async execute(params, ctx) {
+      // The matchers are loaded on first use, not at every start of the command line.
+      const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(
+        "../kit/match/replace.ts"
+      )
       const total = params.edits.length
       const failure = (index: number, message: string) =>
         new Tool.ToolFailure(
