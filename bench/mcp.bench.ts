@@ -1,26 +1,27 @@
 // `read` over MCP stdio: toolbelt's server against the reference filesystem server
 // (@modelcontextprotocol/server-filesystem's read_text_file), the same file, the same client, one run.
-// 1. A temp project with a 400-line source file. toolbelt is given the file's path spelled four ways
-//    in turn (absolute, relative, ./relative, absolute through "."): the same file, but not the same
-//    call over and over, which the doom-loop guard would rightly stop to ask about.
+// The shape is issue 31's: one 37 KB file of 900 short lines.
+// 1. A temp project with that file. toolbelt is given the file's path spelled four ways in turn
+//    (absolute, relative, ./relative, absolute through "."): the same file, but not the same call over
+//    and over, which the doom-loop guard would rightly stop to ask about.
 // 2. Start both servers as subprocesses (`toolbelt mcp --cwd DIR`, `node .../server-filesystem DIR`)
 //    and connect the official client to each over stdio.
-// 3. Warm up, then take turns: ROUNDS rounds of CALLS sequential calls on each server, so both share
-//    the machine's noise. Every answer is checked to hold the file's last line.
-//    Two workloads: the same file again and again (the issue's measure), and FILES different files of
-//    the same size in turn, more than toolbelt keeps pages of, so every read is a first read of its page.
-//    The files are written SETTLED_MS before the first timed call: toolbelt reuses what it derived from
-//    a file (its hash, its page) only once the file's last change is that old (see fs/version-cache.ts),
-//    and a project's files are rarely written in the two seconds before they are read.
+// 3. Warm up, then take turns: ROUNDS rounds; in each, every workload runs one block of CALLS calls on
+//    each server, blocks interleaved, so both share the machine's noise. The workloads:
+//    - settled: the file last written long ago, one call in flight, then 16 in flight;
+//    - fresh: the file rewritten (a new first line) before the block and every REWRITE_EVERY calls,
+//      so it was always written within the last second; the answer must hold the newest first line
+//      (a stale page would fail the run). One call in flight, then 16 in flight;
+//    - files in turn: FILES different files, more than toolbelt keeps pages of, one call in flight.
+//    Every answer is checked to hold the file's last line.
 // 4. toolbelt's floor, in the same rounds: a project tool (`.toolbelt/tools/`) that returns the text
-//    `read` returned, without touching the file. It costs what every toolbelt call costs (MCP, settle,
-//    the journal's two commits with that output, bounding it as any tool's output is) and nothing of
-//    the read itself.
+//    `read` returned, without touching the file: what every toolbelt call costs (MCP, settle, the
+//    journal) and nothing of the read itself.
 // 5. For the split of toolbelt's time, the same calls in this process, without MCP: `read` through
-//    `toolbelt.call` (and the journal commits it makes), and a tool that does nothing (the floor of the
-//    pipeline: settle and journal).
-// Reports calls per second (all timed calls over their total time) and the median latency in ms.
-// Run: node bench/mcp.bench.ts
+//    `toolbelt.call`, and a tool that does nothing (the floor of the pipeline: settle and journal).
+// Reports calls per second (all timed calls over their blocks' total time), the median latency in ms
+// and each workload's ratio against the reference measured in the same rounds.
+// Run: node bench/mcp.bench.ts (ROUNDS=n to change the number of rounds)
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -37,19 +38,44 @@ import { median } from "./lib/measure.ts"
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
 const REFERENCE = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-const LINES = 400
+/** The issue's file: 900 short lines, 37 KB. */
+const LINES = 900
 const WARMUP = 100
-const ROUNDS = 8
+const ROUNDS = Number(process.env.ROUNDS ?? 6)
 const CALLS = 200
+/** Calls in flight in the concurrent workloads. */
+const IN_FLIGHT = 16
+/** The fresh workloads rewrite their file this often, so it is never a second old. */
+const REWRITE_EVERY = 25
 /** More files than the read tool keeps pages of (MAX_PAGES), so each read of the cycle misses. */
 const FILES = MAX_PAGES * 3
 
-interface Server {
+/** One server's side of a workload: a tool, the argument variants it cycles through. */
+interface Side {
   readonly name: string
   readonly client: Client
-  call(): Promise<string>
+  readonly tool: string
+  readonly variants: Record<string, unknown>[]
+  turn: number
   readonly latencies: number[]
   timeMs: number
+}
+
+/** What a workload does around its calls: the file's setup before a block and between calls. */
+interface Workload {
+  readonly name: string
+  readonly inFlight: number
+  readonly sides: Side[]
+  /** Before the block and every REWRITE_EVERY calls: rewrites the file, returns what answers must hold. */
+  readonly refresh?: () => Promise<string>
+}
+
+/** The file's lines: 900 lines of about 41 bytes (37 KB), the first one naming its version. */
+function fileText(version: string): string {
+  const lines = Array.from({ length: LINES }, (_, i) =>
+    i === 0 ? `// version ${version}` : `  const v${i} = input.at(${i % 97}) ?? ${i} // ${i + 1}`,
+  )
+  return `${lines.join("\n")}\n`
 }
 
 export async function run(): Promise<Record<string, number>> {
@@ -62,21 +88,20 @@ export async function run(): Promise<Record<string, number>> {
     TOOLBELT_DATA_DIR: join(home, "data"),
   }
   const file = join(dir, "module.ts")
-  const lines = Array.from(
-    { length: LINES },
-    (_, i) =>
-      `export function step${i}(value: number): number { return value * ${i} + ${i % 7} } // line ${i + 1}`,
-  )
-  const last = `line ${LINES}`
-  await writeFile(file, `${lines.join("\n")}\n`)
+  const fresh = join(dir, "fresh.ts")
+  const last = `// ${LINES}\n`
+  await writeFile(file, fileText("settled"))
+  await writeFile(fresh, fileText("0"))
   const others = Array.from({ length: FILES }, (_, n) => join(dir, `module${n}.ts`))
-  for (const [n, other] of others.entries()) await writeFile(other, `${lines.join("\n")} // ${n}\n`)
+  for (const [n, other] of others.entries()) await writeFile(other, fileText(`other ${n}`))
   const written = performance.now()
 
   const clients: Client[] = []
-  const connect = async (command: string, args: string[]) => {
+  const connect = async (command: string, args: string[], extra: Record<string, string> = {}) => {
     const client = new Client({ name: "bench", version: "1.0.0" })
-    await client.connect(new StdioClientTransport({ command, args, env, cwd: dir, stderr: "ignore" }))
+    await client.connect(
+      new StdioClientTransport({ command, args, env: { ...env, ...extra }, cwd: dir, stderr: "ignore" }),
+    )
     clients.push(client)
     return client
   }
@@ -91,92 +116,129 @@ export async function run(): Promise<Record<string, number>> {
     }
     const referenceClient = await connect(process.execPath, [REFERENCE, dir])
 
-    const readText = await server("probe", toolbeltClient, "read", [{ filePath: file }]).call()
+    const readText = await callSide(side("probe", toolbeltClient, "read", [{ filePath: file }]))
     await mkdir(join(dir, ".toolbelt", "tools"), { recursive: true })
     await writeFile(
       join(dir, ".toolbelt", "tools", "same_output.mjs"),
-      `export default { description: "Returns what read returned.", args: {}, execute: () => ${JSON.stringify(readText)} }\n`,
+      `import { z } from "zod"\nexport default { description: "Returns what read returned.", args: { n: z.number() }, execute: () => ${JSON.stringify(readText)} }\n`,
     )
-    const floorClient = await connect(process.execPath, [BIN, "mcp", "--cwd", dir])
+    // The project's tool files load only in a trusted project.
+    const floorClient = await connect(process.execPath, [BIN, "mcp", "--cwd", dir], { TOOLBELT_TRUST: "1" })
 
-    const servers: Server[] = [
-      server("toolbelt", toolbeltClient, "read", [
-        { filePath: file },
-        { filePath: "module.ts" },
-        { filePath: "./module.ts" },
-        { filePath: `${dir}/./module.ts` },
-      ]),
-      server("reference", referenceClient, "read_text_file", [{ path: file }]),
-      server(
-        "toolbelt, files in turn",
-        toolbeltClient,
-        "read",
-        others.map((other) => ({ filePath: other })),
-      ),
-      server(
-        "reference, files in turn",
-        referenceClient,
-        "read_text_file",
-        others.map((other) => ({ path: other })),
-      ),
-      // Arguments that differ call to call, so the doom-loop guard has nothing to stop.
-      server(
-        "toolbelt floor",
-        floorClient,
-        "same_output",
-        Array.from({ length: 4 }, (_, n) => ({ n })),
-      ),
+    const spellings = (path: string) => {
+      const relative = path.slice(dir.length + 1)
+      return [path, relative, `./${relative}`, `${dir}/./${relative}`].map((filePath) => ({ filePath }))
+    }
+    const pair = (path: string) => [
+      side("toolbelt", toolbeltClient, "read", spellings(path)),
+      side("reference", referenceClient, "read_text_file", [{ path }]),
     ]
+    let version = 0
+    const rewrite = async () => {
+      version++
+      await writeFile(fresh, fileText(String(version)))
+      return `// version ${version}\n`
+    }
+    const workloads: Workload[] = [
+      { name: "settled", inFlight: 1, sides: pair(file) },
+      { name: "settled_16", inFlight: IN_FLIGHT, sides: pair(file) },
+      { name: "fresh", inFlight: 1, sides: pair(fresh), refresh: rewrite },
+      { name: "fresh_16", inFlight: IN_FLIGHT, sides: pair(fresh), refresh: rewrite },
+      {
+        name: "files_in_turn",
+        inFlight: 1,
+        sides: [
+          side(
+            "toolbelt",
+            toolbeltClient,
+            "read",
+            others.map((other) => ({ filePath: other })),
+          ),
+          side(
+            "reference",
+            referenceClient,
+            "read_text_file",
+            others.map((other) => ({ path: other })),
+          ),
+        ],
+      },
+      {
+        name: "floor",
+        inFlight: 1,
+        // Arguments that differ call to call, so the doom-loop guard has nothing to stop.
+        sides: [
+          side(
+            "toolbelt",
+            floorClient,
+            "same_output",
+            Array.from({ length: 4 }, (_, n) => ({ n })),
+          ),
+        ],
+      },
+    ]
+    // The settled workloads' files must be older than the page cache's settling time.
     const settling = written + SETTLED_MS + 100 - performance.now()
     if (settling > 0) await new Promise((resolve) => setTimeout(resolve, settling))
-    for (const each of servers) {
-      const text = await each.call()
-      if (!text.includes(last))
-        throw new Error(`${each.name} did not return the whole file:\n${text.slice(-300)}`)
-      for (let i = 0; i < WARMUP; i++) await each.call()
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const each of servers) {
-        const start = performance.now()
-        for (let i = 0; i < CALLS; i++) {
-          const began = performance.now()
-          const text = await each.call()
-          each.latencies.push(performance.now() - began)
-          if (!text.includes(last)) throw new Error(`${each.name} returned a short answer`)
-        }
-        each.timeMs += performance.now() - start
+    for (const workload of workloads)
+      for (const each of workload.sides) {
+        const text = await callSide(each)
+        if (!text.includes(last))
+          throw new Error(`${each.name} did not return the whole file:\n${text.slice(-300)}`)
+        for (let i = 0; i < WARMUP; i++) await callSide(each)
       }
+    for (let round = 0; round < ROUNDS; round++)
+      for (const workload of workloads) for (const each of workload.sides) await block(workload, each, last)
+
+    const rate = (each: Side) => (each.latencies.length / each.timeMs) * 1000
+    const results: Record<string, number> = {}
+    for (const workload of workloads) {
+      const [ours, reference] = workload.sides as [Side, Side | undefined]
+      results[`${workload.name}_toolbelt_calls_per_s`] = rate(ours)
+      results[`${workload.name}_toolbelt_median_ms`] = median(ours.latencies)
+      if (!reference) continue
+      results[`${workload.name}_reference_calls_per_s`] = rate(reference)
+      results[`${workload.name}_reference_median_ms`] = median(reference.latencies)
+      results[`${workload.name}_ratio_vs_reference`] = rate(ours) / rate(reference)
     }
-    const [ours, reference, oursInTurn, referenceInTurn, floor] = servers as [
-      Server,
-      Server,
-      Server,
-      Server,
-      Server,
-    ]
-    const rate = (each: Server) => (each.latencies.length / each.timeMs) * 1000
     const inProcess = await withoutMcp(dir, env, file, last)
-    return {
-      toolbelt_calls_per_s: rate(ours),
-      toolbelt_median_ms: median(ours.latencies),
-      reference_calls_per_s: rate(reference),
-      reference_median_ms: median(reference.latencies),
-      speedup_vs_reference: rate(ours) / rate(reference),
-      files_in_turn_toolbelt_calls_per_s: rate(oursInTurn),
-      files_in_turn_toolbelt_median_ms: median(oursInTurn.latencies),
-      files_in_turn_reference_calls_per_s: rate(referenceInTurn),
-      files_in_turn_reference_median_ms: median(referenceInTurn.latencies),
-      files_in_turn_speedup: rate(oursInTurn) / rate(referenceInTurn),
-      toolbelt_floor_calls_per_s: rate(floor),
-      toolbelt_floor_median_ms: median(floor.latencies),
-      in_process_read_median_ms: inProcess.read,
-      in_process_read_commits_per_call: inProcess.commits,
-      in_process_noop_median_ms: inProcess.noop,
-    }
+    results.in_process_read_median_ms = inProcess.read
+    results.in_process_read_commits_per_call = inProcess.commits
+    results.in_process_noop_median_ms = inProcess.noop
+    return results
   } finally {
     await Promise.all(clients.map((client) => client.close().catch(() => {})))
     await rm(dir, { recursive: true, force: true })
     await rm(home, { recursive: true, force: true })
+  }
+}
+
+/**
+ * One timed block of CALLS calls with `workload.inFlight` in flight. A fresh workload rewrites its file
+ * first and every REWRITE_EVERY calls (between calls, with none in flight, so every answer after a
+ * rewrite must show it).
+ */
+async function block(workload: Workload, each: Side, last: string): Promise<void> {
+  let calls = 0
+  while (calls < CALLS) {
+    const expected = workload.refresh ? await workload.refresh() : last
+    const burst = Math.min(workload.refresh ? REWRITE_EVERY : CALLS, CALLS - calls)
+    const start = performance.now()
+    let started = 0
+    const worker = async () => {
+      while (started < burst) {
+        started++
+        const began = performance.now()
+        const text = await callSide(each)
+        each.latencies.push(performance.now() - began)
+        if (!text.includes(last) || !text.includes(expected))
+          throw new Error(
+            `${workload.name}: ${each.name} returned a short or stale answer:\n${text.slice(0, 200)}`,
+          )
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(workload.inFlight, burst) }, worker))
+    each.timeMs += performance.now() - start
+    calls += burst
   }
 }
 
@@ -226,24 +288,20 @@ async function withoutMcp(
   }
 }
 
-function server(name: string, client: Client, tool: string, variants: Record<string, unknown>[]): Server {
-  let turn = 0
-  return {
-    name,
-    client,
-    latencies: [],
-    timeMs: 0,
-    async call() {
-      const args = variants[turn++ % variants.length]!
-      const result = await client.callTool({ name: tool, arguments: args })
-      if (result.isError) throw new Error(`${name} ${tool} failed: ${JSON.stringify(result.content)}`)
-      return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("\n")
-    },
-  }
+function side(name: string, client: Client, tool: string, variants: Record<string, unknown>[]): Side {
+  return { name, client, tool, variants, turn: 0, latencies: [], timeMs: 0 }
+}
+
+/** One call on `each`, the next of its argument variants; the answer's text. */
+async function callSide(each: Side): Promise<string> {
+  const args = each.variants[each.turn++ % each.variants.length]!
+  const result = await each.client.callTool({ name: each.tool, arguments: args })
+  if (result.isError) throw new Error(`${each.name} ${each.tool} failed: ${JSON.stringify(result.content)}`)
+  return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("\n")
 }
 
 export function report(results: Record<string, number>): void {
-  for (const [key, value] of Object.entries(results)) console.log(`  ${key.padEnd(34)} ${value.toFixed(2)}`)
+  for (const [key, value] of Object.entries(results)) console.log(`  ${key.padEnd(40)} ${value.toFixed(2)}`)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) report(await run())

@@ -1,4 +1,5 @@
-import { VersionCache } from "../../platform/fs/version-cache.ts"
+import type { FileVersion } from "../../platform/fs/read-ledger.ts"
+import { SETTLED_MS } from "../../platform/fs/version-cache.ts"
 
 /** A file page as the read tool returns it, before the session's instruction files are added. */
 export interface TextPage {
@@ -15,14 +16,122 @@ export interface TextPage {
 export const MAX_PAGES = 64
 
 /**
- * The pages of small files read recently, by file version, page and path. Agents read the same
- * unchanged files again and again (after a compaction, from subagents, to check before an edit); a
- * page whose file still has the same version is served without reading, decoding, numbering or
- * hashing the file again. Shared by every session: a page depends on the file, never on the reader.
+ * Files up to this size keep their bytes beside their page, so a page of a file changed moments ago is
+ * served again once its bytes are seen to be the same (at most MAX_PAGES × this: 4 MiB).
  */
-export const recentPages = new VersionCache<TextPage>(MAX_PAGES)
+export const KEPT_BYTES = 64 * 1024
 
-/** The cache key of a page of `path` beside the file's version. */
+interface Entry {
+  /** The version the page was derived from, as `fstat` said before the bytes were read. */
+  version: FileVersion
+  /** Whether that version had settled when its bytes were read (see `settled`). */
+  settled: boolean
+  readonly page: TextPage
+  /** The bytes the page was derived from (files up to KEPT_BYTES). */
+  readonly bytes: Buffer | undefined
+}
+
+/**
+ * The pages of small files read recently, by page and path, each with the file version and bytes it
+ * came from. Agents read the same files again and again (after a compaction, from subagents, to check
+ * before an edit, or a file they just wrote); a page of the same content is served without decoding,
+ * numbering or hashing the file again. Shared by every session: a page depends on the bytes, the path
+ * and the page asked for, never on the reader. Two ways to know the content is the same:
+ *
+ * 1. `settled`: the file has the version the page was derived from, and that version was already
+ *    SETTLED_MS old when its bytes were read. File times come from a coarse clock (a few ms, a second
+ *    or two on some file systems), so a write in the same tick leaves size and times unchanged; a
+ *    version that old can no longer be followed by one that looks the same, because any later write
+ *    moves the ctime (which no user call can set back) past it, and a replacing rename brings a new
+ *    inode (git's "racily clean" rule). The file is not read at all.
+ * 2. `same`: for any other version, the file's bytes were read again and are equal to the page's.
+ *    That holds whatever the clocks say: the page is a function of the bytes. When that read's version
+ *    has settled, the entry takes it, and the next read of it needs no read of the file.
+ *
+ * The least recently used page goes first beyond MAX_PAGES.
+ */
+export class PageCache {
+  readonly #entries = new Map<string, Entry>()
+  readonly #max: number
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  /** Rule 1: the page of `version`, when it had settled before its bytes were read. */
+  settled(version: FileVersion, key: string): TextPage | undefined {
+    const entry = this.#touch(key)
+    return entry?.settled && sameVersion(entry.version, version) ? entry.page : undefined
+  }
+
+  /**
+   * Rule 2: the page of content equal to `bytes`, read with `version` (the `fstat` of the descriptor
+   * they were read from, taken before reading) at `now`.
+   */
+  same(bytes: Buffer, version: FileVersion, key: string, now = Date.now()): TextPage | undefined {
+    const entry = this.#touch(key)
+    if (!entry?.bytes?.equals(bytes)) return undefined
+    // The version labels these bytes only when it has their size (the file may grow between the two).
+    if (version.size === bytes.length && hasSettled(version, now)) {
+      entry.version = version
+      entry.settled = true
+    }
+    return entry.page
+  }
+
+  /**
+   * Keeps `page`, derived from `bytes` (when given and up to KEPT_BYTES) read with `version` at `now`.
+   * Without bytes, a page of a version that has not settled is not kept: nothing could ever show it is
+   * still right.
+   */
+  set(
+    version: FileVersion,
+    page: TextPage,
+    key: string,
+    options: { bytes?: Buffer; now?: number } = {},
+  ): void {
+    const settled = hasSettled(version, options.now ?? Date.now())
+    const bytes = options.bytes && options.bytes.length <= KEPT_BYTES ? options.bytes : undefined
+    this.#entries.delete(key)
+    if (!settled && !bytes) return
+    this.#entries.set(key, { version, settled, page, bytes })
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!)
+  }
+
+  /** The entry for `key`, now the most recently used. */
+  #touch(key: string): Entry | undefined {
+    const entry = this.#entries.get(key)
+    if (entry) {
+      this.#entries.delete(key)
+      this.#entries.set(key, entry)
+    }
+    return entry
+  }
+}
+
+/** Whether a version's last change was at least SETTLED_MS before `now` (see `PageCache`, rule 1). */
+function hasSettled(version: FileVersion, now: number): boolean {
+  return now - Math.max(version.mtimeMs, version.ctimeMs) >= SETTLED_MS
+}
+
+function sameVersion(a: FileVersion, b: FileVersion): boolean {
+  return (
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtimeMs === b.mtimeMs &&
+    a.ctimeMs === b.ctimeMs
+  )
+}
+
+/** The pages the read tool keeps (see `PageCache`). */
+export const recentPages = new PageCache(MAX_PAGES)
+
+/** The cache key of a page of `path`. */
 export function pageKey(path: string, offset: number, limit: number): string {
   return `${offset}:${limit}:${path}`
 }

@@ -219,7 +219,7 @@ describe("pages of unchanged files", () => {
     const file = h.path("steady.ts")
     await writeFile(file, lines(300))
     const first = completed(await read({ filePath: file, offset: 10, limit: 5 }))
-    expect(recentPages.get(statSync(file), pageKey(file, 10, 5))).toBeDefined()
+    expect(recentPages.settled(statSync(file), pageKey(file, 10, 5))).toBeDefined()
     const again = completed(await read({ filePath: file, offset: 10, limit: 5 }, { sessionID: "ses_again" }))
     expect([again.output, again.title, again.metadata]).toEqual([first.output, first.title, first.metadata])
     // The second session has read it too: the ledger knows, so it may now edit the file.
@@ -280,12 +280,12 @@ describe("pages of unchanged files", () => {
     expect(other.output).toContain("pkg rules")
   })
 
-  it("does not keep a page of a file changed within the last SETTLED_MS", async () => {
+  it("never serves a page of a file changed within the last SETTLED_MS without reading it again", async () => {
     vi.useRealTimers()
     const file = h.path("fresh.ts")
     await writeFile(file, "new\n")
     completed(await read({ filePath: file }))
-    expect(recentPages.get(statSync(file), pageKey(file, 1, 2000))).toBeUndefined()
+    expect(recentPages.settled(statSync(file), pageKey(file, 1, 2000))).toBeUndefined()
   })
 })
 

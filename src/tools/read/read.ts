@@ -114,9 +114,10 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
           `Cannot read ${filepath}: it is not a regular file (a device, FIFO or socket). Give the path of a file or a directory.`,
         )
 
-      // A small file read before, unchanged since: its page as it was.
+      // A small file read before whose version settled: its page as it was, without reading it.
       const small = stats.size <= WHOLE_FILE_BYTES
-      const known = small ? recentPages.get(stats, pageKey(filepath, offset, limit)) : undefined
+      const key = pageKey(filepath, offset, limit)
+      const known = small ? recentPages.settled(stats, key) : undefined
       if (known) {
         await recordStamp(readLedger, ctx.sessionID, filepath, {
           hash: known.hash,
@@ -131,6 +132,16 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
       const whole = small
         ? await guarded(filepath, async () => readSmallFileSync(filepath, WHOLE_FILE_BYTES))
         : undefined
+      // The same bytes as a page kept (a file written moments ago, read again): that page.
+      const same = whole ? recentPages.same(whole.bytes, versionOf(whole.stats), key) : undefined
+      if (same && whole) {
+        await recordStamp(readLedger, ctx.sessionID, filepath, {
+          hash: same.hash,
+          mtime: whole.stats.mtimeMs,
+          size: whole.bytes.length,
+        })
+        return answer(same)
+      }
       const bytes = whole?.bytes
       const head = bytes ? bytes.subarray(0, SNIFF_BYTES) : await guarded(filepath, () => readHead(filepath))
       const media = sniffMedia(head)
@@ -200,8 +211,8 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
         totalLines,
         hash: stamp,
       }
-      if (version && version.size === whole?.bytes.length)
-        recentPages.set(version, text, pageKey(filepath, offset, limit))
+      if (version && whole && version.size === whole.bytes.length)
+        recentPages.set(version, text, key, { bytes: whole.bytes })
       return answer(text)
     },
   },
