@@ -105,6 +105,30 @@ describe("an MCP form for an ask answered some other way", () => {
     await until(() => mcp.cancelled.length === 1, "the client was told the form is cancelled")
     expect(mcp.shown).toHaveLength(1)
   }, 60_000)
+
+  it("a question's form is cancelled when the questions are answered through the library", async () => {
+    const a = await instance()
+    const mcp = await silentClient(a.url, a.token)
+    const question = {
+      question: "Which colour?",
+      header: "Colour",
+      options: [
+        { label: "red", description: "warm" },
+        { label: "blue", description: "cold" },
+      ],
+    }
+    const result = mcp.client.callTool(
+      { name: "question", arguments: { questions: [question] } },
+      { timeout: 60_000 },
+    )
+    await mcp.formShown
+    const [asked] = a.toolbelt.questions.list()
+    a.toolbelt.questions.reply({ requestID: asked!.id, answers: [["blue"]] })
+    const done = await result
+    expect(done.isError ?? false).toBe(false)
+    expect(JSON.stringify(done.content)).toContain("blue")
+    await until(() => mcp.cancelled.length === 1, "the client was told the form is cancelled")
+  }, 60_000)
 })
 
 describe.skipIf(!pg.server)(`prompts across instances${pg.server ? "" : ` (${pg.reason})`}`, () => {
