@@ -1,6 +1,6 @@
 // How a call ends outside its own run: interrupted (its process died, or the caller stopped it), or
 // refused a second time once finished. Kept apart from the journal, which records these endings.
-import { advance, type ToolPart } from "./part.ts"
+import { advance, type ToolPart, type ToolState } from "./part.ts"
 
 /** The error an interrupted call ends with (opencode's wording, so replay logic matches). */
 export const ABORTED = "Tool execution aborted"
@@ -49,4 +49,22 @@ export function interrupt(part: ToolPart, now: number, error = ABORTED): ToolPar
 
 export function isFinal(part: ToolPart): boolean {
   return part.state.status === "completed" || part.state.status === "error"
+}
+
+/**
+ * A call the fleet closed as interrupted (`PROCESS_GONE`: its owner's lease had lapsed, journal.sweep())
+ * whose run then finished after all: the record keeps what the fleet saw and told everyone (the call
+ * stays `error`, interrupted), and the late result goes beside it, in `metadata.lateResult` with
+ * `metadata.finishedAfterSweep: true`. Undefined for any other final part (finished once, aborted, or
+ * already given its late result): that one refuses further steps.
+ */
+export function withLateResult(stored: ToolPart, late: ToolState): ToolPart | undefined {
+  const state = stored.state
+  if (state.status !== "error" || state.error !== PROCESS_GONE) return undefined
+  if (state.metadata?.interrupted !== true || state.metadata.finishedAfterSweep === true) return undefined
+  const { input: _input, ...result } = late
+  return {
+    ...stored,
+    state: { ...state, metadata: { ...state.metadata, finishedAfterSweep: true, lateResult: result } },
+  }
 }

@@ -1,5 +1,6 @@
-import { CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
+import { CallSettledError, interrupt, isFinal, PROCESS_GONE, withLateResult } from "./call-outcome.ts"
 import type { GroupCommit } from "./group-commit.ts"
+import { entryData, type JournalKind, lateEntryData } from "./journal-entry.ts"
 import type { Owners } from "./owners.ts"
 import { advance, IllegalTransitionError, type ToolPart, type ToolState } from "./part.ts"
 import type { PartRows } from "./parts.ts"
@@ -8,14 +9,7 @@ import type { Database, Statement } from "./sqlite.ts"
 
 export { ABORTED, CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
 
-export type JournalKind =
-  | "requested"
-  | "asked"
-  | "decided"
-  | "started"
-  | "progress"
-  | "finished"
-  | "interrupted"
+export type { JournalKind } from "./journal-entry.ts"
 
 /** One line of the append-only journal. `seq` orders all entries of the store. */
 export interface JournalEntry {
@@ -75,7 +69,9 @@ interface EntryRow {
  *   does starting a call that is already running (its side effect may have begun);
  * - once a call is finished, any further step for it throws `CallSettledError` carrying the recorded
  *   part, and `settled()` returns it, so a finished side effect is never executed twice;
- * - `recover()` closes calls whose owner died as interrupted; it never re-runs them.
+ * - `recover()` closes calls whose owner died as interrupted; it never re-runs them; `sweep()` does the
+ *   same for owners whose lease lapsed, and should such a call finish after all, its late result is
+ *   recorded beside the interruption, never instead of it.
  */
 export class Journal {
   readonly #db: Database
@@ -162,7 +158,11 @@ export class Journal {
     return this.#move("progress", part, ["running"])
   }
 
-  /** The call ended (`completed` or `error`). Refused with `CallSettledError` when it already had. */
+  /**
+   * The call ended (`completed` or `error`). Refused with `CallSettledError` when it already had, with
+   * one exception: a call the fleet's sweep closed as interrupted while it still ran here (this store's
+   * lease lapsed) keeps that record and gets this result beside it (`withLateResult`), once.
+   */
   finished(part: ToolPart): Promise<ToolPart> {
     return this.#move("finished", part, ["completed", "error"])
   }
@@ -292,6 +292,11 @@ export class Journal {
     return swept
   }
 
+  /** How many times this store found its lease taken by the fleet's sweep while it was alive. */
+  get lapses(): number {
+    return this.#owners.lapses
+  }
+
   /** Whether this store's lease has been renewed on time for a whole lease: the fleet sweeps only then. */
   get steady(): boolean {
     return this.#owners.steady()
@@ -349,7 +354,16 @@ export class Journal {
         written && written.batch === this.#group.batch
           ? written.part
           : this.#rows.read(part.sessionID, part.callID)?.part
-      if (stored && isFinal(stored)) throw new CallSettledError(stored)
+      if (stored && isFinal(stored)) {
+        // Swept while it ran here (this owner's lease lapsed): its live progress is dropped, and its
+        // result is kept beside the interruption.
+        const late = kind === "started" ? undefined : withLateResult(stored, part.state)
+        if (!late) throw new CallSettledError(stored)
+        if (kind === "progress") return stored
+        this.#rows.write(late, stored, this.#owners.id, now)
+        this.#append.run(late.sessionID, late.callID, "finished", lateEntryData(part.state), now)
+        return late
+      }
       // A call that is already running may have begun its side effect: starting it again could run
       // it twice. (After a crash, recover() closes it as interrupted instead.)
       if (kind === "started" && stored?.state.status === "running") {
@@ -362,28 +376,5 @@ export class Journal {
       if (!isFinal(next)) this.#written.set(key, { batch: this.#group.batch, part: next })
       return next
     })
-  }
-}
-
-/**
- * What a step appends. Entries stay small: the part row holds the content (input, output, metadata),
- * and a final part never changes, so the journal records the movement and the part row the result.
- */
-function entryData(kind: JournalKind, part: ToolPart): string {
-  const state = part.state
-  switch (state.status) {
-    case "pending":
-      return JSON.stringify({ partID: part.id, messageID: part.messageID, tool: part.tool })
-    case "running":
-      return JSON.stringify(kind === "progress" ? { title: state.title } : { start: state.time.start })
-    case "completed":
-      return JSON.stringify({ status: state.status, title: state.title, time: state.time })
-    case "error":
-      return JSON.stringify({
-        status: state.status,
-        error: state.error,
-        ...(state.metadata?.interrupted === true ? { interrupted: true } : {}),
-        time: state.time,
-      })
   }
 }

@@ -49,6 +49,7 @@ export class Owners {
   /** When this owner's last beat reached the database, and since when they have come on time (monotonic ms). */
   #lastBeat: number | undefined = performance.now()
   #steadySince = performance.now()
+  #lapses = 0
 
   constructor(db: Database, now: () => number = Date.now) {
     this.#db = db
@@ -78,13 +79,19 @@ export class Owners {
   }
 
   /**
-   * Renews this owner's lease. A row the fleet removed meanwhile (this process stalled past its lease,
-   * and its open calls were closed as interrupted) is registered again, for the calls that come next.
-   * A database that cannot be reached is retried at the next beat: the lease lasts four of them.
+   * Renews this owner's lease. A row the fleet removed meanwhile (this process stalled or was cut off
+   * past its lease, and the sweep closed its open calls as interrupted) is a lapse: counted, and a new
+   * lease taken under the same id (replies to this owner's asks keep finding it), for the calls that
+   * come next. Calls that were running keep their interrupted record; one that finishes after all adds
+   * its result beside it (journal.finished()). A database that cannot be reached is retried at the
+   * next beat: the lease lasts four of them.
    */
   beat(): void {
     try {
-      if (this.#beat.run(this.#time(), this.id).changes === 0) this.#register()
+      if (this.#beat.run(this.#time(), this.id).changes === 0) {
+        this.#lapses++
+        this.#register()
+      }
     } catch {
       // Reconnecting, or closed: the next beat tries again (and a closed store stops beating).
       this.#lastBeat = undefined
@@ -93,6 +100,11 @@ export class Owners {
     const now = performance.now()
     if (this.#lastBeat === undefined || now - this.#lastBeat > 2 * HEARTBEAT_MS) this.#steadySince = now
     this.#lastBeat = now
+  }
+
+  /** How many times this owner found its lease taken by the fleet (see `beat()`). */
+  get lapses(): number {
+    return this.#lapses
   }
 
   /**

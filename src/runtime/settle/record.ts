@@ -294,9 +294,13 @@ export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also
     const step = write(part, call.running)
     if (part.state.status === "running") call.running = true
     call.durable = Promise.all([call.durable, step])
-    call.published = Promise.all([call.published, call.durable]).then(() => {
-      bus.publish("message.part.updated", { part })
-      return also?.(part)
+    call.published = Promise.all([call.published, call.durable, step]).then(([, , recorded]) => {
+      // What the journal recorded, where that is not this step: a call the fleet swept while it ran
+      // stays interrupted there (its progress dropped, its result kept beside: journal.finished()).
+      const stored = recorded as ToolPart | undefined
+      const shown = stored && stored.state !== part.state ? stored : part
+      bus.publish("message.part.updated", { part: shown })
+      return also?.(shown)
     })
     const final = part.state.status === "completed" || part.state.status === "error"
     if (final) calls.delete(part.id)
