@@ -3,7 +3,7 @@ import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "../../platform/store/input-bou
 import type { ToolState } from "../../platform/store/part.ts"
 import type { FilePart } from "../../platform/text/content.ts"
 import type { AskInput } from "../tool/context.ts"
-import { maskNoise } from "./noise.ts"
+import { maskedDigest } from "./noise.ts"
 
 /** One tool call as doom-loop detection sees it. */
 export interface Call {
@@ -216,7 +216,10 @@ export interface Recorded {
   readonly tool: string
   /** SHA-256 of `callKey(call)`. */
   readonly input: string
-  /** SHA-256 of the call key and its answer, noise masked; none for a poll, which equals no other call. */
+  /**
+   * SHA-256 of the call key and of the digest of its answer, noise masked; none for a poll, which
+   * equals no other call.
+   */
   readonly key: string | undefined
 }
 
@@ -226,7 +229,7 @@ function remembered(call: Answered): Recorded {
     tool: call.tool,
     input: digest(input),
     // A rerun that differs only in its timing or ids answered the same.
-    key: call.poll === true ? undefined : digest(`${input}\u0000${maskNoise(call.answer)}`),
+    key: call.poll === true ? undefined : digest(`${input}\u0000${maskedDigest(call.answer)}`),
   }
 }
 

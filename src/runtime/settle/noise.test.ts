@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { MASKED_CHARS, maskNoise } from "./noise.ts"
+import { createHash } from "node:crypto"
+import { MASKED_CHARS, maskedDigest, maskNoise } from "./noise.ts"
 
 const same = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).toBe(maskNoise(b))
 const differ = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).not.toBe(maskNoise(b))
@@ -53,5 +54,17 @@ describe("maskNoise", () => {
     const lines = (ms: number) => `done in ${ms} ms\n${"line\n".repeat(MASKED_CHARS)}done in ${ms} ms\n`
     same(lines(1), lines(2))
     differ(`${lines(1)}more\n`, lines(1))
+  })
+})
+
+describe("maskedDigest", () => {
+  it("is the digest of the masked text, the same for answers that differ only in noise", () => {
+    const page = (ms: number) => `${"export const x = 1\n".repeat(2000)}took ${ms}ms\n`
+    const expected = createHash("sha256").update(maskNoise(page(12))).digest("base64url")
+    expect(maskedDigest(page(12))).toBe(expected)
+    // Asked again (the answer kept), and for a copy with other noise: the same.
+    expect(maskedDigest(page(12))).toBe(expected)
+    expect(maskedDigest(page(345))).toBe(expected)
+    expect(maskedDigest(`${page(12)}one more line\n`)).not.toBe(expected)
   })
 })

@@ -4,6 +4,8 @@
 // a log that really grows (new lines, new words) still differs. Each pattern is linear (no nested
 // quantifiers over the same characters), so masking a large answer costs one pass per pattern.
 
+import { createHash } from "node:crypto"
+
 /** A masked span: the kind of noise between NUL characters (text output never holds those by chance). */
 const mark = (kind: string) => `\u0000${kind}\u0000`
 
@@ -58,8 +60,45 @@ const PATTERNS: readonly (readonly [RegExp, string | ((match: string) => string)
  */
 export const MASKED_CHARS = 1 << 20
 
+/**
+ * The last answers masked, by their text, with the digest of the mask. The guard masks and digests
+ * every read-only call's answer, twice (before it answers, and once it settled), and agents read the
+ * same unchanged file again and again: the patterns' passes and the hash cost milliseconds on a 40 KB
+ * page, a lookup of an equal text one compare. Bounded by the characters kept (texts and masks).
+ */
+const recent = new Map<string, { readonly masked: string; digest?: string }>()
+let recentChars = 0
+const RECENT_CHARS = 1 << 20
+
 /** `text` with durations, timestamps, PIDs, temp paths, random ids and elapsed counters masked. */
 export function maskNoise(text: string): string {
+  return masking(text).masked
+}
+
+/** SHA-256 (base64url) of `maskNoise(text)`. */
+export function maskedDigest(text: string): string {
+  const entry = masking(text)
+  entry.digest ??= createHash("sha256").update(entry.masked).digest("base64url")
+  return entry.digest
+}
+
+function masking(text: string): { readonly masked: string; digest?: string } {
+  const known = recent.get(text)
+  if (known !== undefined) return known
+  const entry = { masked: maskUncached(text) }
+  const chars = text.length + entry.masked.length
+  if (chars > RECENT_CHARS / 8) return entry
+  recent.set(text, entry)
+  recentChars += chars
+  for (const [oldest, kept] of recent) {
+    if (recentChars <= RECENT_CHARS) break
+    recent.delete(oldest)
+    recentChars -= oldest.length + kept.masked.length
+  }
+  return entry
+}
+
+function maskUncached(text: string): string {
   if (text.length <= MASKED_CHARS) return maskAll(text)
   // Cut at line ends, so no timestamp is split into halves that no longer look like one.
   const half = MASKED_CHARS / 2
