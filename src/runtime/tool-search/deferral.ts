@@ -1,5 +1,7 @@
 // Which tools are deferred (registered and callable, not listed up front), and why. Pure.
 
+import { thousands } from "../../platform/text/thousands.ts"
+
 /** `auto`: defer past the budget or the tool limit; `on`: always; `off`: never. */
 export type ToolSearchMode = "auto" | "on" | "off"
 
@@ -65,7 +67,7 @@ export function decideDeferral(
   return none(`${take}, within the budget of ${n(settings.budget)}`)
 }
 
-const n = (count: number) => count.toLocaleString("en-US")
+const n = thousands
 
 /** Whether deciding needs token counts: only `auto` with something deferrable and at most 128 tools. */
 export function needsCounts(candidates: readonly Pick<Candidate, "source">[], mode: ToolSearchMode): boolean {
