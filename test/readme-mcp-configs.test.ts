@@ -100,7 +100,7 @@ describe("the MCP client configurations shown to users", () => {
     try {
       await client.connect(
         new StdioClientTransport({
-          command: launch.command,
+          command: launch.command.replace("/path/to/toolbelt", ROOT),
           args,
           env: { PATH: clientPath(), HOME: home, TOOLBELT_DATA_DIR: join(home, "data") },
           stderr: "pipe",

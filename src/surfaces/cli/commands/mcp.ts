@@ -51,13 +51,13 @@ with a message). A client without elicitation gets the "mcp.ask" setting of tool
 "reject" (the default; the error says how to allow the call in config), "allow", or "web" (the ask waits
 for an answer in the page of "toolbelt serve", which also serves MCP at /mcp).
 
-Client configuration, with toolbelt's clone at /path/to/toolbelt (any Node on PATH will do: an older one
-than 22.13 hands over to the Node 24 that npm install put in the clone):
+Client configuration, with toolbelt's clone at /path/to/toolbelt: the command is bin/toolbelt.js itself,
+which starts the Node 24 that npm install put in the clone (whatever Node is on PATH, no second Node start):
   Claude Desktop, Claude Code, Cursor:
-    {"mcpServers": {"toolbelt": {"command": "node", "args": ["/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"]}}}
+    {"mcpServers": {"toolbelt": {"command": "/path/to/toolbelt/bin/toolbelt.js", "args": ["mcp", "--cwd", "/path/to/project"]}}}
   opencode (opencode.json):
-    {"mcp": {"toolbelt": {"type": "local", "command": ["node", "/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"], "enabled": true}}}
-After "npm link" in the clone, "toolbelt" can stand for "node /path/to/toolbelt/bin/toolbelt.js".
+    {"mcp": {"toolbelt": {"type": "local", "command": ["/path/to/toolbelt/bin/toolbelt.js", "mcp", "--cwd", "/path/to/project"], "enabled": true}}}
+After "npm link" in the clone, "toolbelt" can stand for "/path/to/toolbelt/bin/toolbelt.js".
 `
 
 /** What `toolbelt mcp` says on stderr when a person starts it in a terminal. */
