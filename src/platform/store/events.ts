@@ -78,7 +78,8 @@ export class StoreEvents {
       for (const event of events) this.#insert.run(++seq, event.type, event.session ?? null, event.data, now)
       if (this.#db.engine === "postgres" && events.length > 0) {
         this.#notify ??= this.#db.prepare("SELECT pg_notify(?, ?)")
-        this.#notify.get(EVENT_CHANNEL, String(seq))
+        // run, not get: its answer is not read, so it goes out with the COMMIT (postgres/held.ts).
+        this.#notify.run(EVENT_CHANNEL, String(seq))
       }
       return seq
     })

@@ -91,7 +91,10 @@ class FleetEvents {
     this.#listening = db
       .listen(
         EVENT_CHANNEL,
-        () => this.#poll(),
+        // The payload is the append's newest seq: one this log has (its own append, read after it) costs no read.
+        (payload) => {
+          if (!(Number(payload) <= this.log.last)) this.#poll()
+        },
         () => this.#poll(),
       )
       .catch((error: unknown) => {
