@@ -1,6 +1,7 @@
 // `toolbelt serve` under load: SESSIONS sessions making CALLS calls each through the HTTP API, all at
 // once, while SUBSCRIBERS clients follow /events.
-// 1. Start `toolbelt serve --port 0` as a subprocess in a temp project (its RSS is the server's alone;
+// 1. Start `toolbelt serve --port 0` as a subprocess in a temp project, through bin/toolbelt.js run as
+//    a program (its shell lines exec Node with serve's V8 flags, so the RSS is the server's alone;
 //    NODE_OPTIONS is passed on, to compare V8 flags), and sample its RSS from /proc while the load runs.
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
 //    (each session's calls one after another: `read` of a file of LINES lines, each with another
@@ -200,15 +201,12 @@ interface Serve {
 
 /** `toolbelt serve --port 0`, once it printed its address. */
 async function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [BIN, "serve", "--cwd", dir, "--port", "0", "--token", TOKEN],
-    {
-      cwd: dir,
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  )
+  // Started as a program, as users start it: the launcher's shell lines pick the Node and serve's V8 flags.
+  const child: ChildProcess = spawn(BIN, ["serve", "--cwd", dir, "--port", "0", "--token", TOKEN], {
+    cwd: dir,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  })
   let stderr = ""
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
