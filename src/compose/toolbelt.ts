@@ -9,7 +9,7 @@ import type { Store } from "../platform/store/store.ts"
 import { type Limits, resolveLimits } from "../platform/text/limits.ts"
 import { logger } from "../platform/util/log.ts"
 import { Bus } from "../runtime/bus/bus.ts"
-import { type Config, toolSearchSettings } from "../runtime/config/config.ts"
+import type { Config } from "../runtime/config/config.ts"
 import type { ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { Hooks } from "../runtime/hooks/hooks.ts"
@@ -18,23 +18,19 @@ import type { Policy } from "../runtime/permission/agents/policy.ts"
 import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
 import type { AnswerQuestions } from "../runtime/question/question.ts"
-import { QuestionService } from "../runtime/question/service.ts"
+import type { QuestionService } from "../runtime/question/service.ts"
 import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
-import { DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
 import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
-import { advertise, withheld } from "./advertise.ts"
-import { closingWhenEnded, joinFleet } from "./fleet.ts"
+import { withheld } from "./advertise.ts"
+import { Late } from "./late.ts"
 import { checkStoreUrl, openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
 import { type CallInput, sessionCalls } from "./session-calls.ts"
-import { startPermissions } from "./start-permissions.ts"
 import { SubagentSessions } from "./subagent-sessions.ts"
-import { subagentService } from "./subagents.ts"
-import { toolSearchWiring } from "./tool-search.ts"
-import { toolServices } from "./tool-services.ts"
+import { startGuard, type Wiring, wireServices } from "./toolbelt-steps.ts"
 
 export type { CallInput } from "./session-calls.ts"
 
@@ -162,23 +158,22 @@ export interface Toolbelt {
  *    data dir's file) and the output store; start-up recovery closes calls a crashed process
  *    left open, rolls back multi-file changes a crash cut short and removes temp files of killed
  *    writes.
- * 4. Permission: the policy (agent rules from config), the engine (approvals saved in the store),
- *    asks and replies journaled, asks answered by `decide` when given. Then the question flow
- *    (questions answered by `answer` when given) and the loop guard, whose threshold config checks
- *    before any tool loads.
+ * 4. Permission (`startGuard`): the policy, the engine, the question flow, the fleet, the loop guard.
  * 5. The tools: built-ins, then tool files, then plugins (their tools and hooks), then MCP servers.
  *    (The skills were found in step 1; a v1 tool's `init` gets the services, so the skill tool lists them.)
  * 6. The output store's hourly sweep.
- * 7. The services the tools get in `ctx.extra`; tool search (deferral, loaded sets, the index, built in
- *    the background).
+ * 7. The services the tools get in `ctx.extra`, subagents and tool search (`wireServices`).
  * 8. `call`: settles one call with the journal recording every step and the bus publishing it.
  * 9. `close`: undoes the above in reverse, once.
+ * Steps 5 and 7 make closures over what steps 7 and 8 build (a tool's init reads the services, subagents
+ * and batch make calls): those are bound late on purpose, through `wiring`, which refuses a use before
+ * the end of step 8.
  */
 export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Toolbelt> {
   // 1. Project.
   const project = await openProject(options)
-  const { env, directory, worktree, config, dataDir } = project
-  const skills = await discoverSkills({ directory, worktree, env })
+  const { directory, worktree, config, dataDir } = project
+  const skills = await discoverSkills({ directory, worktree, env: project.env })
 
   // 2. Bus and hooks.
   const bus = new Bus()
@@ -197,41 +192,14 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   // What is known of subagent sessions: their own rules, their depth, who started each.
   const subagentSessions = new SubagentSessions(store)
 
-  // 4. Permission and the loop guard.
-  const {
-    policy,
-    permission,
-    rulesetsFor,
-    stop: stopPermissions,
-  } = await startPermissions({
-    directory,
-    worktree,
-    dataDir,
-    env,
-    config: project.configGiven ? config : undefined,
-    store,
-    bus,
-    hooks,
-    decide: options.decide,
-    subagents: subagentSessions,
-    // Only the user's own skill folders, by real path: a project's skills are paths like any other.
-    skillDirs: skills.preApprovedDirs,
-    trusted: project.trust.trusted,
-    ceiling: options.ceiling,
-  })
-  const questions = new QuestionService({
-    publish: bus.publish,
-    ...(options.answer ? { answer: closingWhenEnded(bus, options.answer) } : {}),
-  })
-  // On a shared PostgreSQL store: the fleet's asks and questions, replies given elsewhere, expired owners swept.
-  const fleet = joinFleet({ store, permission, questions, bus, log })
-  const doomLoop = new DoomLoopGuard(config.doom_loop as { threshold?: number } | undefined)
-  const searchSettings = toolSearchSettings(config)
+  // 4. Permission, questions, the fleet and the loop guard.
+  const guard = await startGuard({ options, project, store, bus, hooks, skills, subagentSessions })
+  const { policy } = guard
 
-  // 5. Tools.
-  // Initialised on first use, after the services exist.
+  // 5. Tools, initialised on first use (after step 7).
+  const wiring = new Late<Wiring>("The toolbelt's services")
   const registry = new Registry({
-    initExtra: (agent) => services.extraFor(agent),
+    initExtra: (agent) => wiring.get().services.extraFor(agent),
     // The spec's InitContext.agent: the whole agent, as a plain copy.
     agentInfo: (agent) => {
       const found = policy.agents.get(agent)
@@ -246,76 +214,39 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     customTools: options.customTools,
   })
   const mcp =
-    options.mcp === false ? undefined : await connectMcp({ registry, store, config, directory, env, log })
+    options.mcp === false
+      ? undefined
+      : await connectMcp({ registry, store, config, directory, env: project.env, log })
 
   // 6. Sweep.
   const sweeper = options.sweep === false ? undefined : output.startSweeper()
 
   // 7. Services.
-  // What the later steps share.
   const runtime = { registry, store, bus, hooks, limits, rulesOf: policy.rulesOf }
-  // Subagents run turns of the agent loop on this toolbelt's calls (step 8).
-  const subagents = subagentService({
-    ...project,
-    store,
-    bus,
-    agents: policy.agents,
-    rulesOf: policy.rulesOf,
-    constraintsOf: policy.constraintsOf,
-    sessions: subagentSessions,
-    host: () => ({
-      directory,
-      registry,
-      store,
-      bus,
-      tools,
-      call: calls.call,
-      takeNotices: subagents.takeNotices,
-    }),
-  })
-  const search = toolSearchWiring({
-    registry,
-    settings: searchSettings,
-    dataDir,
-    visible: (query) => visible(query),
-    extraFor: (agent) => services.extraFor(agent),
-    aboutSource: (source) => mcp?.about(source),
-  })
-  const services = toolServices({
-    ...project,
-    ...runtime,
-    rulesetsFor: (agent) => rulesetsFor(agent),
-    recovery: records.crashLog,
-    outputDir: output.dir,
-    questions,
+  const { subagents, search, services, tools } = wireServices({
+    options,
+    project,
+    runtime,
+    records,
+    guard,
     skills,
-    afterEdits: options.editDiagnostics,
-    // Calls made on behalf of another go through the same call path (step 8).
-    settleChild: (input) => calls.call(input),
-    tools: (query) => tools(query),
-    subagents,
-    toolSearch: search.service,
+    subagentSessions,
+    mcp,
+    wiring,
   })
-  // What the agent may see, then what of it is listed (tool search defers some).
-  const visible = advertise({
-    registry,
-    hooks,
-    rulesetsFor,
-    extraFor: services.extraFor,
-  })
-  const tools = search.tools
-  search.warm()
 
   // 8. Calls.
   const calls = sessionCalls({
     ...runtime,
-    permission,
+    permission: guard.permission,
     output,
-    doomLoop,
+    doomLoop: guard.doomLoop,
     services,
     parts: options.parts,
     log,
   })
+  wiring.bind({ services, calls })
+  search.warm()
 
   // 9. Close.
   let closed: Promise<void> | undefined
@@ -325,9 +256,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
       subagents.close()
       calls.endAll()
       await search.close()
-      await fleet.stop()
-      stopPermissions()
-      questions.dispose()
+      await guard.stop()
       for (const handle of registered.handles.splice(0)) handle.close()
       await mcp?.close()
       await services.close()
@@ -344,9 +273,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     config,
     trust: project.trust,
     registry,
-    permission,
+    permission: guard.permission,
     policy,
-    questions,
+    questions: guard.questions,
     bus,
     hooks,
     store,
@@ -355,11 +284,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     recovered: records.recovered,
     crashRecovery: records.crashReport,
     mcp,
-    pluginErrors: [
-      ...registered.errors,
-      ...skills.errors.map(({ file, error }) => ({ spec: file, error })),
-      ...policy.errors.map(({ file, error }) => ({ spec: file, error: `agent file: ${error}` })),
-    ],
+    pluginErrors: loadErrors(registered.errors, skills, policy),
     skills,
     tools,
     toolSearch: search.control,
@@ -381,4 +306,17 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
     close,
     [Symbol.asyncDispose]: close,
   }
+}
+
+/** What failed to load: plugins and tool files, then skills, then agent files. */
+function loadErrors(
+  registered: readonly PluginLoadError[],
+  skills: SkillCatalog,
+  policy: Policy,
+): PluginLoadError[] {
+  return [
+    ...registered,
+    ...skills.errors.map(({ file, error }) => ({ spec: file, error })),
+    ...policy.errors.map(({ file, error }) => ({ spec: file, error: `agent file: ${error}` })),
+  ]
 }
