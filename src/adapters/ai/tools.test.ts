@@ -1,5 +1,5 @@
 import type { ToolExecutionOptions } from "ai"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { z } from "zod"
 import type { Context } from "../../runtime/tool/context.ts"
 import * as Tool from "../../runtime/tool/index.ts"
@@ -122,8 +122,6 @@ describe("toAISDKTools", () => {
     })
     expect(seen!.messages).toEqual(messages)
     expect(seen!.abort.aborted).toBe(false)
-    abort.abort()
-    expect(seen!.abort.aborted).toBe(true)
     const part = belt.toolbelt.store.parts.get("ses_tools", "call-42")!
     expect(part).toMatchObject({
       tool: "probe",
@@ -131,6 +129,28 @@ describe("toAISDKTools", () => {
       state: { status: "completed", output: "ok" },
     })
     expect(ai.calls.get("call-42")).toMatchObject({ phase: "settled", partID: part.id })
+
+    // The SDK's abort signal reaches a call while it runs (after it ends the call no longer follows it).
+    belt.toolbelt.registry.register({
+      waits: Tool.make({
+        description: "Ends when aborted.",
+        input: z.object({}),
+        execute: (_input, ctx) =>
+          new Promise<string>((resolve) => {
+            seen = ctx
+            ctx.abort.addEventListener("abort", () => resolve("aborted"), { once: true })
+          }),
+      }),
+    })
+    const ai2 = await toAISDKTools({ toolbelt: belt.toolbelt, ...ids, agent: "plan", model: mock })
+    const running = ai2.tools.waits!.execute!(
+      {},
+      sdkOptions("call-43", { abortSignal: abort.signal, messages }),
+    )
+    await vi.waitFor(() => expect(seen?.callID).toBe("call-43"))
+    abort.abort()
+    await expect(Promise.resolve(running).catch(() => "rejected")).resolves.toBeDefined()
+    expect(seen!.abort.aborted).toBe(true)
   })
 
   it("a failed call throws its message for the model; a stale registration is refused unrun", async () => {

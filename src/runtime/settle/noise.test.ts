@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest"
 import { createHash } from "node:crypto"
+import { describe, expect, it } from "vitest"
 import { MASKED_CHARS, maskedDigest, maskNoise } from "./noise.ts"
 
 const same = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).toBe(maskNoise(b))
@@ -60,7 +60,9 @@ describe("maskNoise", () => {
 describe("maskedDigest", () => {
   it("is the digest of the masked text, the same for answers that differ only in noise", () => {
     const page = (ms: number) => `${"export const x = 1\n".repeat(2000)}took ${ms}ms\n`
-    const expected = createHash("sha256").update(maskNoise(page(12))).digest("base64url")
+    const expected = createHash("sha256")
+      .update(maskNoise(page(12)))
+      .digest("base64url")
     expect(maskedDigest(page(12))).toBe(expected)
     // Asked again (the answer kept), and for a copy with other noise: the same.
     expect(maskedDigest(page(12))).toBe(expected)
