@@ -115,7 +115,7 @@ describe("toolbelt call", () => {
     ])
     expect(batch.status).toBe(2)
     expect(json(batch).error).toBe(
-      '"batch" is not offered here: batch is off: set "batch": true in toolbelt.json to offer it',
+      '"batch" is not offered here: batch is off: set "batch": true in toolbelt.json, or opencode\'s "experimental": {"batch_tool": true}, to offer it',
     )
     const search = toolbelt(["call", "websearch", '{"query":"x"}', "--json"])
     expect(search.status).toBe(2)

@@ -243,6 +243,10 @@ describe("where batch is offered", () => {
   it("only when the config turns it on", async () => {
     const off = await toolbelt({ config: { batch: false } })
     expect((await off.tools()).map((tool) => tool.name)).not.toContain("batch")
+    // The reason names both switches: toolbelt's own and opencode's, which the spec writes.
+    const reason = (await off.withheld()).find((tool) => tool.name === "batch")?.reason
+    expect(reason).toContain('"batch": true')
+    expect(reason).toContain('"experimental": {"batch_tool": true}')
     const on = await toolbelt()
     expect((await on.tools()).map((tool) => tool.name)).toContain("batch")
   })

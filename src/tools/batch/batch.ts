@@ -162,7 +162,8 @@ export const BatchTool = Tool.define<typeof Parameters, BatchMetadata>(
     // Off unless config turns it on (as opencode), and then `toolbelt tools` says how.
     available: (env) =>
       services({ extra: env.extra ?? {} }).config.batch === true || {
-        reason: 'batch is off: set "batch": true in toolbelt.json to offer it',
+        reason:
+          'batch is off: set "batch": true in toolbelt.json, or opencode\'s "experimental": {"batch_tool": true}, to offer it',
       },
   },
 )
