@@ -433,6 +433,7 @@ describe("the OpenAPI document", () => {
         "POST /api/sessions/{id}/calls/{callID}/abort",
         "GET /api/outputs/{id}",
         "POST /api/sessions/{id}/turns",
+        "GET /api/sessions/{id}/messages",
         "GET /api/sessions/{id}/todos",
         "GET /api/sessions/{id}/journal",
         "GET /api/permissions",

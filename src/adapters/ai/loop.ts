@@ -134,19 +134,16 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   if (options.agent !== undefined) store.sessionAgents.set(session, options.agent)
   const agentNow = () => store.sessionAgents.get(session) ?? agent
   // What background subagents said since the session's last turn comes before the prompt.
+  // Each message stored is published as stored, so a page follows the conversation.
+  const put = (message: Parameters<typeof store.messages.put>[0]) => {
+    const record = store.messages.put(message)
+    toolbelt.bus.publish("message.updated", { sessionID: record.sessionID, message: record })
+  }
   for (const notice of toolbelt.takeNotices?.(sessionID) ?? []) {
-    store.messages.put({
-      sessionID,
-      role: "user",
-      data: { role: "user", text: notice } satisfies StoredMessage,
-    })
+    put({ sessionID, role: "user", data: { role: "user", text: notice } satisfies StoredMessage })
     history.push({ role: "user", content: notice })
   }
-  store.messages.put({
-    sessionID,
-    role: "user",
-    data: { role: "user", text: options.prompt } satisfies StoredMessage,
-  })
+  put({ sessionID, role: "user", data: { role: "user", text: options.prompt } satisfies StoredMessage })
   let messageID = ascending("msg")
   options.onStart?.({ sessionID, messageID })
 
@@ -186,10 +183,20 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       ...(options.abort ? { abortSignal: options.abort } : {}),
       onError: () => {},
     })
-    const processed = await processor.consume(result.stream, options.onPart)
+    const streaming = messageID
+    const processed = await processor.consume(result.stream, (part) => {
+      // The model's text as it streams, before its message is stored at the end of the loop.
+      if (part.type === "text-delta" && part.text)
+        toolbelt.bus.publish("message.text.delta", {
+          sessionID: session,
+          messageID: streaming,
+          delta: part.text,
+        })
+      options.onPart?.(part)
+    })
 
     // 4. Store the assistant message.
-    store.messages.put({
+    put({
       id: messageID,
       sessionID,
       role: "assistant",

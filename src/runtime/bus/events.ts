@@ -1,6 +1,8 @@
 import type { RolledBackChange } from "../../platform/fs/recovery-log.ts"
+import type { MessageRecord } from "../../platform/store/messages.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import type { PermissionAsked, PermissionReply, Todo } from "../../platform/store/record-shapes.ts"
+import type { SessionInfo } from "../../platform/store/sessions.ts"
 import type { Answers, QuestionRequest } from "../question/question.ts"
 
 export type { PermissionAsked, PermissionReply, Todo }
@@ -26,6 +28,12 @@ export interface Events {
   "file.edited": { readonly file: string; readonly sessionID?: string }
   /** A multi-file change that a crash interrupted was rolled back at start-up (published once, just after). */
   "file.recovered": { readonly directory: string; readonly change: RolledBackChange }
+  /** A session was created (through serve's API); the page lists it before its first call. */
+  "session.created": { readonly sessionID: string; readonly session: SessionInfo }
+  /** A turn's message was stored (the prompt, an assistant message's steps), as the store records it. */
+  "message.updated": { readonly sessionID: string; readonly message: MessageRecord }
+  /** The model's text as it streams, before its message is stored (`messageID` is the one it will have). */
+  "message.text.delta": { readonly sessionID: string; readonly messageID: string; readonly delta: string }
   "tool.output.delta": {
     readonly sessionID: string
     readonly partID: string

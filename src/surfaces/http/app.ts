@@ -11,6 +11,7 @@ import { mountPage } from "./page.ts"
 import { type AnyRoute, mount } from "./route.ts"
 import { callRoutes } from "./routes/calls.ts"
 import { eventRoutes } from "./routes/events.ts"
+import { messageRoutes } from "./routes/messages.ts"
 import { outputRoutes } from "./routes/outputs.ts"
 import { permissionRoutes } from "./routes/permissions.ts"
 import { questionRoutes } from "./routes/questions.ts"
@@ -42,6 +43,7 @@ export function apiRoutes(deps: ApiDeps): AnyRoute[] {
     ...callRoutes(deps),
     ...outputRoutes(deps),
     ...turnRoutes(deps),
+    ...messageRoutes(deps),
     ...recordRoutes(deps),
     ...permissionRoutes(deps),
     ...questionRoutes(deps),

@@ -88,6 +88,8 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
           title: body.title ?? "",
         })
         deps.sessions.add(session.id)
+        // The page lists it at once, before its first call.
+        toolbelt.bus.publish("session.created", { sessionID: session.id, session })
         return session
       },
     }),
