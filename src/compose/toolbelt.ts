@@ -316,7 +316,7 @@ function loadErrors(
 ): PluginLoadError[] {
   return [
     ...registered,
-    ...skills.errors.map(({ file, error }) => ({ spec: file, error })),
-    ...policy.errors.map(({ file, error }) => ({ spec: file, error: `agent file: ${error}` })),
+    ...skills.errors.map(({ file, error }) => ({ spec: file, error, kind: "skill" as const })),
+    ...policy.errors.map(({ file, error }) => ({ spec: file, error, kind: "agent file" as const })),
   ]
 }

@@ -177,7 +177,7 @@ describe("toolbelt run with task", () => {
       "test-model",
     ])
     expect(result.stderr).toContain(
-      `warning: plugin ${join(runs.project(), ".opencode", "agent", "broken.md")} not loaded: agent file: Invalid mode of the frontmatter`,
+      `warning: agent file ${join(runs.project(), ".opencode", "agent", "broken.md")} not loaded: Invalid mode of the frontmatter`,
     )
     const description = requests[0].tools.find((tool: any) => tool.function.name === "task").function
       .description

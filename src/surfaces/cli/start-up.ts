@@ -54,7 +54,10 @@ export async function openForCalls(options: {
   return toolbelt
 }
 
-/** Warns on stderr about each plugin or tool file that did not load: the command goes on without it. */
+/**
+ * Warns on stderr about each plugin, tool file, skill or agent file that did not load, named by its
+ * kind (what the person looks for to fix it): the command goes on without it.
+ */
 export function warnPluginErrors(toolbelt: Pick<Toolbelt, "pluginErrors">, io: IO): void {
   for (const failure of toolbelt.pluginErrors)
     io.stderr.write(`warning: ${failure.kind ?? "plugin"} ${failure.spec} not loaded: ${failure.error}\n`)
@@ -62,7 +65,7 @@ export function warnPluginErrors(toolbelt: Pick<Toolbelt, "pluginErrors">, io: I
 
 /**
  * What a command that runs tools tells the person once its toolbelt is open.
- * 1. The plugins that did not load.
+ * 1. The plugins, tool files, skills and agent files that did not load.
  * 2. What start-up rolled back after a crash.
  */
 export function warnStartUp(toolbelt: Pick<Toolbelt, "pluginErrors" | "crashRecovery">, io: IO): void {

@@ -276,7 +276,8 @@ describe("task: a subagent on a child session (mock model)", () => {
     expect(second.pluginErrors).toEqual([
       {
         spec: join(project, ".toolbelt", "agents", "broken.md"),
-        error: expect.stringContaining("agent file: invalid YAML in the frontmatter at line 2"),
+        error: expect.stringContaining("invalid YAML in the frontmatter at line 2"),
+        kind: "agent file",
       },
     ])
     const model = routedModel({
