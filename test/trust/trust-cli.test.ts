@@ -127,6 +127,26 @@ describe("an untrusted project's tool file", () => {
   })
 })
 
+describe("a mistyped config key", () => {
+  it("does not make a project need trust: the person is told the key is unknown, and nothing about trust", async () => {
+    const { rm } = await import("node:fs/promises")
+    await rm(dirname(project.toolFile), { recursive: true })
+    await writeFile(`${project.dir}/toolbelt.json`, JSON.stringify({ tool_serch: "off" }))
+    const tools = toolbelt(["tools"])
+    expect(tools.status).toBe(0)
+    expect(tools.stdout).not.toContain("Not run until you trust this project")
+    expect(tools.stderr).toContain(
+      `${project.dir}/toolbelt.json: unknown key \`tool_serch\` (did you mean \`tool_search\`?) — ignored`,
+    )
+    expect(tools.stderr).not.toContain("toolbelt trust")
+    const read = toolbelt(["call", "read", JSON.stringify({ filePath: "notes.txt" }), "--json"])
+    expect(read.status).toBe(0)
+    expect(read.stderr).toContain("unknown key `tool_serch`")
+    expect(read.stderr).not.toContain("toolbelt trust")
+    expect(read.stderr.trimEnd().split("\n")).toHaveLength(1)
+  })
+})
+
 describe("--trust and TOOLBELT_TRUST=1", () => {
   it.each([
     ["--trust", ["--trust"], {}],

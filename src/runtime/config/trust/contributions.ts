@@ -5,6 +5,7 @@ import { readdir, readFile, stat } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { extname, isAbsolute, join, relative } from "node:path"
 import { type ConfigFile, type ConfigLayers, readConfigFile } from "../config.ts"
+import { unknownKeys } from "../keys.ts"
 import { SETTING_KEYS } from "../mcp-settings.ts"
 import { opencodeFilesIn } from "../other-agents.ts"
 import { isInside, projectLevels } from "../search-dirs.ts"
@@ -57,7 +58,8 @@ export interface Found {
 /**
  * Everything the project at `directory` contributes:
  * 1. Its config files (`toolbelt.json(c)` in the directory and its `.toolbelt/`): plugins, MCP servers,
- *    language-server settings, any key outside `UNTRUSTED_KEYS`, and rules that allow.
+ *    language-server settings, any known key outside `UNTRUSTED_KEYS`, and rules that allow (an unknown
+ *    key does nothing: it is reported as unknown, not counted here).
  * 2. Its `opencode.json(c)`'s and `.opencode/config.toml`'s rules that allow, when `permission_sources` names opencode.
  * 3. Agent files at every level from the repository root down (`.opencode/agent(s)/`, `.toolbelt/agents/`)
  *    whose `permission` allows or whose `tools` turns one on.
@@ -132,9 +134,20 @@ export async function findContributions(options: {
 
 type Add = (contribution: Contribution, ...files: string[]) => void
 
-/** One project config file's contributions, key by key. */
+/**
+ * One project config file's contributions, key by key. A key nothing reads (a typo: `keys.ts` reports
+ * it, and the person sees that warning) does nothing, so it is no reason to ask for trust; nor is a
+ * fixed section (`experimental`) whose every key is unknown.
+ */
 function configContributions({ file, value }: ConfigFile, directory: string, add: Add): void {
+  const unknown = new Set(unknownKeys([{ file, value }]).map(({ key }) => key))
+  const ignored = (key: string, setting: unknown) =>
+    unknown.has(key) ||
+    (isRecord(setting) &&
+      Object.keys(setting).length > 0 &&
+      Object.keys(setting).every((inner) => unknown.has(`${key}.${inner}`)))
   for (const [key, setting] of Object.entries(value)) {
+    if (ignored(key, setting)) continue
     if (key === "plugin") {
       for (const spec of Array.isArray(setting) ? setting : [setting]) {
         const local = pluginFile(String(spec), file, directory)

@@ -54,6 +54,21 @@ describe("assessProjectTrust", () => {
     expect(trust.howToTrust).toBe(`toolbelt trust ${project}`)
   })
 
+  it("needs no trust step for keys nothing reads (typos): they do nothing, and are reported as unknown instead", async () => {
+    await put(
+      "toolbelt.json",
+      JSON.stringify({ tool_serch: "off", premission: { bash: "allow" }, experimental: { batch_tol: true } }),
+    )
+    expect(await assess()).toMatchObject({ trusted: true, reason: "not-needed", contributions: [] })
+    // A known key beside them still counts, and only it.
+    await put("toolbelt.json", JSON.stringify({ tool_serch: "off", experimental: { batch_tool: true } }))
+    const trust = await assess()
+    expect(trust).toMatchObject({ trusted: false, reason: "untrusted" })
+    expect(trust.contributions.map((each) => each.detail)).toEqual([
+      'config key "experimental" can run code, contact a host or loosen the policy',
+    ])
+  })
+
   it("finds every kind of contribution, each with its file", async () => {
     const config = await put(
       "toolbelt.json",
