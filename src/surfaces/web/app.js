@@ -1,14 +1,15 @@
-// The page: the asks waiting for an answer on top, then the sessions and the chosen one's calls, or
-// the saved approvals; live from the event stream, and saying so when the server is out of reach.
+// The page: the asks waiting for an answer on top, then the sessions and the chosen one's conversation
+// or journal, the tools, or the saved approvals; live from the event stream, and saying so when the
+// server is out of reach.
 import { Approvals } from "./approvals.js"
 import { Asks } from "./asks.js"
 import { Connect } from "./connect.js"
 import { html, render, useEffect, useState } from "./html.js"
 import { Questions } from "./questions.js"
+import { SessionView } from "./session-view.js"
 import { Sessions } from "./sessions.js"
-import { dismissNotice, login, start, useStore } from "./store.js"
-import { Timeline } from "./timeline.js"
-import { Todos } from "./todos.js"
+import { dismissNotice, login, pollSessions, start, useStore } from "./store.js"
+import { Tools } from "./tools.js"
 import { TrustBanner } from "./trust-banner.js"
 
 function App() {
@@ -33,6 +34,7 @@ function App() {
       <span class="project" title="The project">${state.info?.directory ?? ""}</span>
       <nav class="views" aria-label="Views">
         <a href="#" aria-current=${view === "sessions" ? "page" : undefined}>Sessions</a>
+        <a href="#tools" aria-current=${view === "tools" ? "page" : undefined}>Tools</a>
         <a href="#approvals" aria-current=${view === "approvals" ? "page" : undefined}>Approvals (${state.approvals.length})</a>
       </nav>
       <${Connection} connection=${state.connection} />
@@ -49,16 +51,13 @@ function App() {
       ${
         view === "approvals"
           ? html`<${Approvals} approvals=${state.approvals} />`
-          : state.info && state.sessions.length === 0
-            ? html`<${Connect} info=${state.info} />`
-            : html`<div class="workspace">
-            <${Sessions} sessions=${state.sessions} selected=${state.selected} asks=${state.asks} parts=${state.parts} />
-            <section class="session-view" aria-labelledby="session-heading">
-              <h2 id="session-heading">${session ? session.title || session.id : "No session selected"}</h2>
-              ${session ? html`<p class="session-id"><code>${session.id}</code>${session.agent ? ` · agent ${session.agent}` : ""}</p>` : null}
-              <${Todos} todos=${state.todos[state.selected]} />
-              ${session ? html`<${Timeline} parts=${parts} asks=${[...state.asks, ...state.questions]} elsewhere=${elsewhere} />` : null}
-            </section>
+          : view === "tools"
+            ? html`<${Tools} sessions=${state.sessions} />`
+            : state.info && state.sessions.length === 0
+              ? html`<${Connect} info=${state.info} />`
+              : html`<div class="workspace">
+            <${Sessions} sessions=${state.sessions} selected=${state.selected} asks=${state.asks} parts=${state.parts} unseen=${state.unseen} />
+            <${SessionView} state=${state} session=${session} parts=${parts} elsewhere=${elsewhere} />
           </div>`
       }
     </main>`
@@ -97,9 +96,9 @@ function Login() {
   </main>`
 }
 
-/** "sessions" or "approvals", from the address's #fragment. */
+/** "sessions", "tools" or "approvals", from the address's #fragment. */
 function useHash() {
-  const read = () => (location.hash === "#approvals" ? "approvals" : "sessions")
+  const read = () => ({ "#approvals": "approvals", "#tools": "tools" })[location.hash] ?? "sessions"
   const [view, setView] = useState(read)
   useEffect(() => {
     const onChange = () => setView(read())
@@ -113,3 +112,4 @@ const root = document.getElementById("app")
 root.textContent = ""
 render(html`<${App} />`, root)
 start()
+pollSessions()

@@ -1,10 +1,11 @@
 // The sessions, most recently active first, with a search box; each says what waits in it, and the
-// host and project it was created on (a fleet's sessions come from many).
+// host and project it was created on (a fleet's sessions come from many), and marks those with
+// activity since they were last shown.
 import { ago } from "./format.js"
 import { html, useState } from "./html.js"
 import { select } from "./store.js"
 
-export function Sessions({ sessions, selected, asks, parts }) {
+export function Sessions({ sessions, selected, asks, parts, unseen = {} }) {
   const [search, setSearch] = useState("")
   const needle = search.trim().toLowerCase()
   const shown = needle
@@ -31,6 +32,7 @@ export function Sessions({ sessions, selected, asks, parts }) {
             ${session.host ? html`<span class="session-where" title=${`on ${session.host}, in ${session.projectID}`}>${session.host} · ${folder(session.projectID)}</span>` : null}
             ${waiting ? html`<span class="count asks-count" title="asks waiting">${waiting} waiting</span>` : null}
             ${running ? html`<span class="count running-count">${running} running</span>` : null}
+            ${unseen[session.id] && session.id !== selected ? html`<span class="count new-count" title="Activity since you last looked">new</span>` : null}
           </button>
         </li>`
       })}

@@ -14,6 +14,12 @@ let state = {
   /** Tool parts by session, then by part id. */
   parts: {},
   todos: {},
+  /** The stored messages of turns (prompts, the model's replies), by session. */
+  messages: {},
+  /** A reply still streaming, by session: its message id and its text and calls in order (`segments`). */
+  live: {},
+  /** Sessions with activity since they were last shown. */
+  unseen: {},
   asks: [],
   approvals: [],
   questions: [],
@@ -96,9 +102,16 @@ export async function refresh() {
 
 /** Shows a session: its whole history from the API, then live. */
 export async function select(sessionID) {
-  set({ selected: sessionID })
+  set((current) => ({ selected: sessionID, unseen: { ...current.unseen, [sessionID]: false } }))
   try {
-    const detail = await request("GET", `/api/sessions/${encodeURIComponent(sessionID)}`)
+    const id = encodeURIComponent(sessionID)
+    const [detail, messages] = await Promise.all([
+      request("GET", `/api/sessions/${id}`),
+      request("GET", `/api/sessions/${id}/messages`),
+    ])
+    set((current) => ({
+      messages: { ...current.messages, [sessionID]: merged(messages, current.messages[sessionID]) },
+    }))
     set((current) => {
       let parts = { ...current.parts, [sessionID]: {} }
       for (const part of detail.parts) parts = withPart(parts, part)
@@ -123,8 +136,10 @@ function apply(event) {
     case "message.part.updated": {
       const { part } = properties
       const known = state.sessions.some((session) => session.id === part.sessionID)
+      noteActivity(part.sessionID)
       set((current) => ({
         parts: withPart(current.parts, part),
+        live: withLiveCall(current.live, part),
         sessions: known ? current.sessions : [placeholder(part), ...current.sessions],
       }))
       if (!known) void named(part.sessionID)
@@ -154,10 +169,110 @@ function apply(event) {
         questions: current.questions.filter((question) => question.id !== properties.requestID),
       }))
       return
+    case "session.created":
+      set((current) =>
+        current.sessions.some((session) => session.id === properties.sessionID)
+          ? {}
+          : { sessions: [properties.session, ...current.sessions] },
+      )
+      noteActivity(properties.sessionID)
+      return
+    case "message.updated": {
+      const { message } = properties
+      noteActivity(message.sessionID)
+      set((current) => {
+        const live = { ...current.live }
+        if (live[message.sessionID]?.messageID === message.id) delete live[message.sessionID]
+        const messages = merged([message], current.messages[message.sessionID])
+        return { live, messages: { ...current.messages, [message.sessionID]: messages } }
+      })
+      return
+    }
+    case "message.text.delta": {
+      const { sessionID, messageID, delta } = properties
+      noteActivity(sessionID)
+      set((current) => {
+        const known = current.live[sessionID]
+        const segments = known?.messageID === messageID ? [...known.segments] : []
+        const last = segments.at(-1)
+        if (last && "text" in last) segments[segments.length - 1] = { text: last.text + delta }
+        else segments.push({ text: delta })
+        return { live: { ...current.live, [sessionID]: { messageID, segments } } }
+      })
+      return
+    }
     case "todo.updated":
       set((current) => ({ todos: { ...current.todos, [properties.sessionID]: properties.todos } }))
       return
   }
+}
+
+/** Messages by id, the newer copy of each kept, oldest first. */
+function merged(incoming, known = []) {
+  const byID = new Map(known.map((message) => [message.id, message]))
+  for (const message of incoming) byID.set(message.id, message)
+  return [...byID.values()].sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : 1))
+}
+
+/** A call of the reply still streaming takes its place after the text so far. */
+function withLiveCall(live, part) {
+  const known = live[part.sessionID]
+  if (known?.messageID !== part.messageID) return live
+  if (known.segments.some((segment) => segment.callID === part.callID)) return live
+  return { ...live, [part.sessionID]: { ...known, segments: [...known.segments, { callID: part.callID }] } }
+}
+
+/** Something happened in a session not on screen: the list marks it until it is shown. */
+function noteActivity(sessionID) {
+  if (sessionID === state.selected || state.unseen[sessionID]) return
+  set((current) => ({ unseen: { ...current.unseen, [sessionID]: true } }))
+}
+
+/**
+ * Sessions made by another process sharing the store (`toolbelt run` in a terminal) are not on this
+ * server's event stream: the list is read again every few seconds while the page is visible.
+ */
+export function pollSessions(everyMs = 5000) {
+  const timer = setInterval(async () => {
+    if (document.hidden || state.needsLogin || !state.info) return
+    try {
+      const sessions = await request("GET", "/api/sessions?limit=1000")
+      const known = new Set(state.sessions.map((session) => session.id))
+      const added = sessions.filter((session) => !known.has(session.id))
+      if (added.length === 0) return
+      set((current) => ({
+        sessions: [...added, ...current.sessions],
+        unseen: { ...current.unseen, ...Object.fromEntries(added.map((session) => [session.id, true])) },
+      }))
+    } catch {
+      // The event stream says when the server is out of reach.
+    }
+  }, everyMs)
+  return () => clearInterval(timer)
+}
+
+/**
+ * Starts a turn of the server's model in a session. The reply shows through the events as it streams;
+ * the request stays open until the turn ends (closing it would abort the turn). Resolves with the
+ * turn's `finish` line.
+ */
+export async function startTurn(sessionID, prompt) {
+  const response = await fetch(`/api/sessions/${encodeURIComponent(sessionID)}/turns`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ prompt }),
+    credentials: "same-origin",
+  })
+  const text = await response.text()
+  if (!response.ok) {
+    let message = text
+    try {
+      message = JSON.parse(text).error ?? text
+    } catch {}
+    throw new RequestError(response.status, message)
+  }
+  const lines = text.trim().split("\n").filter(Boolean)
+  return JSON.parse(lines.at(-1) ?? "{}")
 }
 
 /** A session the list does not have yet (an MCP client's first call): shown at once, then named by `named`. */

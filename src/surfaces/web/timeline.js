@@ -22,7 +22,8 @@ export function Timeline({ parts, asks, elsewhere }) {
   </ol>`
 }
 
-function Call({ part, waiting, elsewhere }) {
+/** One call's card (the conversation view places them between the model's words). */
+export function Call({ part, waiting, elsewhere }) {
   const { state } = part
   const metadata = state.metadata ?? {}
   const standing = outcome(part, waiting)

@@ -1,0 +1,159 @@
+// The page as a workspace, in Debian's Chromium against a real serve (in this process, with the AI SDK's
+// mock model as its model): a turn started from the prompt box shows its prompt, the model's words and
+// its call in order; the tools view lists every tool with its size in tokens and a call to `read` made
+// from the form its schema drew returns the file; a session created through the API is listed before
+// its first call, marked new; the journal shows a call's steps; axe-core finds no serious or critical
+// violation on these views, light or dark.
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scripted, step, text, call as toolCall } from "../../src/adapters/ai/fixtures/mock-model.ts"
+import { api, newSession, type Running, startServer, until } from "./helpers.ts"
+
+const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+const present = existsSync(CHROMIUM)
+if (!present) console.warn(`test/serve/page-views.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
+
+interface Violation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+describe.skipIf(!present)("turns, tools, the journal and new sessions on the page", () => {
+  let running: Running
+  let browser: Browser
+  let page: Page
+
+  /** axe-core's serious and critical violations, light and dark. */
+  async function violations(): Promise<Violation[]> {
+    const found: Violation[] = []
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.addScriptTag({ path: AXE })
+      const result = await page.evaluate<{ violations: Violation[] }>(
+        "axe.run(document, { resultTypes: ['violations'] })",
+      )
+      for (const { id, impact, help, nodes } of result.violations)
+        if (impact === "serious" || impact === "critical")
+          found.push({ id, impact, help, nodes: nodes.map(({ target }) => ({ target })) })
+    }
+    await page.emulateMedia({ colorScheme: "light" })
+    return found
+  }
+
+  beforeAll(async () => {
+    const model = scripted([
+      step(text("Reading it first. "), toolCall("call_turn_read", "read", { filePath: "hello.txt" })),
+      step(text("It says hello, then world.")),
+    ])
+    running = await startServer({
+      model: { model, providerID: "mock", modelID: "mock-model", spec: "mock/mock-model" },
+    })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+    await page.goto(running.server.pageURL)
+    await until(
+      async () => (await page.locator(".connection").textContent()) === "Live",
+      "the page to be live",
+    )
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await running?.close()
+  })
+
+  it("a session created through the API is listed before its first call, marked new until shown", async () => {
+    const first = await newSession(running.url, "The first session")
+    await page.locator("button.session", { hasText: "The first session" }).click()
+    await page.locator("#session-heading", { hasText: "The first session" }).waitFor()
+    const id = await newSession(running.url, "Made through the API")
+    const listed = page.locator("button.session", { hasText: "Made through the API" })
+    await listed.waitFor({ timeout: 10_000 })
+    expect(await listed.locator(".new-count").textContent()).toBe("new")
+    expect((await api(running.url, "GET", `/api/sessions/${id}`)).body.parts).toEqual([])
+    await listed.click()
+    await page.locator("#session-heading", { hasText: "Made through the API" }).waitFor()
+    expect(await listed.locator(".new-count").count()).toBe(0)
+    expect(first).not.toBe(id)
+  })
+
+  it("a turn from the prompt box shows its prompt, the model's words and its call, in order", async () => {
+    const session = await newSession(running.url, "A turn")
+    await page.locator("button.session", { hasText: "A turn" }).click()
+    await page.locator("#session-heading", { hasText: "A turn" }).waitFor()
+    await page.getByLabel("Prompt").fill("What does hello.txt say?")
+    await page.getByRole("button", { name: "Send" }).click()
+    const conversation = page.locator("ol.conversation")
+    await conversation.locator(".message.reply", { hasText: "It says hello, then world." }).waitFor()
+    const items = await conversation
+      .locator(":scope > li")
+      .evaluateAll((nodes) =>
+        nodes.map((node) =>
+          node.classList.contains("call")
+            ? `call ${node.querySelector(".tool")?.textContent} ${node.getAttribute("data-state")}`
+            : `${node.classList.contains("prompt") ? "prompt" : "reply"} ${node.querySelector(".words")?.textContent?.trim()}`,
+        ),
+      )
+    expect(items).toEqual([
+      "prompt What does hello.txt say?",
+      "reply Reading it first.",
+      "call read completed",
+      "reply It says hello, then world.",
+    ])
+    // As stored: the same conversation after a reload.
+    const messages = await api(running.url, "GET", `/api/sessions/${session}/messages`)
+    expect(messages.body.map((message: { role: string }) => message.role)).toEqual(["user", "assistant"])
+    await page.reload()
+    await page.locator("button.session", { hasText: "A turn" }).click()
+    await conversation.locator(".message.prompt", { hasText: "What does hello.txt say?" }).waitFor()
+    await conversation.locator(".message.reply", { hasText: "It says hello, then world." }).waitFor()
+    expect(await violations()).toEqual([])
+  })
+
+  it("the journal shows a call's steps in order", async () => {
+    await page.locator("button.session", { hasText: "A turn" }).click()
+    await page.getByRole("button", { name: "Journal" }).click()
+    const rows = page.locator("table.journal tbody tr[data-call='call_turn_read']")
+    await rows.first().waitFor()
+    const kinds = await rows.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-kind")))
+    expect(kinds[0]).toBe("requested")
+    expect(kinds).toContain("started")
+    expect(kinds.at(-1)).toBe("finished")
+    expect(await rows.first().locator(".call-ref").textContent()).toContain("read")
+    expect(await violations()).toEqual([])
+    await page.getByRole("button", { name: "Conversation" }).click()
+  })
+
+  it("the tools view lists every tool with its tokens, and a call to read from its form returns the file", async () => {
+    const tools = (await api(running.url, "GET", "/api/tools")).body as { name: string; tokens: number }[]
+    await page.getByRole("link", { name: "Tools" }).click()
+    await page.locator("#tools-heading").waitFor()
+    expect(await page.locator("li.tool-item").count()).toBe(tools.length)
+    const read = page.locator("li.tool-item[data-tool='read']")
+    const tokens = tools.find((tool) => tool.name === "read")!.tokens
+    expect(tokens).toBeGreaterThan(0)
+    expect(await read.locator(".tokens").textContent()).toBe(`${tokens.toLocaleString("en")} tokens`)
+    await read.locator("summary").first().click()
+    await read.getByLabel(/^filePath/).fill("hello.txt")
+    await read.getByLabel("Session").selectOption({ label: "A turn" })
+    await read.getByRole("button", { name: "Call read" }).click()
+    const result = read.locator(".try-result")
+    await result.waitFor()
+    expect(await result.locator(".badge").textContent()).toBe("completed")
+    expect(await result.locator("pre").textContent()).toContain("hello")
+    expect(await result.locator("pre").textContent()).toContain("world")
+    expect(await violations()).toEqual([])
+    // Made in that session: its conversation has the call.
+    await page.getByRole("link", { name: "Sessions" }).click()
+    await page.locator("button.session", { hasText: "A turn" }).click()
+    await until(
+      async () => (await page.locator("li.call[data-state='completed']").count()) === 2,
+      "both reads",
+    )
+  })
+})
