@@ -7,11 +7,12 @@ import { type AnyEvent, type Bus, type Subscription, sessionOf } from "../../run
 export const DEFAULT_EVENT_CAPACITY = 20_000
 
 /**
- * Characters of serialized events held for resuming at most (a completed part carries its output).
- * What the log holds is live JS heap, and V8 sizes its heap at a multiple of what is live, keeping
- * the pages it grew to: at 64 MiB, reads of 1,000-line files left serve's live heap at 94 MiB
- * instead of 45 and its RSS about 60 MiB higher. 16 MiB still holds minutes of a busy agent's calls
- * (some 350 completed reads of 45 KB); a client away for longer gets `server.sync` and refetches.
+ * Bytes of serialized events held for resuming at most (a completed part carries its output). The
+ * frames are held as UTF-8 outside V8's heap (V8 sizes its heap at a multiple of what is live there,
+ * keeping the pages it grew to: when the log held 64 MiB of strings, reads of 1,000-line files left
+ * serve's live heap at 94 MiB instead of 45 and its RSS about 60 MiB higher). 16 MiB still holds
+ * minutes of a busy agent's calls (some 350 completed reads of 45 KB); a client away for longer gets
+ * `server.sync` and refetches.
  */
 export const DEFAULT_EVENT_BYTES = 16 * 1024 * 1024
 
@@ -45,6 +46,30 @@ export interface LoggedEvent {
   readonly session: string | undefined
   /** The SSE frame, serialized once for every client: `id:` and `data:` lines. */
   readonly frame: string
+  /** The frame as UTF-8, when the log holds it so: encoded once for every client. */
+  readonly bytes?: Uint8Array
+}
+
+/**
+ * An event as the log holds it: its frame as UTF-8 bytes, encoded once, outside V8's heap (see
+ * DEFAULT_EVENT_BYTES); the text only when asked for.
+ */
+class HeldEvent implements LoggedEvent {
+  readonly seq: number
+  readonly type: string
+  readonly session: string | undefined
+  readonly bytes: Buffer
+
+  constructor(seq: number, type: string, session: string | undefined, frame: string) {
+    this.seq = seq
+    this.type = type
+    this.session = session
+    this.bytes = Buffer.from(frame, "utf8")
+  }
+
+  get frame(): string {
+    return this.bytes.toString("utf8")
+  }
 }
 
 export interface EventLogOptions {
@@ -90,7 +115,7 @@ export class EventLog {
   readonly #capacity: number
   readonly #maxBytes: number
   /** Held events, oldest first: `#held[#head]` has seq `#first`. */
-  #held: (LoggedEvent | undefined)[] = []
+  #held: (HeldEvent | undefined)[] = []
   #head = 0
   #first = 1
   #next = 1
@@ -130,7 +155,7 @@ export class EventLog {
     if (seq < this.#next) return
     if (seq > this.#next) this.#restartAt(seq)
     this.#next = seq + 1
-    this.#hold({ seq, type, session, frame: `id: ${this.id(seq)}\ndata: ${data}\n\n` })
+    this.#hold(new HeldEvent(seq, type, session, `id: ${this.id(seq)}\ndata: ${data}\n\n`))
     this.#wake()
   }
 
@@ -157,7 +182,7 @@ export class EventLog {
     return this.#held.length - this.#head
   }
 
-  /** Characters of the frames held right now (at most `maxBytes`, unless one frame is larger). */
+  /** Bytes of the frames held right now (at most `maxBytes`, unless one frame is larger). */
   get bytes(): number {
     return this.#bytes
   }
@@ -256,19 +281,19 @@ export class EventLog {
   #push(type: string, session: string | undefined, properties: unknown): void {
     const seq = this.#next++
     const frame = `id: ${this.id(seq)}\ndata: ${JSON.stringify({ type, properties })}\n\n`
-    this.#hold({ seq, type, session, frame })
+    this.#hold(new HeldEvent(seq, type, session, frame))
   }
 
-  #hold(event: LoggedEvent): void {
+  #hold(event: HeldEvent): void {
     this.#held.push(event)
-    this.#bytes += event.frame.length
+    this.#bytes += event.bytes.length
     while (this.size > this.#capacity || (this.#bytes > this.#maxBytes && this.size > 1)) this.#drop()
   }
 
   #drop(): void {
     const oldest = this.#held[this.#head]
     if (!oldest) return
-    this.#bytes -= oldest.frame.length
+    this.#bytes -= oldest.bytes.length
     this.#held[this.#head] = undefined
     this.#head++
     this.#first++

@@ -12,8 +12,8 @@ const RETRY_MS = 1000
 const BATCH = 256
 
 /**
- * Characters handed to the connection per read of the stream, at most: all a client that stops
- * reading holds besides its socket (a larger frame goes out in pieces of this size).
+ * Bytes handed to the connection per read of the stream, at most: all a client that stops reading
+ * holds besides its socket (a larger frame goes out in pieces of this size).
  */
 export const CHUNK_CHARS = 64 * 1024
 
@@ -69,7 +69,7 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
   const resumed = known !== undefined && log.after(known, 0) !== undefined
   let lastWrite = Date.now()
   /** What is left of the frame cut at the end of the last chunk. */
-  let rest = ""
+  let rest: Uint8Array | undefined
   /** Whether the connection asked for more and waits for it. */
   let pulling = false
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined
@@ -84,14 +84,15 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
       const resume = cursor > 0 ? log.id(cursor) : undefined
       stop.abort()
       try {
+        if (rest) stream?.enqueue(rest)
         stream?.enqueue(
-          encoder.encode(rest + data(CLOSED_EVENT, { reason: `${reason}; reconnect to go on`, resume })),
+          encoder.encode(data(CLOSED_EVENT, { reason: `${reason}; reconnect to go on`, resume })),
         )
         stream?.close()
       } catch {
         // Already closed.
       }
-      rest = ""
+      rest = undefined
       if (!pulling) options.disconnect?.()
     },
   }
@@ -116,28 +117,36 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
         pulling = true
         try {
           // 5. The rest of a frame cut short goes first.
-          if (rest !== "") return write(controller, "")
+          if (rest) return write(controller, [])
           // 3, 4. The next events, or a heartbeat.
           while (!stop.signal.aborted) {
             const batch = log.after(cursor, BATCH)
             if (batch === undefined) {
               cursor = log.last
-              return write(controller, data(SYNC_EVENT, { reason: "you fell too far behind the server" }))
+              return write(controller, [
+                encoder.encode(data(SYNC_EVENT, { reason: "you fell too far behind the server" })),
+              ])
             }
             if (batch.length > 0) {
-              let text = ""
+              // Frames as the log holds them, encoded once for every client.
+              const frames: Uint8Array[] = []
+              let size = 0
               for (const event of batch) {
                 cursor = event.seq
-                if (matches(event)) text += event.frame
-                if (text.length >= CHUNK_CHARS) break
+                if (matches(event)) {
+                  const bytes = event.bytes ?? encoder.encode(event.frame)
+                  frames.push(bytes)
+                  size += bytes.length
+                }
+                if (size >= CHUNK_CHARS) break
               }
-              if (text !== "") return write(controller, text)
+              if (frames.length > 0) return write(controller, frames)
               continue
             }
             const wait = Math.max(1, heartbeatMs - (Date.now() - lastWrite))
             const news = await log.wait(cursor, wait, stop.signal)
             if (!news && !stop.signal.aborted && Date.now() - lastWrite >= heartbeatMs) {
-              return write(controller, ": heartbeat\n\n")
+              return write(controller, [encoder.encode(": heartbeat\n\n")])
             }
           }
           // Closed by the log (it said why), or the client went away.
@@ -157,20 +166,19 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
     { highWaterMark: 0 },
   )
 
-  /** Writes `text` after what was left, at most `CHUNK_CHARS` of it; keeps the rest for the next read. */
-  function write(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
+  /**
+   * Writes `frames` after what was left, at most `CHUNK_CHARS` bytes of them; keeps the rest for the
+   * next read. A cut may fall inside a character: the stream is bytes, which the client decodes as one.
+   */
+  function write(controller: ReadableStreamDefaultController<Uint8Array>, frames: Uint8Array[]): void {
     lastWrite = Date.now()
-    const all = rest + text
-    let cut = Math.min(all.length, CHUNK_CHARS)
-    // Never between the two halves of a surrogate pair: each piece is encoded on its own.
-    if (cut < all.length && isHighSurrogate(all.charCodeAt(cut - 1))) cut--
-    rest = all.slice(cut)
-    controller.enqueue(encoder.encode(all.slice(0, cut)))
+    const pieces = rest ? [rest, ...frames] : frames
+    const all = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
+    const cut = Math.min(all.length, CHUNK_CHARS)
+    // A copy of what is left, so the chunk handed on does not keep the whole batch alive.
+    rest = cut < all.length ? Uint8Array.prototype.slice.call(all, cut) : undefined
+    controller.enqueue(all.subarray(0, cut))
   }
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff
 }
 
 /** A frame without an id: it does not move the client's `Last-Event-ID`. */
