@@ -5,13 +5,23 @@
 // its first call, marked new; the journal shows a call's steps; axe-core finds no serious or critical
 // violation on these views, light or dark.
 import { existsSync } from "node:fs"
+import { mkdir } from "node:fs/promises"
 import { createRequire } from "node:module"
+import { join } from "node:path"
+import { MockLanguageModelV4 } from "ai/test"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { scripted, step, text, call as toolCall } from "../../src/adapters/ai/fixtures/mock-model.ts"
+import {
+  type Chunk,
+  finish,
+  step,
+  text,
+  call as toolCall,
+} from "../../src/adapters/ai/fixtures/mock-model.ts"
 import { api, newSession, type Running, startServer, until } from "./helpers.ts"
 
 const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
+const ARTIFACTS = join(import.meta.dirname, "artifacts")
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 const present = existsSync(CHROMIUM)
 if (!present) console.warn(`test/serve/page-views.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
@@ -21,6 +31,28 @@ interface Violation {
   impact: string | null
   help: string
   nodes: { target: string[] }[]
+}
+
+/** Lets the gated reply go on past its first words. */
+let release: () => void = () => {}
+
+/** A reply whose first words stream at once and the rest only once `release` is called. */
+function gated(): ReadableStream<Chunk> {
+  const opened = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return new ReadableStream<Chunk>({
+    async start(controller) {
+      controller.enqueue({ type: "stream-start", warnings: [] })
+      controller.enqueue({ type: "text-start", id: "t" })
+      controller.enqueue({ type: "text-delta", id: "t", delta: "Streaming the first words" })
+      await opened
+      controller.enqueue({ type: "text-delta", id: "t", delta: ", then the rest." })
+      controller.enqueue({ type: "text-end", id: "t" })
+      controller.enqueue(finish("stop"))
+      controller.close()
+    },
+  })
 }
 
 describe.skipIf(!present)("turns, tools, the journal and new sessions on the page", () => {
@@ -45,11 +77,20 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     return found
   }
 
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+
   beforeAll(async () => {
-    const model = scripted([
+    await mkdir(ARTIFACTS, { recursive: true })
+    // Two scripted steps, then a reply that streams as the test says (a gate between its words).
+    const steps = [
       step(text("Reading it first. "), toolCall("call_turn_read", "read", { filePath: "hello.txt" })),
       step(text("It says hello, then world.")),
-    ])
+    ]
+    const model = new MockLanguageModelV4({
+      provider: "mock",
+      modelId: "mock-model",
+      doStream: async () => steps.shift() ?? { stream: gated() },
+    })
     running = await startServer({
       model: { model, providerID: "mock", modelID: "mock-model", spec: "mock/mock-model" },
     })
@@ -113,6 +154,21 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     await conversation.locator(".message.prompt", { hasText: "What does hello.txt say?" }).waitFor()
     await conversation.locator(".message.reply", { hasText: "It says hello, then world." }).waitFor()
     expect(await violations()).toEqual([])
+    await shot("conversation")
+  })
+
+  it("the model's words show as they stream, before the turn ends", async () => {
+    await page.locator("button.session", { hasText: "A turn" }).click()
+    await page.getByLabel("Prompt").fill("Say something slowly.")
+    await page.getByRole("button", { name: "Send" }).click()
+    const streaming = page.locator(".message.reply.streaming")
+    await streaming.waitFor()
+    expect((await streaming.locator(".words").textContent())?.trim()).toBe("Streaming the first words")
+    expect(await page.getByRole("button", { name: "Running…" }).count()).toBe(1)
+    release()
+    await page.locator(".message.reply", { hasText: "Streaming the first words, then the rest." }).waitFor()
+    expect(await streaming.count()).toBe(0)
+    await page.getByRole("button", { name: "Send" }).waitFor()
   })
 
   it("the journal shows a call's steps in order", async () => {
@@ -126,6 +182,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     expect(kinds.at(-1)).toBe("finished")
     expect(await rows.first().locator(".call-ref").textContent()).toContain("read")
     expect(await violations()).toEqual([])
+    await shot("journal")
     await page.getByRole("button", { name: "Conversation" }).click()
   })
 
@@ -148,6 +205,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     expect(await result.locator("pre").textContent()).toContain("hello")
     expect(await result.locator("pre").textContent()).toContain("world")
     expect(await violations()).toEqual([])
+    await shot("tools")
     // Made in that session: its conversation has the call.
     await page.getByRole("link", { name: "Sessions" }).click()
     await page.locator("button.session", { hasText: "A turn" }).click()
@@ -155,5 +213,23 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
       async () => (await page.locator("li.call[data-state='completed']").count()) === 2,
       "both reads",
     )
+  })
+})
+
+describe.skipIf(!present)("the prompt box without a model", () => {
+  it("says how to configure one instead", async () => {
+    const running = await startServer()
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    try {
+      const page = await browser.newPage()
+      await page.goto(running.server.pageURL)
+      await newSession(running.url, "No model here")
+      await page.locator("button.session", { hasText: "No model here" }).click()
+      expect(await page.locator("#no-model").textContent()).toContain("toolbelt serve --model provider/id")
+      expect(await page.locator("#prompt").count()).toBe(0)
+    } finally {
+      await browser.close()
+      await running.close()
+    }
   })
 })
