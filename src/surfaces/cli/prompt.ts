@@ -3,6 +3,7 @@ import { askedBy } from "../../runtime/permission/asked-by.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Decide, Reply } from "../../runtime/permission/simple.ts"
 import { unansweredNote, uncheckedOf } from "../../runtime/permission/unchecked.ts"
+import { type AskPolicy, howToLift } from "./ask-lift.ts"
 import type { IO } from "./io.ts"
 import type { CommandStop } from "./stop-signal.ts"
 import { terminalLines } from "./terminal-line.ts"
@@ -107,10 +108,17 @@ const stopped: Reply = { unanswered: "the command was stopped before the ask was
 /**
  * How a command answers permission asks: `--yes` approves once; on a terminal the person is asked (and
  * Ctrl+C there is `stop`'s); otherwise the ask is rejected as unanswered. The call's error says what
- * needed approval and how to allow it, and the command prints that error: nothing is printed here, so
- * the refusal is said once.
+ * needed approval and what would really lift it (`howToLift`: the rule that asked and its file, from
+ * `policy`, the toolbelt's once it is open), and the command prints that error: nothing is printed
+ * here, so the refusal is said once.
  */
-export function commandDecide(io: IO, command: string, yes: boolean | undefined, stop: CommandStop): Decide {
+export function commandDecide(
+  io: IO,
+  command: string,
+  yes: boolean | undefined,
+  stop: CommandStop,
+  policy: () => AskPolicy | undefined = () => undefined,
+): Decide {
   if (yes) return async () => "once"
   if (io.stdin.isTTY)
     return (request, options) => oneAtATime(() => promptForPermission(io, request, stop, options.signal))
@@ -123,9 +131,7 @@ export function commandDecide(io: IO, command: string, yes: boolean | undefined,
       unanswered:
         `permission ${request.permission} for ${request.patterns.join(", ")}${by ? `, asked by ${by},` : ""} needs approval, and toolbelt ${command} ` +
         `cannot ask (stdin is not a terminal and --yes was not given).` +
-        (note
-          ? ` ${note}`
-          : ` Re-run with --yes to approve it, or allow it in ~/.config/toolbelt/toolbelt.json.`),
+        ` ${note ?? howToLift(policy(), request)}`,
     }
   }
 }

@@ -13,7 +13,8 @@ import { chooseTrust, sayTrust } from "./trust-gate.ts"
  * 1. The project directory from `--cwd` (a usage error when it is not one); `--store` checked.
  * 2. Whether what the project brings applies (`chooseTrust`: `--trust`, else the person at a terminal
  *    when the project is not trusted, else the store and `TOOLBELT_TRUST`).
- * 3. Asks are approved by `--yes`, else put to the terminal, else rejected saying how to allow them.
+ * 3. Asks are approved by `--yes`, else put to the terminal, else rejected saying what would lift them
+ *    (the rule that asked and its file).
  *    Questions tools ask go to the terminal; without one nobody can answer them. Ctrl+C at either
  *    prompt is `stop`'s, as SIGINT is.
  * 4. No sweep of the output store: a short-lived command leaves that to long-running servers.
@@ -40,16 +41,19 @@ export async function openForCalls(options: {
   const store = storeOption(options.store)
   const directory = projectDirectory(cwd, io.cwd)
   const choice = await chooseTrust({ io, directory, flag: options.trust, ask: true })
+  // An ask refused for want of a terminal names the rule that asked: the policy, once it is open.
+  let policy: Toolbelt["policy"] | undefined
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
     ...store,
     ...(choice.trust ? { trust: true } : {}),
-    decide: commandDecide(io, command, yes, stop),
+    decide: commandDecide(io, command, yes, stop, () => policy),
     answer: commandAnswer(io, command, stop),
     sweep: false,
     editDiagnostics: options.editDiagnostics ?? true,
   })
+  policy = toolbelt.policy
   sayTrust(toolbelt.trust, io, { command, choice, leftOut: options.leftOut ?? false })
   return toolbelt
 }
