@@ -22,7 +22,11 @@ interface Pending {
  * 3. Only after `COMMIT` returns do the promises settle. A write's promise resolves when it is as
  *    durable as the connection's `synchronous` makes any commit, so awaiting it before a side effect
  *    keeps the write-ahead rule; batching only removes commits, never a guarantee.
- * 4. If the commit itself fails, every write of the batch rejects with that error.
+ * 4. If the commit itself fails, every write of the batch rejects with that error. On PostgreSQL, a
+ *    batch whose connection was lost before it committed (the worker tells: nothing of it was saved,
+ *    postgres/worker.ts) is applied once more, on the connection once it is back: a call's final
+ *    write cut by a restart is recorded instead of failing after the tool ran (and staying `running`
+ *    while its owner lives). A COMMIT whose outcome stayed unknown is not tried again.
  * 5. `defer(apply)` queues a write that needs no commit of its own: it rides with the next batch
  *    someone flushes (a journal step, a read), or, if none comes, commits after `DEFER_MS`.
  */
@@ -98,11 +102,16 @@ export class GroupCommit {
     this.#queue = []
     let outcomes: { ok: boolean; value: unknown }[]
     try {
-      outcomes =
-        (batch.length > 1 && this.#db.engine === "postgres" && this.#together(batch)) || this.#apart(batch)
+      outcomes = this.#commit(batch)
     } catch (error) {
-      for (const write of batch) write.reject(error)
-      return
+      try {
+        // Cut before it committed: nothing was saved, so applying it again cannot apply it twice.
+        if (!cutBeforeCommit(error)) throw error
+        outcomes = this.#commit(batch)
+      } catch (again) {
+        for (const write of batch) write.reject(again)
+        return
+      }
     }
     this.#commits++
     batch.forEach((write, index) => {
@@ -110,6 +119,10 @@ export class GroupCommit {
       if (outcome.ok) write.resolve(outcome.value)
       else write.reject(outcome.value)
     })
+  }
+
+  #commit(batch: readonly Pending[]): { ok: boolean; value: unknown }[] {
+    return (batch.length > 1 && this.#db.engine === "postgres" && this.#together(batch)) || this.#apart(batch)
   }
 
   /**
@@ -137,8 +150,8 @@ export class GroupCommit {
    * transaction without savepoints. If a write fails, or the commit does because a statement of one
    * did (held statements fail at the latest there, postgres/held.ts), nothing was committed and the
    * batch is applied again `#apart`, under a new batch number (what a write remembers of the failed
-   * attempt is not used). A commit whose connection was lost (its outcome unknown) is not tried
-   * again: it rejects every write, as in `#apart`. Returns undefined to say "apply it apart".
+   * attempt is not used). A commit whose connection was lost is not tried apart here: `flush()`
+   * decides (step 4). Returns undefined to say "apply it apart".
    */
   #together(batch: readonly Pending[]): { ok: boolean; value: unknown }[] | undefined {
     this.#batch++
@@ -172,4 +185,13 @@ export class GroupCommit {
     this.flush()
     this.#closed = true
   }
+}
+
+/**
+ * A PostgreSQL transaction whose connection was lost before it committed: the worker knows nothing
+ * of it was saved (a COMMIT it could not resolve says `unknown`).
+ */
+function cutBeforeCommit(error: unknown): boolean {
+  const failure = error as { lost?: unknown; unknown?: unknown }
+  return failure.lost === true && failure.unknown !== true
 }

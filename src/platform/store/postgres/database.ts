@@ -43,13 +43,16 @@ export class PostgresError extends Error {
   /** SQLSTATE (`23505`), or the driver's code for a connection failure (`ECONNREFUSED`, `CONNECTION_CLOSED`). */
   readonly code: string | undefined
   readonly detail: string | undefined
-  /** The connection was lost: the outcome of the statement may be unknown. */
+  /** The connection was lost: inside a transaction, nothing of it was saved unless `unknown`. */
   readonly lost: boolean
+  /** Lost under a COMMIT the server could not be asked about: it may or may not have been saved. */
+  readonly unknown: boolean
   constructor(info: FailureInfo) {
     super(info.message)
     this.code = info.code
     this.detail = info.detail
     this.lost = info.lost === true
+    this.unknown = info.unknown === true
   }
 }
 

@@ -56,8 +56,10 @@ export interface FailureInfo {
   /** SQLSTATE, or the driver's code for connection errors (`CONNECTION_CLOSED`, `ECONNREFUSED`…). */
   readonly code?: string
   readonly detail?: string
-  /** The connection was lost (the statement's outcome may be unknown). */
+  /** The connection was lost: unless `unknown`, nothing of the transaction it was in was saved. */
   readonly lost?: boolean
+  /** Lost under a COMMIT whose outcome the server could not be asked for: it may have been saved. */
+  readonly unknown?: boolean
 }
 
 export type Reply =

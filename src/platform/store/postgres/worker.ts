@@ -6,6 +6,8 @@
  * What it adds to the driver:
  * - a transaction's fate: the connection lost inside one fails the transaction (every statement up to
  *   its end fails saying so) instead of letting the driver reconnect and go on outside it;
+ * - a COMMIT whose connection was lost is resolved by asking the server whether its transaction
+ *   committed (`resolveCommit`), so the caller learns "saved" or "nothing saved", rarely "unknown";
  * - a statement outside a transaction whose connection was lost is sent again once, after waiting
  *   (up to `reconnectMs`) for a restarting server to accept connections again;
  * - rows typed as SQLite gives them: BIGINT as a number where it is a safe integer.
@@ -155,16 +157,72 @@ function execute(request: Query) {
  */
 async function request(request: Extract<Request, { kind: "query" }>): Promise<Reply> {
   const counts: number[] = []
-  for (const statement of request.deferred ?? []) {
-    const reply = await query(statement)
+  const deferred = request.deferred ?? []
+  // A COMMIT learns its transaction's id first (pipelined with the statement before it), so that a
+  // connection lost under the COMMIT itself can be resolved by asking the server afterwards.
+  const opened = inTransaction || deferred.some((statement) => control(statement.sql) === "begin")
+  const commit = opened && !broken && /^\s*(COMMIT|END)\b/i.test(request.sql)
+  let xid = commit && deferred.length === 0 ? transactionID() : undefined
+  for (const [index, statement] of deferred.entries()) {
+    const pending = query(statement)
+    if (commit && index === deferred.length - 1) xid = transactionID()
+    const reply = await pending
     if (!reply.ok) return { ...reply, counts }
     counts.push(reply.changes ?? 0)
   }
-  const reply = await query(request)
+  // Learnt before the COMMIT goes out: an answer still on its way when the connection drops is lost.
+  const reply = await query(request, xid && { xid: await xid })
   return counts.length > 0 ? { ...reply, counts } : reply
 }
 
-async function query(request: Query): Promise<Reply> {
+/** The open transaction's id, null when it wrote nothing (none assigned), undefined when not learnt. */
+async function transactionID(): Promise<string | null | undefined> {
+  try {
+    const [row] = await sql.unsafe("SELECT CAST(txid_current_if_assigned() AS text) AS xid")
+    return (row?.xid as string | null | undefined) ?? null
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The connection was lost under a COMMIT: whether it committed is asked of the server once it can be
+ * reached again (`txid_status`), for up to `reconnectMs`. Committed: the COMMIT's answer is success.
+ * Aborted (or it wrote nothing): nothing was saved, and the caller may run the transaction again.
+ * Only when the server cannot tell in time is the outcome reported unknown (`unknown: true`).
+ */
+async function resolveCommit(xid: string | null | undefined, cause: FailureInfo): Promise<Reply> {
+  const unknown = (why: string): Reply => ({
+    ok: false,
+    error: {
+      message: `The database connection to ${settings.redacted} was lost while the transaction committed, and ${why}, so whether it was saved is unknown (${cause.message}). Read back what it wrote before writing it again.`,
+      code: cause.code ?? "CONNECTION_LOST",
+      lost: true,
+      unknown: true,
+    },
+    inTransaction: false,
+  })
+  if (xid === null) return { ok: true, changes: 0, inTransaction: false }
+  if (xid === undefined || !/^\d+$/.test(xid)) return unknown("its transaction id was not learnt")
+  const deadline = Date.now() + settings.reconnectMs
+  while (Date.now() <= deadline) {
+    try {
+      const [row] = await sql.unsafe(`SELECT txid_status(${xid}) AS status`)
+      const status = row?.status as string | null | undefined
+      if (status === "committed") return { ok: true, changes: 0, inTransaction: false }
+      if (status === "aborted") return { ok: false, error: lostInTransaction(cause), inTransaction: false }
+      if (status !== "in progress") return unknown("the server no longer knows the transaction")
+      // The cut backend is still finishing it: ask again in a moment.
+    } catch (error) {
+      if (!describe(error).lost) return unknown(`asking the server failed (${describe(error).message})`)
+      renew()
+    }
+    await sleep(100)
+  }
+  return unknown(`the server could not be asked within ${Math.round(settings.reconnectMs / 1000)} s`)
+}
+
+async function query(request: Query, commit?: { xid: string | null | undefined }): Promise<Reply> {
   const kind = control(request.sql)
   if (broken) {
     const error = broken
@@ -198,6 +256,11 @@ async function query(request: Query): Promise<Reply> {
       if (kind === "end") inTransaction = false
       if (!info.lost) return { ok: false, error: info, inTransaction }
       renew()
+      if (wasInTransaction && kind === "end" && commit) {
+        inTransaction = false
+        broken = undefined
+        return resolveCommit(commit.xid, info)
+      }
       if (wasInTransaction) {
         // The driver reconnects by itself; the transaction, though, died with the connection.
         broken = kind === "end" ? undefined : lostInTransaction(info)
