@@ -18,10 +18,15 @@ import {
   text,
   call as toolCall,
 } from "../../src/adapters/ai/fixtures/mock-model.ts"
-import { api, newSession, type Running, startServer, until } from "./helpers.ts"
+import { api, newSession, type Running, root, startServer, until } from "./helpers.ts"
 
 const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
 const ARTIFACTS = join(import.meta.dirname, "artifacts")
+/** With TOOLBELT_DOCS_SCREENSHOTS=1, the conversation and the tools view are the README's too. */
+const DOCS: Record<string, string> =
+  process.env.TOOLBELT_DOCS_SCREENSHOTS === "1"
+    ? { conversation: join(root, "docs", "serve-turn.png"), tools: join(root, "docs", "serve-tools.png") }
+    : {}
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 const present = existsSync(CHROMIUM)
 if (!present) console.warn(`test/serve/page-views.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
@@ -77,7 +82,10 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     return found
   }
 
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+  const shot = async (name: string) => {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+    if (DOCS[name]) await page.screenshot({ path: DOCS[name], fullPage: true })
+  }
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true })
