@@ -93,6 +93,8 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     const steps = [
       step(text("Reading it first. "), toolCall("call_turn_read", "read", { filePath: "hello.txt" })),
       step(text("It says hello, then world.")),
+      // The second turn calls a tool before it says anything, then speaks through the gate.
+      step(toolCall("call_quiet_read", "read", { filePath: "hello.txt" })),
     ]
     const model = new MockLanguageModelV4({
       provider: "mock",
@@ -114,7 +116,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
   afterAll(async () => {
     await browser?.close()
     await running?.close()
-  })
+  }, 60_000)
 
   it("a session created through the API is listed before its first call, marked new until shown", async () => {
     const first = await newSession(running.url, "The first session")
@@ -129,7 +131,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     await page.locator("#session-heading", { hasText: "Made through the API" }).waitFor()
     expect(await listed.locator(".new-count").count()).toBe(0)
     expect(first).not.toBe(id)
-  })
+  }, 60_000)
 
   it("a turn from the prompt box shows its prompt, the model's words and its call, in order", async () => {
     const session = await newSession(running.url, "A turn")
@@ -163,7 +165,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     await conversation.locator(".message.reply", { hasText: "It says hello, then world." }).waitFor()
     expect(await violations()).toEqual([])
     await shot("conversation")
-  })
+  }, 60_000)
 
   it("the model's words show as they stream, before the turn ends", async () => {
     await page.locator("button.session", { hasText: "A turn" }).click()
@@ -172,12 +174,23 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     const streaming = page.locator(".message.reply.streaming")
     await streaming.waitFor()
     expect((await streaming.locator(".words").textContent())?.trim()).toBe("Streaming the first words")
+    // The call it made before its first words stays before them.
+    const quiet = page.locator("li.call[data-call='call_quiet_read']")
+    expect(await quiet.count()).toBe(1)
+    expect(
+      await quiet.evaluate((node) => node.nextElementSibling?.classList.contains("streaming") ?? false),
+    ).toBe(true)
     expect(await page.getByRole("button", { name: "Running…" }).count()).toBe(1)
     release()
     await page.locator(".message.reply", { hasText: "Streaming the first words, then the rest." }).waitFor()
     expect(await streaming.count()).toBe(0)
+    expect(
+      await quiet.evaluate(
+        (node) => node.nextElementSibling?.textContent?.includes("then the rest.") ?? false,
+      ),
+    ).toBe(true)
     await page.getByRole("button", { name: "Send" }).waitFor()
-  })
+  }, 60_000)
 
   it("the journal shows a call's steps in order", async () => {
     await page.locator("button.session", { hasText: "A turn" }).click()
@@ -192,7 +205,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     expect(await violations()).toEqual([])
     await shot("journal")
     await page.getByRole("button", { name: "Conversation" }).click()
-  })
+  }, 60_000)
 
   it("the tools view lists every tool with its tokens, and a call to read from its form returns the file", async () => {
     const tools = (await api(running.url, "GET", "/api/tools")).body as { name: string; tokens: number }[]
@@ -218,10 +231,10 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     await page.getByRole("link", { name: "Sessions" }).click()
     await page.locator("button.session", { hasText: "A turn" }).click()
     await until(
-      async () => (await page.locator("li.call[data-state='completed']").count()) === 2,
-      "both reads",
+      async () => (await page.locator("li.call[data-state='completed']").count()) === 3,
+      "the three reads",
     )
-  })
+  }, 60_000)
 })
 
 describe.skipIf(!present)("the prompt box without a model", () => {

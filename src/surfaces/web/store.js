@@ -180,6 +180,7 @@ function apply(event) {
     case "message.updated": {
       const { message } = properties
       noteActivity(message.sessionID)
+      void discovered(message.sessionID)
       set((current) => {
         const live = { ...current.live }
         if (live[message.sessionID]?.messageID === message.id) delete live[message.sessionID]
@@ -193,7 +194,14 @@ function apply(event) {
       noteActivity(sessionID)
       set((current) => {
         const known = current.live[sessionID]
-        const segments = known?.messageID === messageID ? [...known.segments] : []
+        // A reply's first words may come after its first calls (a step that only called tools).
+        const segments =
+          known?.messageID === messageID
+            ? [...known.segments]
+            : Object.values(current.parts[sessionID] ?? {})
+                .filter((part) => part.messageID === messageID)
+                .sort((a, b) => (a.id < b.id ? -1 : 1))
+                .map((part) => ({ callID: part.callID }))
         const last = segments.at(-1)
         if (last && "text" in last) segments[segments.length - 1] = { text: last.text + delta }
         else segments.push({ text: delta })
@@ -220,6 +228,21 @@ function withLiveCall(live, part) {
   if (known?.messageID !== part.messageID) return live
   if (known.segments.some((segment) => segment.callID === part.callID)) return live
   return { ...live, [part.sessionID]: { ...known, segments: [...known.segments, { callID: part.callID }] } }
+}
+
+/** A session the list lacks, seen in an event (a subagent's, whose turn speaks before it calls): listed. */
+async function discovered(sessionID) {
+  if (state.sessions.some((session) => session.id === sessionID)) return
+  try {
+    const { session } = await request("GET", `/api/sessions/${encodeURIComponent(sessionID)}`)
+    set((current) =>
+      current.sessions.some((other) => other.id === sessionID)
+        ? {}
+        : { sessions: [session, ...current.sessions] },
+    )
+  } catch {
+    // Not listed by the API (yet): the next poll lists it.
+  }
 }
 
 /** Something happened in a session not on screen: the list marks it until it is shown. */
