@@ -1,6 +1,8 @@
 // The spec's "Adding a Custom Tool", copied word for word (fixtures/spec-my-tool.ts.txt) into
 // `.opencode/tool/my_tool.ts` of a project with no node_modules at all, through the command line as a
-// person runs it: listed, asks before running when a rule asks, runs when allowed. Beside it opencode's
+// person runs it: listed as `my_custom_tool` (its Tool.define id, the name the spec's step 3 uses; the
+// file's name `my_tool` is an alias, callable and not listed), asks before running when a rule asks,
+// runs when allowed. Beside it opencode's
 // own `tool()` form and toolbelt's `agent-toolbelt/tool`, and a project whose own zod must not be used.
 import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises"
@@ -95,7 +97,10 @@ describe("the spec's custom tool, verbatim, in a project with no node_modules", 
       inputSchema: any
       source: string
     }[]
-    const mine = tools.find((tool) => tool.name === "my_tool")
+    const mine = tools.find((tool) => tool.name === "my_custom_tool")
+    // Listed once, by its id; the file's name is not listed.
+    expect(tools.filter((tool) => tool.name === "my_custom_tool")).toHaveLength(1)
+    expect(tools.map((tool) => tool.name)).not.toContain("my_tool")
     expect(mine).toMatchObject({
       description: "Does something custom",
       source: "custom:.opencode/tool/my_tool.ts",
@@ -119,7 +124,7 @@ describe("the spec's custom tool, verbatim, in a project with no node_modules", 
   })
 
   it("asks before running when a rule asks: without a person, --json refuses with the ask's text and nothing runs", () => {
-    const result = cli(["call", "my_tool", '{"input":"test"}', "--json", "--trust"], {
+    const result = cli(["call", "my_custom_tool", '{"input":"test"}', "--json", "--trust"], {
       TOOLBELT_PERMISSION: JSON.stringify({ my_custom_tool: "ask" }),
     })
     expect(result.status).toBe(1)
@@ -130,8 +135,8 @@ describe("the spec's custom tool, verbatim, in a project with no node_modules", 
     expect(existsSync(join(project, "work.log"))).toBe(false)
   })
 
-  it("runs when the ask is approved (--yes), and when the rules allow it", () => {
-    const approved = cli(["call", "my_tool", '{"input":"test"}', "--json", "--yes"], {
+  it("runs when the ask is approved (--yes), and when the rules allow it; by its id and by its file's name", () => {
+    const approved = cli(["call", "my_custom_tool", '{"input":"test"}', "--json", "--yes"], {
       TOOLBELT_PERMISSION: JSON.stringify({ my_custom_tool: "ask" }),
       TOOLBELT_TRUST: "1",
     })
@@ -150,7 +155,7 @@ describe("the spec's custom tool, verbatim, in a project with no node_modules", 
 
   it("is refused when a rule denies the spec's permission", async () => {
     const before = await readFile(join(project, "work.log"), "utf8")
-    const denied = cli(["call", "my_tool", '{"input":"no"}', "--json", "--trust"], {
+    const denied = cli(["call", "my_custom_tool", '{"input":"no"}', "--json", "--trust"], {
       TOOLBELT_PERMISSION: JSON.stringify({ my_custom_tool: "deny" }),
     })
     expect(json(denied.stdout)).toMatchObject({ status: "error" })
@@ -200,7 +205,7 @@ describe("the spec's context calls, in process", () => {
       },
     })
     try {
-      const result = await toolbelt.call({ tool: "my_tool", input: { input: "progress" } })
+      const result = await toolbelt.call({ tool: "my_custom_tool", input: { input: "progress" } })
       expect(result).toMatchObject({ status: "completed", output: "done: PROGRESS" })
       const running = parts.filter((part) => part.state.status === "running")
       expect(running.map((part) => (part.state as { metadata?: unknown }).metadata)).toContainEqual({

@@ -1,6 +1,6 @@
 import type { Dirent } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
-import { basename, extname, join, relative } from "node:path"
+import { basename, dirname, extname, join, relative } from "node:path"
 import { globalDirs, isInside, projectLevels } from "../../runtime/config/search-dirs.ts"
 import { assertToolName } from "../../runtime/registry/name.ts"
 import type { Registry } from "../../runtime/registry/registry.ts"
@@ -44,8 +44,11 @@ export interface CustomToolsResult {
   /** One per file that contributed tools; closing one removes that file's tools. */
   readonly handles: Handle[]
   readonly errors: CustomToolError[]
-  /** The tools registered, with the file each came from (tools overridden by a closer file are left out). */
-  readonly loaded: { readonly name: string; readonly file: string }[]
+  /**
+   * The tools registered, with the file each came from and the file's name when it is an alias (a
+   * `Tool.define` id names the tool); tools overridden by a closer file are left out.
+   */
+  readonly loaded: { readonly name: string; readonly file: string; readonly alias?: string }[]
 }
 
 /**
@@ -58,11 +61,14 @@ export interface CustomToolsResult {
  * 2. In each, `{tool,tools}/*.{js,ts,mjs,mts}`: one level deep, symlinks followed, dotfiles included.
  * 3. Each file is imported (TypeScript without a build step). A file that fails to load is reported
  *    and skipped; the others still load.
- * 4. Naming as opencode: the default export is named after the file, an export `x` is `<file>_x`;
- *    exports that are not tools are ignored. A name found again in a more specific directory replaces
- *    the earlier one.
+ * 4. Naming: a default export made with `Tool.define(id, ...)` is named by its id (the spec's tool
+ *    file `my_tool.ts` defines `my_custom_tool`), and its file's name stays callable as an alias that
+ *    is not listed; otherwise as opencode: the default export is named after the file, an export `x`
+ *    is `<file>_x`; exports that are not tools are ignored. A name found again in a more specific
+ *    directory replaces the earlier one; in the same directory (two files defining one id) the first
+ *    file keeps it, and the other is reported naming both (listed under "Not offered").
  * 5. Each file's tools are registered in the project placement (after the built-ins, so a custom tool
- *    named like a built-in overrides it) with source `custom:<file>`.
+ *    named like a built-in overrides it) with source `custom:<file>`, with their aliases.
  */
 export async function installCustomTools(options: CustomToolsOptions): Promise<CustomToolsResult> {
   const { directory, worktree, registry } = options
@@ -81,8 +87,10 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
     }),
   )
 
-  // 4. Name the tools; a later (more specific) file replaces an earlier definition of a name.
-  const winners = new Map<string, { file: string; tool: Registrable }>()
+  // 4. Name the tools. A name found again in a more specific directory replaces the earlier one; found
+  //    again in the same directory (two files, one id), the first keeps it and the other is reported.
+  const winners = new Map<string, Named>()
+  const clashes: { file: string; name: string; alias: string | undefined; holder: string }[] = []
   for (const loaded of modules) {
     const { file, module } = loaded
     const base = basename(file, extname(file))
@@ -96,19 +104,26 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
       if (exported === "module.exports") continue
       const toolbelt = isToolbeltTool(value)
       if (!toolbelt && !isToolDefinition(value)) continue
-      const name = exported === "default" ? base : `${base}_${exported}`
+      const name = toolName(base, exported, value)
       tools++
       try {
         assertToolName(name)
         if (isInfo(value)) await probe(name, value)
         const tool = toolbelt ? value : fromPlugin(name, value, { directory, worktree })
+        const alias = name === base || exported !== "default" ? undefined : base
+        const held = winners.get(name)
+        if (held && configDir(held.file) === configDir(file)) {
+          clashes.push({ file, name, alias, holder: held.file })
+          continue
+        }
         winners.delete(name)
-        winners.set(name, { file, tool })
+        winners.set(name, { file, tool, alias })
       } catch (error) {
         errors.push({
           file,
           error: `export ${JSON.stringify(exported)}: ${(error as Error).message}`,
-          tools: [name],
+          // A define id's tool is looked for by its file's name too.
+          tools: exported === "default" && name !== base ? [name, base] : [name],
         })
       }
     }
@@ -116,27 +131,68 @@ export async function installCustomTools(options: CustomToolsOptions): Promise<C
       errors.push({ file, error: notATool(module.default), tools: [base] })
     }
   }
+  // A tool that lost its name is listed under "Not offered" by its file's name, unless a tool has that
+  // name (it would then read as not offered itself): by its file then.
+  for (const { file, name, alias, holder } of clashes) {
+    const shown = alias !== undefined && !winners.has(alias) ? alias : `custom:${label(file, worktree)}`
+    errors.push({
+      file,
+      error: `defines the tool "${name}", which ${label(holder, worktree)} already defines (the first file in name order keeps it); give one of them another id in Tool.define`,
+      tools: [shown],
+    })
+  }
 
-  // 5. Register file by file.
-  const byFile = new Map<string, Record<string, Registrable>>()
-  for (const [name, { file, tool }] of winners) {
-    const record = byFile.get(file) ?? {}
-    record[name] = tool
+  // 5. Register file by file; a define id's file name is an alias (callable, not listed).
+  const byFile = new Map<string, { tools: Record<string, Registrable>; aliases: Record<string, string> }>()
+  for (const [name, { file, tool, alias }] of winners) {
+    const record = byFile.get(file) ?? { tools: {}, aliases: {} }
+    record.tools[name] = tool
+    if (alias !== undefined && !winners.has(alias)) record.aliases[alias] = name
     byFile.set(file, record)
   }
   const handles: Handle[] = []
-  const loaded: { name: string; file: string }[] = []
-  for (const [file, record] of byFile) {
+  const loaded: { name: string; file: string; alias?: string }[] = []
+  for (const [file, { tools, aliases }] of byFile) {
     try {
       handles.push(
-        registry.register(record, { placement: "project", source: `custom:${label(file, worktree)}` }),
+        registry.register(tools, {
+          placement: "project",
+          source: `custom:${label(file, worktree)}`,
+          aliases,
+        }),
       )
-      for (const name of Object.keys(record)) loaded.push({ name, file })
+      const aliasOf = new Map(Object.entries(aliases).map(([alias, name]) => [name, alias]))
+      for (const name of Object.keys(tools)) {
+        const alias = aliasOf.get(name)
+        loaded.push({ name, file, ...(alias ? { alias } : {}) })
+      }
     } catch (error) {
-      errors.push({ file, error: (error as Error).message, tools: Object.keys(record) })
+      errors.push({ file, error: (error as Error).message, tools: Object.keys(tools) })
     }
   }
   return { handles, errors, loaded }
+}
+
+/** A tool as named, with the file it came from and the file's name when the tool is named otherwise. */
+interface Named {
+  readonly file: string
+  readonly tool: Registrable
+  readonly alias: string | undefined
+}
+
+/**
+ * A tool's name: a default export made with `Tool.define(id, ...)` is named by its id (the name the
+ * spec's user calls it by); another default export (opencode's `tool()`) by its file; an export `x`
+ * is `<file>_x`.
+ */
+function toolName(base: string, exported: string, value: unknown): string {
+  if (exported !== "default") return `${base}_${exported}`
+  return isInfo(value) ? value.id : base
+}
+
+/** The config directory a tool file belongs to (`<dir>` of `<dir>/tool/x.ts`): the level that wins. */
+function configDir(file: string): string {
+  return dirname(dirname(file))
 }
 
 /**

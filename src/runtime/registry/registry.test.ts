@@ -157,4 +157,21 @@ describe("tools()", () => {
     expect(registry.repairName("EDIT")).toBeUndefined() // ambiguous
     expect(registry.repairName("write")).toBeUndefined()
   })
+
+  it("resolves an alias to its tool without listing it; a registered name wins, and closing removes it", () => {
+    const registry = new Registry()
+    const handle = registry.register(
+      { my_custom_tool: named("m"), other: named("o") },
+      { aliases: { my_tool: "my_custom_tool", other_alias: "missing", other_tool: "other" } },
+    )
+    expect(registry.ids()).toEqual(["my_custom_tool", "other"])
+    expect(registry.repairName("my_tool")).toBe("my_custom_tool")
+    expect(registry.repairName("other_alias")).toBeUndefined() // names no tool of its registration
+    // Only among the names given (a turn's): an alias of a tool not offered there is no repair.
+    expect(registry.repairName("my_tool", ["other"])).toBeUndefined()
+    registry.register({ other_tool: named("t") })
+    expect(registry.ids()).toContain("other_tool")
+    handle.close()
+    expect(registry.repairName("my_tool")).toBeUndefined()
+  })
 })

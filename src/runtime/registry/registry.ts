@@ -83,12 +83,19 @@ export class Registry {
     this.#agentInfo = options.agentInfo
   }
 
+  /**
+   * `aliases` (alias → a name of `tools`): other names callers may use, never listed; a registered name
+   * wins over an alias (a tool file's name when its `Tool.define` id names the tool).
+   */
   register(
     tools: Readonly<Record<string, Registrable>>,
-    options: { placement?: Placement; source?: string } = {},
+    options: { placement?: Placement; source?: string; aliases?: Readonly<Record<string, string>> } = {},
   ): Handle {
     const set = options.placement === "process" ? this.process : this.project
-    return set.register(tools, options.source === undefined ? {} : { source: options.source })
+    return set.register(tools, {
+      ...(options.source === undefined ? {} : { source: options.source }),
+      ...(options.aliases ? { aliases: options.aliases } : {}),
+    })
   }
 
   /** The effective registration of a name, if any. */
@@ -103,11 +110,17 @@ export class Registry {
     )
   }
 
-  /** A registered name equal to `name` but for case, when exactly one exists (`Read` → `read`). */
+  /**
+   * A registered name for `name` when it is not one: the one equal to it but for case, when exactly one
+   * exists (`Read` → `read`), else the name it is an alias of (`my_tool` → `my_custom_tool`).
+   */
   repairName(name: string, among: Iterable<string> = this.ids()): string | undefined {
     const lower = name.toLowerCase()
-    const found = [...among].filter((candidate) => candidate.toLowerCase() === lower)
-    return found.length === 1 ? found[0] : undefined
+    const names = [...among]
+    const found = names.filter((candidate) => candidate.toLowerCase() === lower)
+    if (found.length === 1) return found[0]
+    const target = this.project.aliasOf(name) ?? this.process.aliasOf(name)
+    return target !== undefined && names.includes(target) ? target : undefined
   }
 
   /** The executable tool of a registration for an agent (v1 tools are initialised here). */

@@ -27,6 +27,8 @@ export interface Handle {
 
 interface Contribution {
   readonly entries: ReadonlyMap<string, Entry>
+  /** Other names a caller may use for a tool of this registration: alias → name. Never listed. */
+  readonly aliases: ReadonlyMap<string, string>
   active: boolean
 }
 
@@ -43,7 +45,10 @@ export class ToolSet {
     this.placement = placement
   }
 
-  register(tools: Readonly<Record<string, Registrable>>, options: { source?: string } = {}): Handle {
+  register(
+    tools: Readonly<Record<string, Registrable>>,
+    options: { source?: string; aliases?: Readonly<Record<string, string>> } = {},
+  ): Handle {
     const source = options.source ?? "app"
     const entries = new Map<string, Entry>()
     // Copied now: the caller changing its record later changes nothing here.
@@ -57,7 +62,8 @@ export class ToolSet {
       const identity = Symbol(`${source}:${name}`)
       entries.set(name, Object.freeze({ identity, name, value, source, placement: this.placement }))
     }
-    const contribution: Contribution = { entries, active: true }
+    const aliases = new Map(Object.entries(options.aliases ?? {}).filter(([, name]) => entries.has(name)))
+    const contribution: Contribution = { entries, aliases, active: true }
     this.#contributions.push(contribution)
     this.#changed()
     const close = () => {
@@ -74,6 +80,15 @@ export class ToolSet {
     for (let i = this.#contributions.length - 1; i >= 0; i--) {
       const entry = this.#contributions[i]!.entries.get(name)
       if (entry) return entry
+    }
+    return undefined
+  }
+
+  /** The name an alias stands for, in the latest active registration that has it. */
+  aliasOf(alias: string): string | undefined {
+    for (let i = this.#contributions.length - 1; i >= 0; i--) {
+      const name = this.#contributions[i]!.aliases.get(alias)
+      if (name !== undefined) return name
     }
     return undefined
   }
