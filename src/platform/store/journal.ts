@@ -344,6 +344,8 @@ export class Journal {
       const message = `journal.${kind}() takes a ${accepted.join(" or ")} part; call ${part.callID} is ${part.state.status}`
       return Promise.reject(new TypeError(message))
     }
+    // A new call is stamped with this owner: its lease must be held (owners.ts).
+    if (kind === "requested" || kind === "started") this.#owners.ensureLease()
     return this.#group.run(() => {
       const now = this.#now()
       const key = `${part.sessionID}\u0000${part.callID}`
@@ -369,6 +371,7 @@ export class Journal {
       if (kind === "started" && stored?.state.status === "running") {
         throw new IllegalTransitionError(stored, "running")
       }
+      if (!stored) this.#owners.reclaim()
       // advance() keeps the stored identity (id, messageID, tool) and refuses a backward move.
       const next = stored ? advance(stored, part.state) : part
       this.#rows.write(next, stored, this.#owners.id, now)

@@ -42,6 +42,8 @@ export class Owners {
   readonly #delete: Statement
   readonly #insert: Statement
   readonly #beat: Statement
+  /** PostgreSQL: takes the lease again if the fleet removed it, inside a new call's write (`reclaim()`). */
+  readonly #reclaim: Statement | undefined
   readonly #expired: Statement
   readonly #take: Statement
   readonly #clock: Statement | undefined
@@ -50,6 +52,10 @@ export class Owners {
   #lastBeat: number | undefined = performance.now()
   #steadySince = performance.now()
   #lapses = 0
+  /** The `time_started` of this owner's row as last registered: a row taken again by `reclaim()` differs. */
+  #registered = 0
+  /** Until when (monotonic ms) the lease is certainly held: no sweep can have removed the row before. */
+  #heldUntil = performance.now() + LEASE_MS - HEARTBEAT_MS
 
   constructor(db: Database, now: () => number = Date.now) {
     this.#db = db
@@ -60,14 +66,18 @@ export class Owners {
     this.#insert = db.prepare(
       "INSERT INTO owner (id, pid, host, start, time_started, heartbeat) VALUES (?, ?, ?, ?, ?, ?)",
     )
-    this.#beat = db.prepare("UPDATE owner SET heartbeat = ? WHERE id = ?")
+    this.#beat = db.prepare("UPDATE owner SET heartbeat = ? WHERE id = ? RETURNING time_started")
     this.#expired = db.prepare(
       "SELECT id FROM owner WHERE id <> ? AND COALESCE(heartbeat, time_started) < ? ORDER BY id",
     )
     this.#take = db.prepare("DELETE FROM owner WHERE id = ? AND COALESCE(heartbeat, time_started) < ?")
-    this.#clock =
+    const clock = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+    this.#clock = db.engine === "postgres" ? db.prepare(`SELECT ${clock} AS now`) : undefined
+    this.#reclaim =
       db.engine === "postgres"
-        ? db.prepare("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now")
+        ? db.prepare(
+            `INSERT INTO owner (id, pid, host, start, time_started, heartbeat) VALUES (?, ?, ?, ?, ${clock}, ${clock}) ON CONFLICT (id) DO NOTHING`,
+          )
         : undefined
     this.#register()
     live.add(this.id)
@@ -87,11 +97,20 @@ export class Owners {
    * next beat: the lease lasts four of them.
    */
   beat(): void {
+    const started = performance.now()
     try {
-      if (this.#beat.run(this.#time(), this.id).changes === 0) {
+      const row = this.#beat.get<{ time_started: number | string }>(this.#time(), this.id)
+      if (!row) {
         this.#lapses++
         this.#register()
+      } else if (Number(row.time_started) !== this.#registered) {
+        // Removed, and taken again by a new call's write (`reclaim()`) before this beat: a lapse too.
+        this.#lapses++
+        this.#registered = Number(row.time_started)
       }
+      // The heartbeat written is the database's time after `started`: the row is safe for a lease from
+      // it (less a beat, for the clocks' rates and the time the beat took).
+      this.#heldUntil = started + LEASE_MS - HEARTBEAT_MS
     } catch {
       // Reconnecting, or closed: the next beat tries again (and a closed store stops beating).
       this.#lastBeat = undefined
@@ -100,6 +119,26 @@ export class Owners {
     const now = performance.now()
     if (this.#lastBeat === undefined || now - this.#lastBeat > 2 * HEARTBEAT_MS) this.#steadySince = now
     this.#lastBeat = now
+  }
+
+  /**
+   * Before a new call is recorded: when this owner's beats have not reached the database for so long
+   * that the fleet may have swept it (a stalled process, a cut-off network), beat now, taking a new
+   * lease if the row is gone, so the call is not stamped with an owner that has no row (a store opening
+   * meanwhile would close it as interrupted). Costs nothing while the beats come on time.
+   */
+  ensureLease(): void {
+    if (this.#reclaim && performance.now() > this.#heldUntil) this.beat()
+  }
+
+  /**
+   * Inside a new call's first write (PostgreSQL): puts this owner's row back if the fleet removed it
+   * although the beats came on time (the sweeper judged by a heartbeat it saw old), in the same
+   * transaction as the call, so the call is never committed without its owner's row. The statement's
+   * answer is not read: it rides with the write (postgres/held.ts). The next beat counts the lapse.
+   */
+  reclaim(): void {
+    this.#reclaim?.run(this.id, process.pid, hostname(), currentProcess().start)
   }
 
   /** How many times this owner found its lease taken by the fleet (see `beat()`). */
@@ -185,5 +224,6 @@ export class Owners {
   #register(): void {
     const now = this.#time()
     this.#insert.run(this.id, process.pid, hostname(), currentProcess().start, now, now)
+    this.#registered = now
   }
 }
