@@ -218,6 +218,8 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     expect(await read.locator(".tokens").textContent()).toBe(`${tokens.toLocaleString("en")} tokens`)
     await read.locator("summary").first().click()
     await read.getByLabel(/^filePath/).fill("hello.txt")
+    // A number field too; and a third identical read in the session would be asked about as a loop.
+    await read.getByLabel(/^offset/).fill("1")
     await read.getByLabel("Session").selectOption({ label: "A turn" })
     await read.getByRole("button", { name: "Call read" }).click()
     const result = read.locator(".try-result")
