@@ -11,8 +11,10 @@ import {
   type ConfigFile,
   type ConfigLayers,
   loadConfigLayers,
+  readConfigFile,
 } from "../runtime/config/config.ts"
 import { unknownKeys } from "../runtime/config/keys.ts"
+import { opencodeFilesIn, opencodeUserFiles } from "../runtime/config/other-agents.ts"
 import { assessProjectTrust, configFor, type ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { findWorktree } from "./worktree.ts"
@@ -86,7 +88,9 @@ export async function openProject(options: {
     env,
     directory,
     worktree,
-    config: configFor(layers, trust),
+    config: options.config
+      ? configFor(layers, trust)
+      : await withOpencodeBatch(configFor(layers, trust), env, directory, trust),
     configGiven: options.config !== undefined,
     layers,
     trust,
@@ -94,6 +98,29 @@ export async function openProject(options: {
     store,
     configWarnings,
   }
+}
+
+/**
+ * opencode's `experimental.batch_tool` (the spec's flag) turns batch on or off when toolbelt's own files
+ * say nothing of `batch`: from the user's opencode config, and from the project's once it is trusted (an
+ * untrusted project's is listed among what it would change). A file that cannot be read is said
+ * elsewhere (the permission policy reads the same files); here it is passed over.
+ */
+async function withOpencodeBatch(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  directory: string,
+  trust: Pick<ProjectTrust, "trusted">,
+): Promise<Config> {
+  if (config.batch !== undefined) return config
+  const files = [...opencodeUserFiles(env), ...(trust.trusted ? opencodeFilesIn(directory, "project") : [])]
+  let batch: boolean | undefined
+  for (const file of files) {
+    const value = await readConfigFile(file).catch(() => undefined)
+    const flag = (value?.experimental as Record<string, unknown> | undefined)?.batch_tool
+    if (typeof flag === "boolean") batch = flag
+  }
+  return batch === undefined ? config : { ...config, batch }
 }
 
 const log = logger("config")

@@ -111,6 +111,22 @@ describe("experimental.batch_tool and unknown keys", { timeout: 120_000 }, () =>
     expect(toolNames(result.stdout)).toContain("batch")
   })
 
+  it("opencode's own config says it too: the user's always, a project's once trusted (listed until then)", async () => {
+    await put(join(project, "opencode.json"), JSON.stringify({ experimental: { batch_tool: true } }))
+    const untrusted = cli(["tools"])
+    expect(untrusted.stdout).toMatch(/^batch +batch is off/m)
+    expect(untrusted.stdout).toContain(`opencode's "experimental.batch_tool" offers batch`)
+    expect(toolNames(runCli(["tools", "--json", "--trust"], { cwd: project, home }).stdout)).toContain(
+      "batch",
+    )
+    await rm(join(project, "opencode.json"))
+    await put(
+      join(home, ".config", "opencode", "opencode.json"),
+      JSON.stringify({ experimental: { batch_tool: true } }),
+    )
+    expect(toolNames(cli(["tools", "--json"]).stdout)).toContain("batch")
+  })
+
   it("a file's own batch wins over its alias", async () => {
     await put(userConfig(), JSON.stringify({ experimental: { batch_tool: true }, batch: false }))
     expect(toolNames(cli(["tools", "--json"]).stdout)).not.toContain("batch")

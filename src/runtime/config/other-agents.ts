@@ -8,8 +8,11 @@ import { globalDirs } from "./search-dirs.ts"
 /** opencode's JSON config files, in a directory that has them. */
 const JSON_NAMES = ["opencode.json", "opencode.jsonc"] as const
 
-/** The keys of another agent's config that toolbelt reads (`permission/config.ts`). */
-export const OTHER_AGENT_KEYS: readonly string[] = ["permission", "agent"]
+/**
+ * The keys of another agent's config that toolbelt reads: its rules and agents (`permission/config.ts`),
+ * and of `experimental` the spec's `batch_tool` (`compose/open-project.ts`).
+ */
+export const OTHER_AGENT_KEYS: readonly string[] = ["permission", "agent", "experimental"]
 
 /**
  * The user's opencode config files, lowest precedence first: in `~/.config/opencode/` and

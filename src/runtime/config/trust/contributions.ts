@@ -82,13 +82,18 @@ export async function findContributions(options: {
   // 1. Config files.
   for (const config of layers.projectFiles) configContributions(config, directory, add)
 
-  // 2. opencode's config, when its rules are applied.
+  // 2. opencode's config: its rules that allow, when they are applied; its `experimental.batch_tool`.
   const sources = [layers.user.permission_sources, layers.project.permission_sources].flat()
-  if (sources.includes("opencode")) {
-    for (const file of opencodeFilesIn(directory, "project")) {
-      const value = await readConfigFile(file)
-      if (value) rulesContributions(value, file, "", add)
-    }
+  for (const file of opencodeFilesIn(directory, "project")) {
+    const value = await readConfigFile(file).catch(() => undefined)
+    if (!value) continue
+    if (sources.includes("opencode")) rulesContributions(value, file, "", add)
+    if ((value.experimental as Record<string, unknown> | undefined)?.batch_tool === true)
+      add({
+        kind: "config-key",
+        file,
+        detail: `opencode's "experimental.batch_tool" offers batch  (${shown(file)})`,
+      })
   }
 
   // 3. Agent files.
