@@ -16,7 +16,6 @@
 // 5. Every subscriber must see every call finish exactly once; the bench fails otherwise.
 // Run: npm run bench -- fleet   (SESSIONS=24 CALLS=50 by default; INSTANCES=1,2,3)
 
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
@@ -24,6 +23,7 @@ import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { type PostgresServer, startPostgres } from "../test/fixtures/postgres.ts"
+import { type Serve, spawnServe } from "./lib/serve-process.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
@@ -299,18 +299,8 @@ function ticks(pid: number): number {
   return Number(fields[11]) + Number(fields[12])
 }
 
-interface Serve {
-  readonly url: string
-  readonly pid: number
-  stop(): Promise<void>
-}
-
 /** `toolbelt serve --port 0` on `store` (SQLite in its data dir when undefined), once it printed its address. */
-async function startServe(
-  dir: string,
-  env: Record<string, string>,
-  store: string | undefined,
-): Promise<Serve> {
+function startServe(dir: string, env: Record<string, string>, store: string | undefined): Promise<Serve> {
   const args = [
     BIN,
     "serve",
@@ -322,29 +312,7 @@ async function startServe(
     TOKEN,
     ...(store ? ["--store", store] : []),
   ]
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  })
-  let stderr = ""
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /API\s+(http:\/\/\S+)\/api/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.once("exit", (code) => reject(new Error(`toolbelt serve exited (${code}): ${stderr}`)))
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  return {
-    url,
-    pid: child.pid!,
-    async stop() {
-      child.kill("SIGTERM")
-      await exited
-    },
-  }
+  return spawnServe(process.execPath, args, dir, env)
 }
 
 function percentile(sorted: readonly number[], p: number): number {

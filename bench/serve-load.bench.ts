@@ -16,13 +16,13 @@
 // Run: node bench/serve-load.bench.ts   (SESSIONS=10 CALLS=10 for a quick look; LINES=1000 for 45 KB
 // outputs, which fill the server's event log to its byte budget)
 
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { type Serve, spawnServe } from "./lib/serve-process.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
@@ -193,38 +193,10 @@ async function subscribe(url: string): Promise<Subscriber> {
   return subscriber
 }
 
-interface Serve {
-  readonly url: string
-  readonly pid: number
-  stop(): Promise<void>
-}
-
 /** `toolbelt serve --port 0`, once it printed its address. */
-async function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
+function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
   // Started as a program, as users start it: the launcher's shell lines pick the Node and serve's V8 flags.
-  const child: ChildProcess = spawn(BIN, ["serve", "--cwd", dir, "--port", "0", "--token", TOKEN], {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-  })
-  let stderr = ""
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /API\s+(http:\/\/\S+)\/api/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.once("exit", (code) => reject(new Error(`toolbelt serve exited (${code}): ${stderr}`)))
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  return {
-    url,
-    pid: child.pid!,
-    async stop() {
-      child.kill("SIGTERM")
-      await exited
-    },
-  }
+  return spawnServe(BIN, ["serve", "--cwd", dir, "--port", "0", "--token", TOKEN], dir, env)
 }
 
 /** One reading of a process's resident memory, in KiB: all of it, anonymous, file pages. */
