@@ -47,6 +47,7 @@ describe("what the model is offered", () => {
     expect(tb.pluginErrors).toEqual([
       {
         spec: join(project, ".toolbelt", "skills", "broken", "SKILL.md"),
+        kind: "skill",
         error: expect.stringContaining('name "not-broken" does not match its folder "broken"'),
       },
     ])
