@@ -204,7 +204,9 @@ async function probe(name: string, info: { init(ctx?: object): Promise<unknown> 
   try {
     def = await info.init({ agent: { name: "build" } })
   } catch (error) {
-    if (error instanceof DefinitionError) throw error
+    // By name, not class: from the build, a tool file's `Tool.define` is the plugin module's own copy,
+    // whose DefinitionError is another class than this bundle's.
+    if (error instanceof DefinitionError || (error as Error)?.name === "DefinitionError") throw error
     throw new Error(`Tool.define's init threw: ${(error as Error).message.split("\n")[0]}`)
   }
   checkDef(name, def)
