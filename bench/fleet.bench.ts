@@ -24,6 +24,7 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { type PostgresServer, startPostgres } from "../test/fixtures/postgres.ts"
 import { type Serve, spawnServe } from "./lib/serve-process.ts"
+import { readFrames } from "./lib/sse-frames.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
@@ -244,19 +245,7 @@ async function subscribe(url: string): Promise<Subscriber> {
     seen.push(performance.now())
     subscriber.completed.set(part.callID, seen)
   }
-  void (async () => {
-    const decoder = new TextDecoder()
-    let buffer = ""
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true })
-      let end = buffer.indexOf("\n\n")
-      while (end >= 0) {
-        onFrame(buffer.slice(0, end))
-        buffer = buffer.slice(end + 2)
-        end = buffer.indexOf("\n\n")
-      }
-    }
-  })().catch(() => {})
+  readFrames(response.body, onFrame)
   return subscriber
 }
 
