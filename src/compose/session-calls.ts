@@ -78,8 +78,8 @@ export function sessionCalls({
   const flights = new CallsInFlight()
   const journal = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
   const record: PartSink = Object.assign(
-    (part: Parameters<PartSink>[0]) =>
-      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID))),
+    (part: Parameters<PartSink>[0], step?: Parameters<PartSink>[1]) =>
+      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID)), step),
     { ordered: journal.ordered },
   )
   const announce = announceRecorded({ bus, ...(parts ? { also: parts } : {}) })

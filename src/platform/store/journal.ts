@@ -22,7 +22,15 @@ export interface JournalEntry {
   readonly time: number
 }
 
-/** What start-up recovery found: calls it closed as interrupted, and asks still waiting for a reply. */
+/**
+ * How a step is committed. `defer`: the step needs no commit of its own (nothing waits on it before
+ * acting): it rides with the next batch anyone flushes, the call's own next step usually, or commits
+ * on its own within `DEFER_MS` (group-commit.ts). Its promise still resolves only once it committed.
+ */
+export interface StepOptions {
+  readonly defer?: boolean
+}
+
 /** What a fleet sweep did: the calls it closed, the asks and questions it withdrew. */
 export interface Swept {
   readonly interrupted: ToolPart[]
@@ -30,6 +38,7 @@ export interface Swept {
   readonly questions: { readonly id: string; readonly sessionID: string }[]
 }
 
+/** What start-up recovery found: calls it closed as interrupted, and asks still waiting for a reply. */
 export interface Recovery {
   readonly interrupted: ToolPart[]
   readonly pendingAsks: PermissionAsked[]
@@ -60,7 +69,8 @@ interface EntryRow {
  * Steps are group-committed (group-commit.ts): a step's promise resolves once the transaction
  * holding it has committed, with the connection's durability (by default `synchronous=NORMAL`: the
  * step survives a SIGKILL or crash of the process; see `Synchronous` in sqlite.ts). Await `started()`
- * before running the side effect and `finished()` before handing the result on. Steps issued in the
+ * before running the side effect and `finished()` before handing the result on; a step nothing waits
+ * on (a call's request, a read-only call's start) may be `defer`red to ride with the next. Steps issued in the
  * same turn of the event loop (calls running in parallel) share one commit; the steps of one call
  * must be awaited in order.
  *
@@ -144,18 +154,18 @@ export class Journal {
   }
 
   /** The model asked for a call (a `pending` part). */
-  requested(part: ToolPart): Promise<ToolPart> {
-    return this.#move("requested", part, ["pending"])
+  requested(part: ToolPart, options?: StepOptions): Promise<ToolPart> {
+    return this.#move("requested", part, ["pending"], options)
   }
 
   /** The call starts executing (a `running` part). Journal this before the side effect begins. */
-  started(part: ToolPart): Promise<ToolPart> {
-    return this.#move("started", part, ["running"])
+  started(part: ToolPart, options?: StepOptions): Promise<ToolPart> {
+    return this.#move("started", part, ["running"], options)
   }
 
   /** Live progress of a running call (title, metadata such as partial output): overwrites the part. */
-  progress(part: ToolPart): Promise<ToolPart> {
-    return this.#move("progress", part, ["running"])
+  progress(part: ToolPart, options?: StepOptions): Promise<ToolPart> {
+    return this.#move("progress", part, ["running"], options)
   }
 
   /**
@@ -339,14 +349,20 @@ export class Journal {
     })
   }
 
-  #move(kind: JournalKind, part: ToolPart, accepted: readonly ToolState["status"][]): Promise<ToolPart> {
+  #move(
+    kind: JournalKind,
+    part: ToolPart,
+    accepted: readonly ToolState["status"][],
+    options: StepOptions = {},
+  ): Promise<ToolPart> {
     if (!accepted.includes(part.state.status)) {
       const message = `journal.${kind}() takes a ${accepted.join(" or ")} part; call ${part.callID} is ${part.state.status}`
       return Promise.reject(new TypeError(message))
     }
     // A new call is stamped with this owner: its lease must be held (owners.ts).
     if (kind === "requested" || kind === "started") this.#owners.ensureLease()
-    return this.#group.run(() => {
+    const queue = options.defer ? this.#group.defer.bind(this.#group) : this.#group.run.bind(this.#group)
+    return queue(() => {
       const now = this.#now()
       const key = `${part.sessionID}\u0000${part.callID}`
       const written = this.#written.get(key)

@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import type { ToolPart } from "../../platform/store/part.ts"
@@ -104,6 +106,64 @@ describe("the journal as a call's sink", () => {
     for (const step of published) expect(step.journaled).toContain(KIND[step.status as keyof typeof KIND])
   })
 
+  it("has a read-only call requested, started and finished in one commit, on disk before it returns", async () => {
+    registry.register({
+      look: Tool.make({
+        description: "l",
+        input: z.object({}),
+        annotations: { readOnly: true },
+        execute: () => "seen",
+      }),
+    })
+    const events: string[] = []
+    bus.subscribe("message.part.updated", (event) => {
+      events.push(event.properties.part.state.status)
+    })
+    const call = request("look")
+    const before = store.journal.commits
+    const result = await settle(call, deps())
+    expect(result).toMatchObject({ status: "completed", output: "seen" })
+    expect(store.journal.commits - before).toBe(1)
+    // Another connection sees the whole record the moment settle resolved.
+    const peer = openStore({ path: store.path })
+    try {
+      expect(peer.parts.get(call.sessionID, call.callID)?.state.status).toBe("completed")
+      expect(peer.journal.entries(call.sessionID, call.callID).map((entry) => entry.kind)).toEqual([
+        "requested",
+        "started",
+        "finished",
+      ])
+    } finally {
+      peer.close()
+    }
+    await bus.idle()
+    expect(events).toEqual(["pending", "running", "completed"])
+  })
+
+  it("has a read-only call that is still running on disk as running, without a commit of its own asked for", async () => {
+    const { promise: released, resolve: release } = Promise.withResolvers<string>()
+    registry.register({
+      wait: Tool.make({
+        description: "w",
+        input: z.object({}),
+        annotations: { readOnly: true },
+        execute: () => released,
+      }),
+    })
+    const call = request("wait")
+    const settling = settle(call, deps())
+    // The deferred steps commit on their own shortly (DEFER_MS) when nothing else commits.
+    const peer = openStore({ path: store.path })
+    try {
+      while (peer.parts.get(call.sessionID, call.callID)?.state.status !== "running")
+        await new Promise((resolve) => setTimeout(resolve, 5))
+    } finally {
+      peer.close()
+    }
+    release("done")
+    await expect(settling).resolves.toMatchObject({ status: "completed", output: "done" })
+  })
+
   it("publishes on the bus what it journaled", async () => {
     const events: string[] = []
     const finished = new Promise<void>((resolve) =>
@@ -116,6 +176,73 @@ describe("the journal as a call's sink", () => {
     await settle(request("touch"), deps())
     await finished
     expect(events).toEqual(["pending", "running", "completed"])
+  })
+})
+
+describe("a kill -9 during a read-only call (a real process)", () => {
+  const caller = join(import.meta.dirname, "fixtures", "read-only-caller.ts")
+
+  /** Runs the caller until `hang` started, then until `until` holds, kills it; the store's recovery. */
+  async function killWhileHanging(until: () => Promise<void>) {
+    store.close()
+    const path = join(dir, "killed.db")
+    const child = spawn(process.execPath, [caller, path], { stdio: ["ignore", "pipe", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_, signal) => resolve(signal)),
+    )
+    const lines: string[] = []
+    for await (const line of createInterface({ input: child.stdout })) {
+      lines.push(line)
+      if (line === "running call_hang") break
+    }
+    await until()
+    child.kill("SIGKILL")
+    const signal = await exited
+    if (signal !== "SIGKILL") throw new Error(`the caller exited on its own (${signal}): ${stderr}`)
+    expect(lines).toEqual(["settled call_look", "running call_hang"])
+    store = openStore({ path })
+    const recovered = store.journal.recover()
+    return { path, recovered }
+  }
+
+  it("leaves a call that had settled completed, and one whose start was on disk interrupted", async () => {
+    const { recovered } = await killWhileHanging(async () => {
+      const peer = openStore({ path: join(dir, "killed.db") })
+      try {
+        while (peer.parts.get("ses_kill", "call_hang")?.state.status !== "running")
+          await new Promise((resolve) => setTimeout(resolve, 5))
+      } finally {
+        peer.close()
+      }
+    })
+    expect(store.parts.get("ses_kill", "call_look")?.state).toMatchObject({
+      status: "completed",
+      output: "seen",
+    })
+    expect(recovered.interrupted.map((part) => part.callID)).toEqual(["call_hang"])
+    expect(store.parts.get("ses_kill", "call_hang")?.state).toMatchObject({
+      status: "error",
+      metadata: { interrupted: true },
+    })
+    expect(store.journal.entries("ses_kill", "call_hang").map((entry) => entry.kind)).toEqual([
+      "requested",
+      "started",
+      "interrupted",
+    ])
+  })
+
+  it("leaves a call killed as it started either unrecorded or interrupted, never finished", async () => {
+    const { recovered } = await killWhileHanging(async () => {})
+    expect(store.parts.get("ses_kill", "call_look")?.state.status).toBe("completed")
+    const hang = store.parts.get("ses_kill", "call_hang")
+    if (hang) {
+      expect(recovered.interrupted.map((part) => part.callID)).toEqual(["call_hang"])
+      expect(hang.state).toMatchObject({ status: "error", metadata: { interrupted: true } })
+    } else expect(store.journal.entries("ses_kill", "call_hang")).toEqual([])
   })
 })
 

@@ -3,16 +3,21 @@
 // The rules, in the order a call meets them:
 // 1. A call that already finished (same session and call id) is answered from its record and never
 //    runs again (`fromRecord`).
-// 2. `pending` (the call as requested, its input bounded for the journal) is queued at once but not
-//    awaited: the call's next step usually joins the same group commit, so a call costs one commit
-//    before its tool runs instead of two. A failed `pending` surfaces at the next step.
+// 2. `pending` (the call as requested, its input bounded for the journal) is handed over at once but
+//    rides (`PartStep.rides`): it needs no commit of its own and joins the call's next step's commit
+//    (or any other, within the group commit's DEFER_MS). A failed `pending` surfaces at the next step.
 // 3. `running` is durable before the tool runs: a crash from then on leaves a record that the next
-//    start closes as interrupted.
+//    start closes as interrupted. The exception (`startRides`): a tool that declares itself read-only
+//    has no side effect to write ahead of, so its start rides too, and a call costs one commit
+//    (requested, started and finished together) where it cost two. A kill -9 while such a call runs
+//    leaves, within DEFER_MS of its start, no record of it (what ran was a read: a client retrying
+//    it repeats no side effect), and later its `running` record, which the next start closes as
+//    interrupted; never a record that claims more than happened.
 // 4. Progress (`ctx.metadata`) is recorded in order but waited for by nobody.
 // 5. The final state is durable before `settle` resolves, so what the call stamped (a read) is too.
-// 6. The exception: a read-only call whose caller replies at once (`recordAfterReply`) waits for none
-//    of its steps (`trailsReply`); they still queue the moment they happen and commit together just
-//    after the reply. Running a read again is harmless, so a crash in that gap repeats no side effect.
+// 6. Another exception: a read-only call whose caller replies at once (`recordAfterReply`) waits for
+//    none of its steps (`trailsReply`); they still queue the moment they happen and commit together
+//    just after the reply. Running a read again is harmless, so a crash in that gap repeats no side effect.
 // 7. Every step is published on the bus only once it committed, in order (`journalSink`).
 
 import { storedInput, storedString } from "../../platform/store/input-bounds.ts"
@@ -25,7 +30,10 @@ import type { Bus } from "../bus/bus.ts"
 import type { MetadataUpdate } from "../tool/context.ts"
 import type { ToolInternals } from "../tool/internal.ts"
 import * as Message from "./messages.ts"
-import type { CallRequest, ErrorKind, PartSink, SettleDeps, Settlement } from "./types.ts"
+import type { CallRequest, ErrorKind, PartSink, PartStep, SettleDeps, Settlement } from "./types.ts"
+
+/** A state nobody waits for before acting: it may ride with the call's next commit (rules 2 and 3). */
+const RIDES: PartStep = { rides: true }
 
 /** How a call ends in error: what the model reads, why, and whether the turn stops. */
 export interface Failure {
@@ -43,6 +51,11 @@ export interface Completion {
   readonly metadata: Record<string, unknown>
   readonly attachments: FilePart[]
   readonly structured: unknown
+}
+
+/** Rule 3's exception: whether the call's start may ride with its next step instead of preceding the run. */
+export function startRides(tool: ToolInternals): boolean {
+  return tool.annotations.readOnly === true
 }
 
 /** Rule 6: whether the call's record may trail its reply instead of preceding it. */
@@ -87,6 +100,8 @@ export class PartRecorder {
   #writes: Promise<void> = Promise.resolve()
   /** Set by `trail()`: where a recording failure goes once nobody awaits it. */
   #trailing: ((error: unknown) => void) | undefined
+  /** Set by `rideStart()`: `running` is handed over but not waited for (rule 3's exception). */
+  #riding = false
   /** Told the final state as soon as the call settled (the loop guard's record). */
   #settled: ((state: ToolState) => void) | undefined
 
@@ -122,14 +137,23 @@ export class PartRecorder {
    * Rule 6: from now on the call waits for no recording: `running()` and the final state are handed
    * to the sink and the call goes on (an `ordered` sink, such as the journal, then commits them
    * together, after the result is out). A recording that fails goes to `report` (the result stands).
-   * The states are still queued the moment they happen, and the group commit flushes at the next turn
-   * of the event loop, so a call that is still running after one turn (any read that waits on I/O) is
-   * on disk as running, and a kill -9 from then on leaves a record that the next start closes as
-   * interrupted. Only a kill within that first turn can leave no record, and then what ran was a
-   * read: a client retrying it never repeats a side effect.
+   * The states are still queued the moment they happen: requested and started ride (rule 3's
+   * exception: only read-only calls trail), so a call still running DEFER_MS after its start is on disk
+   * as running, and a kill -9 from then on leaves a record that the next start closes as interrupted.
+   * Only a kill before then can leave no record, and then what ran was a read: a client retrying it
+   * never repeats a side effect.
    */
   trail(report: (error: unknown) => void): void {
     this.#trailing = report
+  }
+
+  /**
+   * Rule 3's exception: `running()` hands the state over to ride with the call's next step (or another
+   * commit within DEFER_MS) and does not wait for it; a failure to record it reaches the final state's
+   * write, which is still awaited (rule 5) unless the call also trails its reply (rule 6).
+   */
+  rideStart(): void {
+    this.#riding = true
   }
 
   /** Calls `listener` with the final state, the moment the call settles. */
@@ -139,18 +163,18 @@ export class PartRecorder {
 
   /** Rule 2. */
   pending(): Promise<void> {
-    return this.#emit()
+    return this.#emit(RIDES)
   }
 
   /** Rule 3. */
   running(): Promise<void> {
     this.#start = Date.now()
-    const written = this.#move({
-      status: "running",
-      input: this.#part.state.input,
-      time: { start: this.#start },
-    })
-    if (!this.#trailing) return written
+    const rides = this.#riding || this.#trailing !== undefined
+    const written = this.#move(
+      { status: "running", input: this.#part.state.input, time: { start: this.#start } },
+      rides ? RIDES : undefined,
+    )
+    if (!rides) return written
     // Its failure, if any, reaches the final state's write (they are chained) and is reported there.
     written.catch(() => {})
     return Promise.resolve()
@@ -241,12 +265,12 @@ export class PartRecorder {
     else await written
   }
 
-  #move(state: ToolState): Promise<void> {
+  #move(state: ToolState, step?: PartStep): Promise<void> {
     this.#part = advance(this.#part, state)
-    return this.#emit()
+    return this.#emit(step)
   }
 
-  #emit(): Promise<void> {
+  #emit(step?: PartStep): Promise<void> {
     if (!this.#sink) return Promise.resolve()
     const part = this.#part
     const sink = this.#sink
@@ -254,7 +278,7 @@ export class PartRecorder {
       // The sink queues in order itself; chaining only keeps every earlier state's failure in view.
       let written: Promise<void>
       try {
-        written = Promise.resolve(sink(part))
+        written = Promise.resolve(sink(part, step))
       } catch (error) {
         written = Promise.reject(error)
       }
@@ -262,7 +286,7 @@ export class PartRecorder {
       return this.#writes
     }
     // Serialised so the sink sees states in order even when it is async.
-    this.#writes = this.#writes.then(() => sink(part))
+    this.#writes = this.#writes.then(() => sink(part, step))
     return this.#writes
   }
 }
@@ -270,31 +294,34 @@ export class PartRecorder {
 /**
  * The journal as a part sink (rules 2, 3, 5 and 7 on the store's side): every step of a call
  * (requested, started, progress, finished) is written to the journal's queue at once and published
- * (bus, then `also`) once it has committed, in order. The `pending` step alone is not waited for; every
- * later step waits for all of its call's earlier steps as well, so `started` still resolves only once
- * the call's record is durable, and a failed `requested` surfaces there. A read-only call waits for
- * none of its steps (`PartRecorder.trail`): requested, started and finished usually share one commit,
- * made just after its result is returned.
+ * (bus, then `also`) once it has committed, in order. A step that rides (`PartStep.rides`) is queued
+ * deferred (`journal.requested(part, { defer: true })`): it commits with the next step queued without
+ * it. The `pending` step alone is not waited for; every later step waits for all of its call's earlier
+ * steps as well, so `started` still resolves only once the call's record is durable, and a failed
+ * `requested` surfaces there. A read-only call's requested, started and finished share one commit,
+ * made before its result is returned, or just after when it trails the reply (`PartRecorder.trail`).
  */
 export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also?: PartSink }): PartSink {
   const calls = new Map<string, { running: boolean; durable: Promise<unknown>; published: Promise<void> }>()
-  const write = (part: ToolPart, running: boolean): Promise<unknown> => {
+  const write = (part: ToolPart, running: boolean, step: PartStep | undefined): Promise<unknown> => {
     const { status } = part.state
-    if (status === "pending") return store.journal.requested(part)
-    if (status === "running") return running ? store.journal.progress(part) : store.journal.started(part)
+    const options = step?.rides ? { defer: true } : undefined
+    if (status === "pending") return store.journal.requested(part, options)
+    if (status === "running")
+      return running ? store.journal.progress(part, options) : store.journal.started(part, options)
     return store.journal.finished(part)
   }
   // Ordered: every step is queued in the journal's group commit the moment it is handed over.
-  const sink = (part: ToolPart) => {
+  const sink = (part: ToolPart, step?: PartStep) => {
     const call = calls.get(part.id) ?? {
       running: false,
       durable: Promise.resolve(),
       published: Promise.resolve(),
     }
-    const step = write(part, call.running)
+    const written = write(part, call.running, step)
     if (part.state.status === "running") call.running = true
-    call.durable = Promise.all([call.durable, step])
-    call.published = Promise.all([call.published, call.durable, step]).then(([, , recorded]) => {
+    call.durable = Promise.all([call.durable, written])
+    call.published = Promise.all([call.published, call.durable, written]).then(([, , recorded]) => {
       // What the journal recorded, where that is not this step: a call the fleet swept while it ran
       // stays interrupted there (its progress dropped, its result kept beside: journal.finished()).
       const stored = recorded as ToolPart | undefined

@@ -10,7 +10,7 @@ import { OutputStore } from "../output/store.ts"
 import { RulePermissions } from "../permission/simple.ts"
 import { Registry } from "../registry/registry.ts"
 import * as Tool from "../tool/index.ts"
-import { type CallRequest, type SettleDeps, settle } from "./settle.ts"
+import { type CallRequest, type PartStep, type SettleDeps, settle } from "./settle.ts"
 
 let dir: string
 let parts: ToolPart[]
@@ -546,10 +546,13 @@ describe("when the record is written", () => {
   /** An ordered sink whose writes (after `pending`) wait until `release()`, or fail with `fail()`. */
   function gatedSink() {
     const seen: string[] = []
+    /** The states handed over as riding (`PartStep.rides`): nobody waits for them. */
+    const riding: string[] = []
     const gates: { resolve: () => void; reject: (error: Error) => void }[] = []
     const sink = Object.assign(
-      (part: ToolPart) => {
+      (part: ToolPart, step?: PartStep) => {
         seen.push(part.state.status)
+        if (step?.rides) riding.push(part.state.status)
         if (part.state.status === "pending") return undefined
         return new Promise<void>((resolve, reject) => gates.push({ resolve, reject }))
       },
@@ -558,6 +561,7 @@ describe("when the record is written", () => {
     return {
       sink,
       seen,
+      riding,
       release: () => {
         for (const gate of gates.splice(0)) gate.resolve()
       },
@@ -589,17 +593,39 @@ describe("when the record is written", () => {
     })
 
   it("by default a call waits for its start and its result to be recorded", async () => {
-    register({ readOnly: true })
+    register({})
     const gated = gatedSink()
     const settling = settle(call("look", {}), { ...deps, parts: gated.sink })
     expect(await settlesSoon(settling)).toBe(false)
     expect(gated.seen).toEqual(["pending", "running"]) // the tool has not run: its start is not recorded
+    expect(gated.riding).toEqual(["pending"]) // the request rides with the start
     gated.release()
     await new Promise((resolve) => setImmediate(resolve))
     expect(gated.seen).toEqual(["pending", "running", "completed"])
     expect(await settlesSoon(settling)).toBe(false) // nor returned before its result is recorded
     gated.release()
     expect(await settling).toMatchObject({ status: "completed", output: "seen" })
+  })
+
+  it("a read-only call's start rides with its result, which is recorded before it returns", async () => {
+    register({ readOnly: true })
+    const gated = gatedSink()
+    const settling = settle(call("look", {}), { ...deps, parts: gated.sink })
+    expect(await settlesSoon(settling)).toBe(false)
+    // The tool ran without waiting for its start to be written: all three were handed over.
+    expect(gated.seen).toEqual(["pending", "running", "completed"])
+    expect(gated.riding).toEqual(["pending", "running"])
+    gated.release()
+    expect(await settling).toMatchObject({ status: "completed", output: "seen" })
+  })
+
+  it("a read-only call whose start could not be recorded fails when its result is recorded", async () => {
+    register({ readOnly: true })
+    const gated = gatedSink()
+    const settling = settle(call("look", {}), { ...deps, parts: gated.sink })
+    expect(await settlesSoon(settling)).toBe(false)
+    gated.fail(new Error("disk full"))
+    await expect(settling).rejects.toThrow("disk full")
   })
 
   it("a read-only call with recordAfterReply returns before its record is written", async () => {

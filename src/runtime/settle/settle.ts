@@ -22,11 +22,11 @@ import { completedAnswer, errorAnswer } from "./doom-loop.ts"
 import { inputRefusal } from "./input-refusal.ts"
 import { LoopCheck } from "./loop-check.ts"
 import * as Message from "./messages.ts"
-import { type Failure, fromRecord, PartRecorder, trailsReply } from "./record.ts"
+import { type Failure, fromRecord, PartRecorder, startRides, trailsReply } from "./record.ts"
 import type { CallRequest, ErrorKind, SettleDeps, Settlement } from "./types.ts"
 import { unknownKeys } from "./unknown-keys.ts"
 
-export type { CallRequest, ErrorKind, PartSink, SettleDeps, Settlement } from "./types.ts"
+export type { CallRequest, ErrorKind, PartSink, PartStep, SettleDeps, Settlement } from "./types.ts"
 
 class Interrupted {}
 
@@ -42,8 +42,10 @@ class Interrupted {}
  * 4. Resolve the registration advertised for the call's turn (unknown or stale: error, no run) and
  *    instantiate it for the agent (a throw: defect). The tool is captured here: registration changes
  *    from now on do not affect this call.
- * 5. Decide when the record must be on disk: a read-only call whose caller replies at once
- *    (`recordAfterReply`) lets its record trail the reply; any other call waits for it.
+ * 5. Decide when the record must be on disk: a read-only call's start rides with its result (one
+ *    commit; it has no side effect to record ahead of), and when its caller replies at once
+ *    (`recordAfterReply`) its record trails the reply; any other call is on disk as running before
+ *    its tool runs, and every call's result is on disk before it is returned.
  * 6. The `tool.execute.before` hooks may rewrite the arguments, deny, fail, or supply the result
  *    (then steps 7 to 11 and 13 are skipped: there is no run to judge).
  * 7. The loop guard, before: a call that changes things asks `doom_loop` when the session's recent
@@ -100,6 +102,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   const own = internals(tool)
 
   // 5. Durability.
+  if (startRides(own)) recorder.rideStart()
   if (trailsReply(request, own)) recorder.trail((error) => deps.onRecordError?.(error, recorder.part))
 
   // 6. Before hooks.

@@ -44,9 +44,18 @@ export interface CallRequest {
 /**
  * Receives every state of the call's tool part, in order; the promise says when the state is recorded.
  * A sink marked `ordered` keeps the order of what it is handed by itself (a queue), so it is handed
- * each state at once; any other sink gets a state only after its previous one resolved.
+ * each state at once; any other sink gets a state only after its previous one resolved. `step.rides`:
+ * nobody waits for this state before acting (a call's request; a read-only call's start), so a sink
+ * that commits (the journal) may let it ride with the call's next state instead of committing it alone.
  */
-export type PartSink = ((part: ToolPart) => void | Promise<void>) & { readonly ordered?: boolean }
+export type PartSink = ((part: ToolPart, step?: PartStep) => void | Promise<void>) & {
+  readonly ordered?: boolean
+}
+
+/** How a state is handed to a `PartSink`. */
+export interface PartStep {
+  readonly rides?: boolean
+}
 
 export interface SettleDeps {
   readonly registry: Registry
