@@ -22,11 +22,14 @@
 //    started (dist/build-stamp.json). A developer editing src/ never runs a stale build.
 // 2. Otherwise the TypeScript sources (src/surfaces/cli/bin.ts), type-stripped by Node at every start (slower).
 // TOOLBELT_RUN=build or TOOLBELT_RUN=source forces one of them (benchmarks, debugging).
-import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import * as nodeModule from "node:module"
-import { dirname, join, sep } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+// Built-ins are read with process.getBuiltinModule where this Node has it (20.16+, 22.3+): an ESM import
+// of node:fs builds its facade, which loads fs's streams, and node:child_process (only a hand-over needs
+// it) costs a tenth of a start on its own. Any older Node imports them.
+const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
+const { existsSync, readdirSync, readFileSync, statSync } = await builtin("node:fs")
+const nodeModule = await builtin("node:module")
+const { dirname, join, sep } = await builtin("node:path")
+const { fileURLToPath, pathToFileURL } = await builtin("node:url")
 
 // Node prints an ExperimentalWarning when toolbelt first uses a feature Node still calls experimental
 // (node:sqlite on Node 22, type stripping before it was stable), on every command: noise about a choice
@@ -135,6 +138,7 @@ if (canRun) {
     process.stderr.write(`${whichNode()}\n`)
     process.exit(2)
   }
+  const { spawn } = await builtin("node:child_process")
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, [PARENT_ENV]: String(process.pid) },

@@ -8,25 +8,23 @@
 //    computed from the bundle's location (the bundle files sit in dist/ itself). Tool descriptions,
 //    worker files, package.json and the plugin helper are then found where the unbundled module would
 //    find them, in a clone and in an installed package alike.
-// 3. Our modules' imports of Node's built-ins become `process.getBuiltinModule` reads: an ESM import of a
-//    built-in makes Node build its ESM facade, which reads every export and so loads the lazy ones too
-//    (node:fs's streams, node:crypto's webcrypto), work no command asked for. A dependency's
-//    `import process from "node:process"` reads the global instead (the same object): its facade computes
-//    process.allowedNodeEnvironmentFlags, a tenth of a Node start, for `toolbelt mcp`.
+// 3. Our modules' imports of Node's built-ins become `process.getBuiltinModule` reads, the costly ones
+//    (child processes, crypto, worker threads, sockets...) on first use (scripts/builtin-imports.js). A
+//    dependency's `import process from "node:process"` reads the global instead (the same object): its
+//    facade computes process.allowedNodeEnvironmentFlags, a tenth of a Node start, for `toolbelt mcp`.
 // 4. ASCII output (non-ASCII characters escaped): an all-ASCII source is decoded and kept one byte per
 //    character; one "…" in a 700 KB chunk makes V8 hold, hash and scan all of it as UTF-16.
 import { readdirSync, rmSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "rolldown"
+import { rewriteBuiltinImports } from "./builtin-imports.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
 const PREFIX = "cli.bundle"
-/** A static import of a built-in, one line as tsc writes them: default, namespace or named bindings. */
 /** A dependency's default import of node:process under the global's own name. */
 const PROCESS_IMPORT = /^import\s+process\s+from\s*["']node:process["'];?$/gm
-const BUILTIN_IMPORT = /^import\s*(\{[^}]*\}|\*\s*as\s+[\w$]+|[\w$]+)\s*from\s*"(node:[^"]+)";?$/gm
 
 // Chunks of an earlier build have other hashes: remove them so dist/ holds only this build's.
 for (const name of readdirSync(dist)) if (name.startsWith(PREFIX)) rmSync(join(dist, name))
@@ -55,13 +53,7 @@ await build({
           return code.includes("node:process")
             ? code.replace(PROCESS_IMPORT, "const process = globalThis.process;")
             : null
-        if (!code.includes('"node:')) return null
-        return code.replace(BUILTIN_IMPORT, (_, what, name) => {
-          const binding = what.startsWith("{")
-            ? what.replace(/\s+as\s+/g, ": ")
-            : what.replace(/^\*\s*as\s+/, "")
-          return `const ${binding} = process.getBuiltinModule(${JSON.stringify(name)});`
-        })
+        return rewriteBuiltinImports(code, (source) => this.parse(source))
       },
     },
     {

@@ -35,12 +35,18 @@ const RANGES: readonly { kind: AddressKind; v4?: readonly string[]; v6?: readonl
   },
 ]
 
-const LISTS = RANGES.map(({ kind, v4 = [], v6 = [] }) => {
-  const list = new BlockList()
-  for (const range of v4) addSubnet(list, range, "ipv4")
-  for (const range of v6) addSubnet(list, range, "ipv6")
-  return { kind, list }
-})
+let lists: { kind: AddressKind; list: BlockList }[] | undefined
+
+/** The ranges as block lists, built at the first address checked: node:net costs every start-up otherwise. */
+function blockLists(): { kind: AddressKind; list: BlockList }[] {
+  lists ??= RANGES.map(({ kind, v4 = [], v6 = [] }) => {
+    const list = new BlockList()
+    for (const range of v4) addSubnet(list, range, "ipv4")
+    for (const range of v6) addSubnet(list, range, "ipv6")
+    return { kind, list }
+  })
+  return lists
+}
 
 function addSubnet(list: BlockList, range: string, family: "ipv4" | "ipv6"): void {
   const [network, prefix] = range.split("/")
@@ -63,7 +69,7 @@ export function addressKind(address: string): AddressKind | undefined {
 }
 
 function kindIn(address: string, family: "ipv4" | "ipv6"): AddressKind | undefined {
-  for (const { kind, list } of LISTS) if (list.check(address, family)) return kind
+  for (const { kind, list } of blockLists()) if (list.check(address, family)) return kind
   return undefined
 }
 

@@ -16,8 +16,8 @@ import { type Existing, readExisting } from "../kit/file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../kit/file-edit/transaction.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath } from "../kit/paths.ts"
-import { type FileHunk, parsePatch } from "./parse.ts"
-import { type PlannedChange, planPatch } from "./plan.ts"
+import type { FileHunk } from "./parse.ts"
+import type { PlannedChange } from "./plan.ts"
 
 export const Parameters = z.object({
   patchText: z
@@ -78,6 +78,8 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
     parameters: Parameters,
     async execute(params, ctx) {
       // 1. Parse.
+      // The patch engine is loaded at the first patch, not at every start-up (see ARCHITECTURE.md).
+      const [{ parsePatch }, { planPatch }] = await Promise.all([import("./parse.ts"), import("./plan.ts")])
       const parsed = parsePatch(params.patchText)
       if (!parsed.ok) throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${parsed.message}`)
 

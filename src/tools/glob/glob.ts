@@ -1,7 +1,6 @@
 import { stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
-import { listingBackend, SearchError, searchSettings } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
@@ -78,6 +77,8 @@ export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>(
         )
       }
       const pattern = relativePattern(params.pattern, target)
+      // The search engine is loaded at the first search, not at every start-up (see ARCHITECTURE.md).
+      const { listingBackend, SearchError, searchSettings } = await import("../../platform/search/index.ts")
       const settings = searchSettings(ctx.extra)
       const backend = listingBackend(settings.choice)
       let found: Awaited<ReturnType<typeof backend.files>>

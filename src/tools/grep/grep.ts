@@ -1,13 +1,7 @@
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { z } from "zod"
-import {
-  type GrepMode,
-  SearchError,
-  SearchPatternError,
-  searchBackend,
-  searchSettings,
-} from "../../platform/search/index.ts"
+import type { GrepMode } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
@@ -125,6 +119,10 @@ export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
         throw new Tool.ToolFailure(`Not a regular file or a directory: ${target}`)
       }
       const outputMode = params.outputMode ?? "content"
+      // The search engine is loaded at the first search, not at every start-up (see ARCHITECTURE.md).
+      const { SearchError, SearchPatternError, searchBackend, searchSettings } = await import(
+        "../../platform/search/index.ts"
+      )
       const settings = searchSettings(ctx.extra)
       const backend = searchBackend(settings.choice)
       let result: Awaited<ReturnType<typeof backend.grep>>

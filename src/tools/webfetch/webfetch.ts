@@ -6,8 +6,8 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
-import { convertPage } from "./convert.ts"
-import { fetchPage } from "./fetch-page.ts"
+import type { convertPage } from "./convert.ts"
+import type { fetchPage } from "./fetch-page.ts"
 import { type CachedPage, cacheKey, PageCache } from "./page-cache.ts"
 import { addressPolicy } from "./settings.ts"
 
@@ -84,6 +84,11 @@ export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>(
       // 3. Fetch.
       const timeout = AbortSignal.timeout(timeoutS * 1000)
       const signal = AbortSignal.any([ctx.abort, timeout])
+      // Fetching and converting are loaded at the first fetch, not at every start-up (see ARCHITECTURE.md).
+      const [{ fetchPage }, { convertPage }] = await Promise.all([
+        import("./fetch-page.ts"),
+        import("./convert.ts"),
+      ])
       let page: Awaited<ReturnType<typeof fetchPage>>
       try {
         page = await fetchPage({ url, format: params.format, policy, env, signal })

@@ -1,0 +1,128 @@
+// The CLI bundle's rewrite of built-in imports (scripts/builtin-imports.js): costly built-ins are loaded on
+// first use, every use still reaches the same export, and a name the rewrite could get wrong stays eager.
+// Then the real build: `toolbelt call read` from dist/ loads none of the costly built-ins.
+import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseAst } from "rolldown/parseAst"
+import { afterAll, describe, expect, it } from "vitest"
+// @ts-expect-error: a plain JavaScript build script, without types.
+import { rewriteBuiltinImports } from "../scripts/builtin-imports.js"
+
+const rewrite = (code: string): string => rewriteBuiltinImports(code, (source: string) => parseAst(source))
+
+/** Runs a rewritten module in a fresh Node; returns what it printed and the built-ins it loaded. */
+function run(code: string): { out: string; loaded: string[] } {
+  const probe = `const before = new Set(process.moduleLoadList);
+globalThis.__loaded = () => process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith("NativeModule ")).map((m) => m.slice(13));`
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", `${probe}\n${code}`], {
+    encoding: "utf8",
+  })
+  expect(result.stderr).toBe("")
+  const [out = "", loaded = ""] = result.stdout.split("\n--loaded--\n")
+  return { out: out.trim(), loaded: loaded.trim().split(" ").filter(Boolean) }
+}
+
+describe("rewriteBuiltinImports", () => {
+  it("defers a costly built-in until a function uses it, then reads the same export", () => {
+    const code = rewrite(`import { createHash } from "node:crypto";
+import { join } from "node:path";
+const early = globalThis.__loaded();
+console.log(createHash("sha256").update(join("a", "b")).digest("hex").slice(0, 8));
+console.log("\\n--loaded--\\n" + early.join(" "));`)
+    expect(code).not.toMatch(/^import/m)
+    const { out, loaded } = run(code)
+    expect(out).toBe("c14cddc0") // sha256("a/b")
+    expect(loaded).not.toContain("crypto")
+  })
+
+  it("keeps property names, object keys and labels that spell the name, and expands a shorthand property", () => {
+    const code = rewrite(`import { randomUUID, createHash as hash } from "node:crypto";
+const o = { randomUUID: 1, hash };
+const p = { randomUUID };
+randomUUID: for (;;) break randomUUID;
+console.log(o.randomUUID, typeof o.hash, typeof p.randomUUID, new hash("sha1").update("x").digest("hex").length);
+console.log("\\n--loaded--\\n");`)
+    expect(run(code).out).toBe("1 function function 40")
+  })
+
+  it("reads namespace and default imports as the module itself", () => {
+    const code = rewrite(`import * as cp from "node:child_process";
+import os from "node:os";
+import v8 from "node:v8";
+console.log(typeof cp.spawnSync, typeof os.tmpdir, typeof v8.getHeapStatistics);
+console.log("\\n--loaded--\\n");`)
+    expect(code).toContain("__builtin_")
+    expect(run(code).out).toBe("function function function")
+  })
+
+  it("leaves an import eager where the module also declares the name or re-exports it", () => {
+    const shadowed = rewrite(`import { spawn } from "node:child_process";
+function f(spawn) { return spawn }
+console.log(typeof spawn, f(2));
+console.log("\\n--loaded--\\n");`)
+    expect(shadowed).toContain('const {spawn} = process.getBuiltinModule("node:child_process")')
+    expect(run(shadowed).out).toBe("function 2")
+    const exported = rewrite(`import { randomUUID } from "node:crypto";
+export { randomUUID };`)
+    expect(exported).toContain('const {randomUUID} = process.getBuiltinModule("node:crypto")')
+  })
+
+  it("reads a cheap built-in at once, without its ESM facade, and leaves other modules alone", () => {
+    expect(rewrite(`import { readFileSync as read } from "node:fs";\nread;`)).toContain(
+      'const {"readFileSync": read} = process.getBuiltinModule("node:fs");',
+    )
+    expect(rewrite(`import { z } from "zod";`)).toBeNull()
+  })
+})
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const bundle = join(root, "dist", "cli.bundle.js")
+
+describe.skipIf(!existsSync(bundle))("the CLI build's start-up", () => {
+  let dir: string | undefined
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it("loads no costly built-in for `call read`", async () => {
+    dir = await mkdtemp(join(tmpdir(), "toolbelt-builtins-"))
+    await writeFile(join(dir, "f.txt"), "abc\n")
+    const preload = join(dir, "loaded.cjs")
+    await writeFile(
+      preload,
+      `const before = new Set(process.moduleLoadList);
+process.on("exit", () => process.stderr.write("LOADED " + process.moduleLoadList.filter((m) => !before.has(m)).join(",") + "\\n"));`,
+    )
+    const result = spawnSync(
+      process.execPath,
+      [
+        "-r",
+        preload,
+        join(root, "bin", "toolbelt.js"),
+        "call",
+        "read",
+        JSON.stringify({ filePath: "f.txt" }),
+        "--cwd",
+        dir,
+      ],
+      {
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          TOOLBELT_DATA_DIR: join(dir, "data"),
+          TOOLBELT_RUN: "build",
+        },
+      },
+    )
+    expect(result.stdout).toContain("1: abc")
+    const loaded = /LOADED (.*)/.exec(result.stderr)?.[1]?.split(",") ?? []
+    expect(loaded.length).toBeGreaterThan(0)
+    for (const costly of ["child_process", "crypto", "worker_threads", "net", "v8", "dns/promises", "dgram"])
+      expect(loaded, costly).not.toContain(`NativeModule ${costly}`)
+  })
+})
