@@ -149,6 +149,39 @@ for (const engine of await engines()) {
         await expect(journal.progress(part("c", running()))).rejects.toBeInstanceOf(CallSettledError)
       })
 
+      it("settled() commits a call's own queued steps first, and leaves other calls' to their batch", async () => {
+        const { journal } = open()
+        const before = journal.commits
+        const other = journal.requested(part("other"), { defer: true })
+        const finished = journal.finished(part("c", completed("out")))
+        // Another call's replay check commits nothing: the queued steps still share one batch.
+        expect(journal.settled("ses_test", "new")).toBeUndefined()
+        expect(journal.commits - before).toBe(0)
+        // The call's own queued result is committed, and answers the replay.
+        expect(journal.settled("ses_test", "c")?.state).toMatchObject({ status: "completed", output: "out" })
+        expect(journal.commits - before).toBe(1)
+        await Promise.all([other, finished])
+        expect(journal.commits - before).toBe(1)
+      })
+
+      it("a deferred step commits with the next step queued, or on its own shortly after", async () => {
+        const store = open()
+        const before = store.journal.commits
+        const requested = store.journal.requested(part("d"), { defer: true })
+        const started = store.journal.started(part("d", running()), { defer: true })
+        await store.journal.finished(part("d", completed("out")))
+        await Promise.all([requested, started])
+        expect(store.journal.commits - before).toBe(1)
+        expect(store.journal.entries("ses_test", "d").map((entry) => entry.kind)).toEqual([
+          "requested",
+          "started",
+          "finished",
+        ])
+        // Alone, it does not wait for company for long.
+        await store.journal.requested(part("e"), { defer: true })
+        expect(store.journal.commits - before).toBe(2)
+      })
+
       it("of two finished steps racing in one batch, exactly one wins", async () => {
         const store = open()
         await store.journal.started(part("c", running()))

@@ -109,6 +109,12 @@ export class Journal {
    * the row again. Nothing else writes the row inside the batch's transaction; another batch reads it.
    */
   readonly #written = new Map<string, { batch: number; part: ToolPart }>()
+  /**
+   * The calls with steps queued and not yet committed, and how many: `settled()` commits the queue
+   * first only for such a call. Flushing for every new call would commit the steps other calls in
+   * flight queued, one commit per arriving call instead of one per batch.
+   */
+  readonly #queued = new Map<string, number>()
 
   constructor(
     db: Database,
@@ -200,9 +206,12 @@ export class Journal {
     })
   }
 
-  /** The recorded final part of a call, or undefined while it has not finished (or never started). */
+  /**
+   * The recorded final part of a call, or undefined while it has not finished (or never started). A
+   * step of the call still queued is committed first; steps of other calls are left to their batch.
+   */
   settled(sessionID: string, callID: string): ToolPart | undefined {
-    this.#group.flush()
+    if (this.#queued.has(callKey(sessionID, callID))) this.#group.flush()
     const stored = this.#rows.read(sessionID, callID)?.part
     return stored && isFinal(stored) ? stored : undefined
   }
@@ -362,9 +371,9 @@ export class Journal {
     // A new call is stamped with this owner: its lease must be held (owners.ts).
     if (kind === "requested" || kind === "started") this.#owners.ensureLease()
     const queue = options.defer ? this.#group.defer.bind(this.#group) : this.#group.run.bind(this.#group)
-    return queue(() => {
+    const key = callKey(part.sessionID, part.callID)
+    const queued = queue(() => {
       const now = this.#now()
-      const key = `${part.sessionID}\u0000${part.callID}`
       const written = this.#written.get(key)
       // Taken out now, so a step that fails leaves nothing behind; put back below when it succeeds.
       this.#written.delete(key)
@@ -395,5 +404,18 @@ export class Journal {
       if (!isFinal(next)) this.#written.set(key, { batch: this.#group.batch, part: next })
       return next
     })
+    this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1)
+    const done = () => {
+      const left = (this.#queued.get(key) ?? 1) - 1
+      if (left > 0) this.#queued.set(key, left)
+      else this.#queued.delete(key)
+    }
+    queued.then(done, done)
+    return queued
   }
+}
+
+/** The key of one call in the journal's own maps. */
+function callKey(sessionID: string, callID: string): string {
+  return `${sessionID}\u0000${callID}`
 }
