@@ -12,6 +12,7 @@ import { Calls } from "../src/adapters/ai/calls.ts"
 import { call, scripted, step, text } from "../src/adapters/ai/fixtures/mock-model.ts"
 import { StreamProcessor } from "../src/adapters/ai/processor.ts"
 import { toAISDKTools } from "../src/adapters/ai/tools.ts"
+import { internals } from "../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
 import * as Tool from "../src/runtime/tool/index.ts"
 
@@ -40,7 +41,7 @@ async function open(dir: string, memory: boolean): Promise<Toolbelt> {
     config: { permission: { doom_loop: "allow" } },
     env: { PATH: process.env.PATH, HOME: dir },
   })
-  toolbelt.registry.register({
+  toolbelt.register({
     add: Tool.make({
       description: "adds one",
       input: z.object({ a: z.number() }),
@@ -142,8 +143,8 @@ async function processorThroughput(toolbelt: Toolbelt): Promise<number> {
   }
   await processor.finish()
   const seconds = elapsedUs(start) / 1e6
-  const stored = toolbelt.store.parts
-    .list(tools.sessionID)
+  const stored = internals(toolbelt)
+    .store.parts.list(tools.sessionID)
     .filter((part) => part.state.status === "completed")
   if (stored.length !== PROCESSOR_CALLS) throw new Error(`processor stored ${stored.length} parts`)
   return Math.round(PROCESSOR_CALLS / seconds)

@@ -29,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { z } from "zod"
+import { internals } from "../src/compose/internals.ts"
 import { createToolbelt } from "../src/compose/toolbelt.ts"
 import { SETTLED_MS } from "../src/platform/fs/version-cache.ts"
 import * as Tool from "../src/runtime/tool/index.ts"
@@ -251,7 +252,7 @@ async function withoutMcp(
 ): Promise<{ read: number; commits: number; noop: number }> {
   const toolbelt = await createToolbelt({ directory: dir, env, sweep: false })
   try {
-    toolbelt.registry.register({
+    toolbelt.register({
       noop: Tool.make({
         description: "Does nothing.",
         input: z.object({ n: z.number() }),
@@ -268,7 +269,7 @@ async function withoutMcp(
       }
       return median(latencies)
     }
-    const commits = toolbelt.store.journal.commits
+    const commits = internals(toolbelt).store.journal.commits
     const read = await time(async (i) => {
       const result = await toolbelt.call({
         tool: "read",
@@ -278,7 +279,7 @@ async function withoutMcp(
       if (result.status !== "completed" || !result.output.includes(last))
         throw new Error("in-process read failed")
     })
-    const readCommits = (toolbelt.store.journal.commits - commits) / (WARMUP + ROUNDS * CALLS)
+    const readCommits = (internals(toolbelt).store.journal.commits - commits) / (WARMUP + ROUNDS * CALLS)
     const noop = await time(async (i) => {
       await toolbelt.call({ tool: "noop", input: { n: i }, sessionID: "ses_bench_noop" })
     })

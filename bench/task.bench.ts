@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url"
 import { z } from "zod"
 import { call, step, text } from "../src/adapters/ai/fixtures/mock-model.ts"
 import { runTurn } from "../src/adapters/ai/loop.ts"
+import { internals } from "../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
 import * as Tool from "../src/runtime/tool/index.ts"
 import { routedModel } from "../src/tools/task/fixtures/routed-model.ts"
@@ -88,7 +89,7 @@ const task = (toolbelt: Toolbelt, sessionID = `ses_task_${unique++}`, extra: Rec
 async function withHistory(toolbelt: Toolbelt): Promise<{ parent: string; child: string }> {
   const parent = `ses_resume_${unique++}`
   await task(toolbelt, parent)
-  const child = toolbelt.store.sessions.list({ parentID: parent })[0]!.id
+  const child = internals(toolbelt).store.sessions.list({ parentID: parent })[0]!.id
   for (let i = 1; i < HISTORY; i++)
     await turn(
       toolbelt,
@@ -111,7 +112,7 @@ export async function run(): Promise<TaskResults> {
     config: { permission: { doom_loop: "allow" } },
     env: { PATH: process.env.PATH, HOME: dir },
   })
-  toolbelt.registry.register({
+  toolbelt.register({
     noop: Tool.make({ description: "Does nothing.", input: z.object({}), execute: () => "ok" }),
   })
   try {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createToolbelt } from "agent-toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { internals } from "../src/compose/internals.ts"
 import { BIN, cliEnv, runCli } from "./fixtures/cli.ts"
 import { hasPty, onTerminal } from "./fixtures/pty.ts"
 
@@ -148,7 +149,9 @@ describe('"always" through the library: what the ask offers is what is saved', (
     try {
       await toolbelt.call({ tool, input, sessionID: "ses_library" })
       expect(offered).toEqual([expected])
-      const saved = toolbelt.permission.approvals().map((approval) => approval.pattern)
+      const saved = internals(toolbelt)
+        .permission.approvals()
+        .map((approval) => approval.pattern)
       expect(saved).toEqual(offered[0])
     } finally {
       toolbelt.close()

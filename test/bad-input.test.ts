@@ -24,6 +24,7 @@ import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FAKE_SERVER } from "../src/adapters/lsp/fixtures/lsp-project.ts"
+import { internals } from "../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../src/compose/toolbelt.ts"
 import { inputJsonSchema } from "../src/runtime/tool/internal.ts"
 import { type BadInput, badInputs, type JsonSchema } from "./fixtures/bad-inputs.ts"
@@ -173,10 +174,15 @@ describe("through the library, the full matrix for every registered tool", () =>
       editDiagnostics: false,
     })
     tools = await Promise.all(
-      toolbelt.registry.ids().map(async (name) => {
-        const tool = await toolbelt.registry.instantiate(toolbelt.registry.resolve(name)!, "build")
-        return { name, inputSchema: inputJsonSchema(tool) }
-      }),
+      internals(toolbelt)
+        .registry.ids()
+        .map(async (name) => {
+          const tool = await internals(toolbelt).registry.instantiate(
+            internals(toolbelt).registry.resolve(name)!,
+            "build",
+          )
+          return { name, inputSchema: inputJsonSchema(tool) }
+        }),
     )
   })
 

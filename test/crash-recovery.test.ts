@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { internals } from "../src/compose/internals.ts"
 import { createToolbelt } from "../src/compose/toolbelt.ts"
 import { PROCESS_GONE } from "../src/platform/store/journal.ts"
 import type { ToolPart } from "../src/platform/store/part.ts"
@@ -134,7 +135,7 @@ describe("a call killed with SIGKILL", () => {
     try {
       expect(toolbelt.recovered.interrupted.map((part) => part.tool)).toEqual(["bash"])
       const seen: ToolPart[] = []
-      toolbelt.bus.subscribeSession("ses_bus", (event) => {
+      internals(toolbelt).bus.subscribeSession("ses_bus", (event) => {
         if (event.type === "message.part.updated") seen.push(event.properties.part)
       })
       await writeFile(join(project, "a.txt"), "x\n")

@@ -8,7 +8,7 @@ import { z } from "zod"
 it("the README's library quick start works through the package's own exports", async () => {
   const dir = await mkdtemp(join(tmpdir(), "toolbelt-lib-"))
   const toolbelt = await createToolbelt({ directory: dir, dataDir: join(dir, "data"), config: {} })
-  toolbelt.registry.register({
+  toolbelt.register({
     greet: Tool.make({
       description: "Greets someone.",
       input: z.object({ name: z.string().describe("who to greet") }),

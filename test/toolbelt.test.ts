@@ -5,6 +5,7 @@ import { join, resolve } from "node:path"
 import { createToolbelt, Tool } from "agent-toolbelt"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { internals } from "../src/compose/internals.ts"
 import { PROCESS_GONE } from "../src/platform/store/journal.ts"
 import type { ToolPart } from "../src/platform/store/part.ts"
 import { openStore } from "../src/platform/store/store.ts"
@@ -53,7 +54,7 @@ describe("saved approvals", () => {
 
     const second = await open() // no one to ask: an ask would wait forever, so it must not ask
     expect(await second.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
-    const saved = second.permission.approvals()
+    const saved = internals(second).permission.approvals()
     expect(saved).toMatchObject([{ permission: "external_directory", pattern: "/elsewhere/*" }])
     second.close()
 
@@ -116,7 +117,7 @@ describe("journal and events", () => {
   it("records and publishes every state of a call, in order", async () => {
     const toolbelt = await open()
     const events: string[] = []
-    toolbelt.bus.subscribe("message.part.updated", (event) => {
+    toolbelt.subscribe("message.part.updated", (event) => {
       events.push(event.properties.part.state.status)
     })
     const result = await toolbelt.call({
@@ -125,9 +126,9 @@ describe("journal and events", () => {
       sessionID: "ses_j",
       callID: "call_j",
     })
-    await toolbelt.bus.idle()
+    await internals(toolbelt).bus.idle()
     expect(events).toEqual(["pending", "running", "completed"])
-    expect(toolbelt.store.parts.get("ses_j", "call_j")).toMatchObject({
+    expect(internals(toolbelt).store.parts.get("ses_j", "call_j")).toMatchObject({
       tool: "echo",
       state: { status: "completed", output: "hi" },
     })
@@ -138,16 +139,16 @@ describe("journal and events", () => {
   it("a call costs two commits: its request and start share one, durable before the tool runs", async () => {
     const toolbelt = await open({ config: {} })
     const events: string[] = []
-    toolbelt.bus.subscribe("message.part.updated", (event) => {
+    toolbelt.subscribe("message.part.updated", (event) => {
       events.push(event.properties.part.state.status)
     })
     let seenByPeer: unknown
-    toolbelt.registry.register({
+    toolbelt.register({
       look: Tool.make({
         description: "Looks at its own part through another connection",
         input: z.object({}),
         execute: () => {
-          const peer = openStore({ path: toolbelt.store.path })
+          const peer = openStore({ path: internals(toolbelt).store.path })
           try {
             seenByPeer = peer.parts.get("ses_w", "call_w")?.state.status
           } finally {
@@ -157,17 +158,17 @@ describe("journal and events", () => {
         },
       }),
     })
-    const before = toolbelt.store.journal.commits
+    const before = internals(toolbelt).store.journal.commits
     const result = await toolbelt.call({ tool: "look", input: {}, sessionID: "ses_w", callID: "call_w" })
     expect(result.status).toBe("completed")
-    expect(toolbelt.store.journal.commits - before).toBe(2)
+    expect(internals(toolbelt).store.journal.commits - before).toBe(2)
     expect(seenByPeer).toBe("running")
-    expect(toolbelt.store.journal.entries("ses_w", "call_w").map((entry) => entry.kind)).toEqual([
-      "requested",
-      "started",
-      "finished",
-    ])
-    await toolbelt.bus.idle()
+    expect(
+      internals(toolbelt)
+        .store.journal.entries("ses_w", "call_w")
+        .map((entry) => entry.kind),
+    ).toEqual(["requested", "started", "finished"])
+    await internals(toolbelt).bus.idle()
     expect(events).toEqual(["pending", "running", "completed"])
     await toolbelt.close()
   })
@@ -206,7 +207,7 @@ describe("journal and events", () => {
     const file = join(project, "seen.txt")
     await writeFile(file, "seen\n")
     const toolbelt = await open({ config: {} })
-    const before = toolbelt.store.journal.commits
+    const before = internals(toolbelt).store.journal.commits
     const result = await toolbelt.call({
       tool: "read",
       input: { filePath: file },
@@ -216,15 +217,15 @@ describe("journal and events", () => {
     })
     expect(result.status).toBe("completed")
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(toolbelt.store.journal.commits - before).toBe(1)
-    expect(toolbelt.store.journal.entries("ses_after", "call_after").map((entry) => entry.kind)).toEqual([
-      "requested",
-      "started",
-      "finished",
-    ])
-    expect(toolbelt.store.parts.get("ses_after", "call_after")?.state.status).toBe("completed")
+    expect(internals(toolbelt).store.journal.commits - before).toBe(1)
+    expect(
+      internals(toolbelt)
+        .store.journal.entries("ses_after", "call_after")
+        .map((entry) => entry.kind),
+    ).toEqual(["requested", "started", "finished"])
+    expect(internals(toolbelt).store.parts.get("ses_after", "call_after")?.state.status).toBe("completed")
     // The stamp rode along: another process now sees the read.
-    const peer = openStore({ path: toolbelt.store.path })
+    const peer = openStore({ path: internals(toolbelt).store.path })
     try {
       expect(peer.readLedger.get("ses_after", file)).toBeDefined()
     } finally {
@@ -236,7 +237,7 @@ describe("journal and events", () => {
   it("never runs a finished call twice: the same session and call id return the record", async () => {
     const toolbelt = await open({ config: {} })
     let runs = 0
-    toolbelt.registry.register({
+    toolbelt.register({
       count: Tool.make({
         description: "counts",
         input: z.object({}),
@@ -256,18 +257,18 @@ describe("journal and events", () => {
   it("publishes permission.asked and permission.replied, and journals the pending ask", async () => {
     const toolbelt = await open()
     const seen: string[] = []
-    toolbelt.bus.subscribe("permission.asked", (event) => {
+    toolbelt.subscribe("permission.asked", (event) => {
       seen.push(`asked ${event.properties.permission}`)
       expect(toolbelt.permission.list()).toHaveLength(1)
       toolbelt.permission.reply({ requestID: event.properties.id, reply: "once" })
     })
-    toolbelt.bus.subscribe("permission.replied", (event) => {
+    toolbelt.subscribe("permission.replied", (event) => {
       seen.push(`replied ${event.properties.reply}`)
     })
     expect(await toolbelt.call({ tool: "outside", input: {} })).toMatchObject({ status: "completed" })
-    await toolbelt.bus.idle()
+    await internals(toolbelt).bus.idle()
     expect(seen).toEqual(["asked external_directory", "replied once"])
-    expect(toolbelt.store.journal.pendingAsks()).toEqual([])
+    expect(internals(toolbelt).store.journal.pendingAsks()).toEqual([])
     await toolbelt.close()
   })
 
@@ -301,8 +302,10 @@ describe("journal and events", () => {
       tool: "slow",
       state: { status: "error", error: PROCESS_GONE, metadata: { interrupted: true } },
     })
-    expect(toolbelt.store.parts.open("ses_crash")).toEqual([])
-    expect(toolbelt.store.db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" })
+    expect(internals(toolbelt).store.parts.open("ses_crash")).toEqual([])
+    expect(internals(toolbelt).store.db.prepare("PRAGMA integrity_check").get()).toEqual({
+      integrity_check: "ok",
+    })
     await toolbelt.close()
   })
 })
@@ -318,7 +321,7 @@ describe("plugin hooks", () => {
 
   it("tool.definition rewrites what the model sees", async () => {
     const toolbelt = await open()
-    toolbelt.hooks.register(
+    internals(toolbelt).hooks.register(
       {
         "tool.definition": (input, output) => {
           if (input.toolID === "echo") output.description = "Repeats what you say."
@@ -347,7 +350,7 @@ export default tool({
     // The project's tool files load only in a trusted project.
     const toolbelt = await open({ config: {}, trust: true })
     expect(toolbelt.pluginErrors).toEqual([])
-    expect(toolbelt.registry.resolve("shout")?.source).toBe("custom:.toolbelt/tools/shout.ts")
+    expect(internals(toolbelt).registry.resolve("shout")?.source).toBe("custom:.toolbelt/tools/shout.ts")
     expect(await toolbelt.call({ tool: "shout", input: { text: "hey" } })).toMatchObject({ output: "HEY" })
     await toolbelt.close()
   })

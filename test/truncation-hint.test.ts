@@ -56,7 +56,7 @@ describe("a cut result of any tool (head kept): the listed calls return the rest
     })
     // 1,800 lines of varied width (up to 190 bytes): the byte budget, not the line count, bounds pages.
     const text = Array.from({ length: 1800 }, (_, i) => `${i + 1} ${"x".repeat((i * 37) % 190)}`).join("\n")
-    toolbelt.registry.register({
+    toolbelt.register({
       dump: Tool.make({ description: "Prints a lot.", input: z.object({}), execute: () => text }),
     })
     const result = await toolbelt.call({ tool: "dump", input: {} })
@@ -94,7 +94,7 @@ describe("which reader the hint sends the model to", () => {
       store: "memory",
     })
     try {
-      toolbelt.registry.register({
+      toolbelt.register({
         dump: Tool.make({
           description: "Prints a lot.",
           input: z.object({}),

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { failed } from "../tools/kit/fixtures/harness.ts"
 import { type TempProject, tempProject } from "./fixtures/temp-project.ts"
+import { internals } from "./internals.ts"
 import type { Toolbelt, ToolbeltOptions } from "./toolbelt.ts"
 
 let temp: TempProject
@@ -46,7 +47,7 @@ describe("a batch whose call was refused says who refused it", () => {
     expect(result.error).toContain('"permission": {"doom_loop": "allow"}')
     expect(result.error).not.toMatch(/user rejected/i)
     // The refused call itself says the same.
-    const child = tb.store.parts.get("ses_loop", "b.1")?.state
+    const child = internals(tb).store.parts.get("ses_loop", "b.1")?.state
     expect(child).toMatchObject({ status: "error" })
     expect(child?.status === "error" && child.error).toBe(result.error)
   })
@@ -69,7 +70,7 @@ describe("a batch whose call was refused says who refused it", () => {
     expect(result).toMatchObject({ kind: "permission", blocked: true })
     expect(result.error).toMatch(/^This call needs a person's approval and no one could be asked/)
     for (const child of ["b.1", "b.2"]) {
-      const state = tb.store.parts.get("ses_two", child)?.state
+      const state = internals(tb).store.parts.get("ses_two", child)?.state
       expect(state?.status).toBe("error")
       const error = state?.status === "error" ? state.error : ""
       expect(error).toContain("no one could be asked")
@@ -80,7 +81,7 @@ describe("a batch whose call was refused says who refused it", () => {
 
   it("the user, only when a person answered reject through permission.reply", async () => {
     const tb = await toolbelt()
-    const off = tb.bus.subscribe("permission.asked", (event) => {
+    const off = tb.subscribe("permission.asked", (event) => {
       tb.permission.reply({ requestID: event.properties.id, reply: "reject" })
     })
     const result = failed(

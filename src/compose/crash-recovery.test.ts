@@ -133,7 +133,7 @@ async function killWhen(run: Run, moment: () => boolean): Promise<void> {
 async function restart(project: string, dataDir: string) {
   const toolbelt = await bareToolbelt(project, dataDir)
   const events: Event<"file.recovered">[] = []
-  toolbelt.bus.subscribe("file.recovered", (event) => {
+  toolbelt.subscribe("file.recovered", (event) => {
     events.push(event)
   })
   await new Promise((resolve) => setTimeout(resolve, 20))

@@ -10,6 +10,7 @@ import { runTurn } from "../adapters/ai/loop.ts"
 import type { Config } from "../runtime/config/config.ts"
 import type { AskRequest } from "../runtime/permission/service.ts"
 import { routedModel } from "../tools/task/fixtures/routed-model.ts"
+import { internals } from "./internals.ts"
 import { createToolbelt, type Toolbelt } from "./toolbelt.ts"
 
 const ids = { providerID: "mock", modelID: "mock-model" }
@@ -102,8 +103,10 @@ describe("subagents get the intersection with their parent", () => {
     })
     await runTurn({ toolbelt, model: { ...ids, model: touchThroughTask("general") }, prompt: "go" })
     expect(existsSync(join(project, "x"))).toBe(false)
-    const child = toolbelt.store.sessions.list({ parentID: undefined }).find((session) => session.parentID)!
-    expect(toolbelt.store.parts.get(child.id, "b1")?.state).toMatchObject({
+    const child = internals(toolbelt)
+      .store.sessions.list({ parentID: undefined })
+      .find((session) => session.parentID)!
+    expect(internals(toolbelt).store.parts.get(child.id, "b1")?.state).toMatchObject({
       status: "error",
       error: expect.stringContaining('agent.build.permission.bash["touch *"]'),
     })

@@ -9,6 +9,7 @@ import { mcpTool } from "../adapters/mcp-client/mcp-tool.ts"
 import { toolName } from "../adapters/mcp-client/name.ts"
 import { McpPins } from "../platform/store/mcp-pins.ts"
 import type { Config } from "../runtime/config/config.ts"
+import { internals } from "./internals.ts"
 import { createToolbelt, type Toolbelt } from "./toolbelt.ts"
 
 const serve = resolve(
@@ -83,7 +84,7 @@ it("takes every tool of a server whose schemas lack type object, as the referenc
 it("with the corpus's public MCP servers as sources, what a client gets up front from them is at most 5% of their tokens", async () => {
   const { servers } = loadCorpus()
   const belt = await toolbelt({}, false)
-  const pins = new McpPins(belt.store.db)
+  const pins = new McpPins(internals(belt).store.db)
   for (const server of servers) {
     const tools = Object.fromEntries(
       server.tools.map((tool) => {
@@ -100,7 +101,7 @@ it("with the corpus's public MCP servers as sources, what a client gets up front
         return [name, made.tool]
       }),
     )
-    belt.registry.register(tools, { source: `mcp:${server.server}` })
+    belt.register(tools, { source: `mcp:${server.server}` })
   }
   const all = await belt.tools({ listing: "all" })
   const fromMcp = all.filter((tool) => tool.entry.source.startsWith("mcp:"))

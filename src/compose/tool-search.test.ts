@@ -7,6 +7,7 @@ import { z } from "zod"
 import { CACHE_FILE, tokenizerLoaded } from "../platform/text/tokens/count.ts"
 import type { Config } from "../runtime/config/config.ts"
 import * as Tool from "../runtime/tool/index.ts"
+import { internals } from "./internals.ts"
 import { createToolbelt, type Toolbelt } from "./toolbelt.ts"
 
 let dir: string
@@ -52,7 +53,7 @@ const demo = {
 describe("tool search in a toolbelt", () => {
   it("off: lists everything and hides tool_search; neither off nor on needs the tokenizer", async () => {
     const belt = await toolbelt({ tool_search: "off" })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const listed = (await belt.tools()).map((tool) => tool.name)
     expect(listed).toContain("demo_create_issue")
     expect(listed).not.toContain("tool_search")
@@ -63,14 +64,14 @@ describe("tool search in a toolbelt", () => {
 
   it("on: defers MCP tools, lists tool_search, and a search loads what it finds into the session", async () => {
     const belt = await toolbelt({ tool_search: "on" })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const listed = (await belt.tools({ sessionID: "s1" })).map((tool) => tool.name)
     expect(listed).toContain("tool_search")
     expect(listed).toContain("read")
     expect(listed).not.toContain("demo_create_issue")
 
     const heard: [string, readonly string[]][] = []
-    belt.toolSearch.onLoad((sessionID, names) => heard.push([sessionID, names]))
+    internals(belt).toolSearch.onLoad((sessionID, names) => heard.push([sessionID, names]))
     const found = await belt.call({ tool: "tool_search", input: { query: "create issue" }, sessionID: "s1" })
     expect(found.status).toBe("completed")
     const output = (found as { output: string }).output
@@ -83,25 +84,25 @@ describe("tool search in a toolbelt", () => {
     )
 
     await belt.endSession("s1")
-    expect(belt.toolSearch.loaded("s1").size).toBe(0)
+    expect(internals(belt).toolSearch.loaded("s1").size).toBe(0)
   })
 
   it("a deferred tool is callable without being listed", async () => {
     const belt = await toolbelt({ tool_search: "on" })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const called = await belt.call({ tool: "demo_send_message", input: { id: "x" }, sessionID: "s" })
     expect(called).toMatchObject({ status: "completed", output: "Send a message to a chat channel: x" })
   })
 
   it("auto: defers past the budget, with token counts in the `all` listing and the state", async () => {
     const belt = await toolbelt({ tool_search_budget: 100 })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const all = await belt.tools({ listing: "all" })
     const issue = all.find((tool) => tool.name === "demo_create_issue")!
     expect(issue.deferred).toBe(true)
     expect(issue.tokens).toBeGreaterThan(10)
     expect(all.find((tool) => tool.name === "read")).toMatchObject({ deferred: false })
-    const state = await belt.toolSearch.state()
+    const state = await internals(belt).toolSearch.state()
     expect(state).toMatchObject({ mode: "auto", budget: 100, deferred: 3 })
     expect(state.totalTokens).toBeGreaterThan(100)
     expect(tokenizerLoaded()).toBe(true)
@@ -111,7 +112,7 @@ describe("tool search in a toolbelt", () => {
 describe("what surfaces register", () => {
   it("callable: every tool with the deferred ones marked, and nothing counted", async () => {
     const belt = await toolbelt({ tool_search: "on" })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const callable = await belt.tools({ sessionID: "s", listing: "callable" })
     const issue = callable.find((tool) => tool.name === "demo_create_issue")
     expect(issue).toMatchObject({ deferred: true })
@@ -129,8 +130,8 @@ describe("tool search settings and sources", () => {
     const many = Object.fromEntries(
       Array.from({ length: 129 }, (_, i) => [`bulk_tool_${i}`, demoTool(`Tool ${i}`)]),
     )
-    belt.registry.register(many, { source: "mcp:bulk" })
-    const state = await belt.toolSearch.state()
+    belt.register(many, { source: "mcp:bulk" })
+    const state = await internals(belt).toolSearch.state()
     expect(state.deferred).toBe(129)
     expect(state.reason).toMatch(/more than the 128/)
     const listed = await belt.tools()
@@ -203,7 +204,7 @@ describe("tool search settings and sources", () => {
 
   it("a batch may call a deferred tool by name, never searched", async () => {
     const belt = await toolbelt({ tool_search: "on", batch: true })
-    belt.registry.register(demo, { source: "mcp:demo" })
+    belt.register(demo, { source: "mcp:demo" })
     const listed = (await belt.tools({ sessionID: "s" })).map((tool) => tool.name)
     expect(listed).not.toContain("demo_send_message")
     const batch = await belt.call({
@@ -213,7 +214,7 @@ describe("tool search settings and sources", () => {
       callID: "b",
     })
     expect(batch.status).toBe("completed")
-    expect(belt.store.parts.get("s", "b.1")?.state).toMatchObject({
+    expect(internals(belt).store.parts.get("s", "b.1")?.state).toMatchObject({
       status: "completed",
       output: "Send a message to a chat channel: general",
     })

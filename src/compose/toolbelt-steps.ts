@@ -125,7 +125,7 @@ export async function startGuard({
 
 /**
  * Step 7, the services:
- * 1. subagents, whose turns run on this toolbelt (`wiring.host`);
+ * 1. subagents, whose turns run on this toolbelt (`host`, also lent to the AI SDK adapter);
  * 2. what each agent may see (`advertise`) and, of it, what is listed (tool search: deferral, the
  *    sessions' loaded sets, the index);
  * 3. the services tools get in `ctx.extra`, whose calls on another's behalf go through step 8's calls.
@@ -155,6 +155,7 @@ export function wireServices({
   search: ToolSearchWiring
   services: ToolServicesFor
   tools: (query?: ToolsQuery) => Promise<Advertised[]>
+  host: ToolHost
 } {
   const { registry, hooks } = runtime
   const { policy, rulesetsFor } = guard
@@ -168,17 +169,7 @@ export function wireServices({
     constraintsOf: policy.constraintsOf,
     sessions: subagentSessions,
     // The toolbelt the subagents' turns run on.
-    host: (): ToolHost => ({
-      directory: project.directory,
-      registry,
-      store: runtime.store,
-      bus: runtime.bus,
-      tools: search.tools,
-      call: (input) => wiring.get().calls.call(input),
-      takeNotices: subagents.takeNotices,
-      toolSearch: search.control,
-      policy,
-    }),
+    host: () => host,
   })
   const visible = advertise({ registry, hooks, rulesetsFor, extraFor })
   const search = toolSearchWiring({
@@ -189,6 +180,18 @@ export function wireServices({
     extraFor,
     aboutSource: (source) => mcp?.about(source),
   })
+  // What the AI SDK adapter runs turns on: the subagents' and (lent by the toolbelt) a library user's.
+  const host: ToolHost = {
+    directory: project.directory,
+    registry,
+    store: runtime.store,
+    bus: runtime.bus,
+    tools: search.tools,
+    call: (input) => wiring.get().calls.call(input),
+    takeNotices: subagents.takeNotices,
+    toolSearch: search.control,
+    policy,
+  }
   const services = toolServices({
     ...project,
     ...runtime,
@@ -203,5 +206,5 @@ export function wireServices({
     subagents,
     toolSearch: search.service,
   })
-  return { subagents, search, services, tools: search.tools }
+  return { subagents, search, services, tools: search.tools, host }
 }

@@ -1,37 +1,27 @@
 // The composition root: builds a toolbelt for one project from its config, in named steps.
 
-import type { McpServers } from "../adapters/mcp-client/index.ts"
-import { toolFilesNotOffered } from "../adapters/plugins/custom-tools.ts"
-import type { PluginLoadError } from "../adapters/plugins/load.ts"
-import type { CrashRecovery } from "../platform/fs/crash-recovery.ts"
-import type { Recovery } from "../platform/store/journal.ts"
 import type { Store } from "../platform/store/store.ts"
-import { type Limits, resolveLimits } from "../platform/text/limits.ts"
+import { resolveLimits } from "../platform/text/limits.ts"
 import { logger } from "../platform/util/log.ts"
 import { Bus } from "../runtime/bus/bus.ts"
 import type { Config } from "../runtime/config/config.ts"
-import type { ProjectTrust } from "../runtime/config/trust/project-trust.ts"
 import type { TrustStore } from "../runtime/config/trust/trust-store.ts"
 import { Hooks } from "../runtime/hooks/hooks.ts"
-import type { OutputStore } from "../runtime/output/store.ts"
-import type { Policy } from "../runtime/permission/agents/policy.ts"
-import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Decide } from "../runtime/permission/simple.ts"
 import type { AnswerQuestions } from "../runtime/question/question.ts"
-import type { QuestionService } from "../runtime/question/service.ts"
-import { type Advertised, Registry, type ToolsQuery } from "../runtime/registry/registry.ts"
-import type { PartSink, Settlement } from "../runtime/settle/settle.ts"
-import { discoverSkills, type SkillCatalog } from "../runtime/skills/catalog.ts"
-import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
-import { withheld } from "./advertise.ts"
+import { Registry } from "../runtime/registry/registry.ts"
+import type { PartSink } from "../runtime/settle/settle.ts"
+import { discoverSkills } from "../runtime/skills/catalog.ts"
 import { Late } from "./late.ts"
 import { checkStoreUrl, openProject } from "./open-project.ts"
 import { openRecords } from "./open-records.ts"
+import { closeOnce, expose, type Toolbelt } from "./public-toolbelt.ts"
 import { connectMcp, registerTools } from "./register-tools.ts"
-import { type CallInput, sessionCalls } from "./session-calls.ts"
+import { sessionCalls } from "./session-calls.ts"
 import { SubagentSessions } from "./subagent-sessions.ts"
 import { startGuard, type Wiring, wireServices } from "./toolbelt-steps.ts"
 
+export type { PermissionReplies, QuestionReplies, Toolbelt } from "./public-toolbelt.ts"
 export type { CallInput } from "./session-calls.ts"
 
 const log = logger("toolbelt")
@@ -83,70 +73,6 @@ export interface ToolbeltOptions {
    * whatever agent the call names.
    */
   readonly ceiling?: string
-}
-
-export interface Toolbelt {
-  readonly directory: string
-  readonly worktree: string
-  readonly dataDir: string
-  readonly config: Config
-  /**
-   * Whether the project is trusted and why; `leftOut` is what it would run, contact or loosen that this
-   * instance did not apply, and `howToTrust` the command that trusts it.
-   */
-  readonly trust: ProjectTrust
-  readonly registry: Registry
-  readonly permission: PermissionEngine
-  /** The permission policy: every agent's rules and the config files (and variable) they came from. */
-  readonly policy: Policy
-  /** The questions tools put to a person: `list` the pending ones, `reply` or `reject` them. */
-  readonly questions: QuestionService
-  readonly bus: Bus
-  readonly hooks: Hooks
-  readonly store: Store
-  readonly output: OutputStore
-  readonly limits: Limits
-  /** What start-up recovery closed as interrupted, and the asks a crashed process left waiting. */
-  readonly recovered: Recovery
-  /** Multi-file changes a crash interrupted, rolled back at start (each also a `file.recovered` event), and temp files of killed writes removed. */
-  readonly crashRecovery: CrashRecovery
-  /** Plugins, custom tool files and skills that failed to load (which one, why); the rest loaded. */
-  readonly pluginErrors: readonly PluginLoadError[]
-  /** The Agent Skills the project sees (`.toolbelt/skills/`, `.claude/skills/`, ... and the user's). */
-  readonly skills: SkillCatalog
-  /** The MCP servers from config and their state (connected, failed, disabled). */
-  readonly mcp: McpServers | undefined
-  /**
-   * The tools an agent may see: registered, available, not hidden by its permission rules; with
-   * `listing: "listed"` (default) deferred tools are left out but those the session loaded.
-   */
-  tools(query?: ToolsQuery): Promise<Advertised[]>
-  /** Tool search: what each session loaded, the listeners to loads, and the deferral in effect. */
-  readonly toolSearch: ToolSearchControl
-  /**
-   * What background subagents that finished since a session's last turn say, one message each, for its
-   * next turn (the agent loop puts them before the prompt); each is handed out once.
-   */
-  takeNotices(sessionID: string): string[]
-  /**
-   * The registered tools not offered to an agent that say why (a search tool without a provider), then
-   * each MCP server that failed, as `mcp:<server>` with its reason.
-   */
-  withheld(query?: ToolsQuery): Promise<{ name: string; reason: string }[]>
-  call(input: CallInput): Promise<Settlement>
-  /**
-   * Stops a call this process is running, whatever surface started it: interrupted, its processes
-   * killed, its record saying `stoppedBy: by`; resolves with how it ended. Undefined: not running here.
-   */
-  stopCall(sessionID: string, callID: string, by: string): Promise<Settlement | undefined> | undefined
-  /**
-   * A session's connection ended (an MCP client left): its background jobs are killed, and what this
-   * process holds for it (session-only approvals, loop history, tools it loaded) is let go. The store keeps its record.
-   */
-  endSession(sessionID: string): Promise<void>
-  /** Stops everything: pending asks are rejected, MCP servers and language servers closed, the store closed (if it is ours). */
-  close(): Promise<void>
-  [Symbol.asyncDispose](): Promise<void>
 }
 
 /**
@@ -223,7 +149,7 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
 
   // 7. Services.
   const runtime = { registry, store, bus, hooks, limits, rulesOf: policy.rulesOf }
-  const { subagents, search, services, tools } = wireServices({
+  const { subagents, search, services, tools, host } = wireServices({
     options,
     project,
     runtime,
@@ -248,75 +174,9 @@ export async function createToolbelt(options: ToolbeltOptions = {}): Promise<Too
   wiring.bind({ services, calls })
   search.warm()
 
-  // 9. Close.
-  let closed: Promise<void> | undefined
-  const close = () => {
-    closed ??= (async () => {
-      sweeper?.stop()
-      subagents.close()
-      calls.endAll()
-      await search.close()
-      await guard.stop()
-      for (const handle of registered.handles.splice(0)) handle.close()
-      await mcp?.close()
-      await services.close()
-      if (records.ownsStore) store.close()
-    })()
-    return closed
-  }
-
+  // 9. Close, and the object returned.
+  const close = closeOnce({ sweeper, subagents, calls, search, guard, registered, mcp, services, records })
   records.announceRecovered()
-  return {
-    directory,
-    worktree,
-    dataDir,
-    config,
-    trust: project.trust,
-    registry,
-    permission: guard.permission,
-    policy,
-    questions: guard.questions,
-    bus,
-    hooks,
-    store,
-    output,
-    limits,
-    recovered: records.recovered,
-    crashRecovery: records.crashReport,
-    mcp,
-    pluginErrors: loadErrors(registered.errors, skills, policy),
-    skills,
-    tools,
-    toolSearch: search.control,
-    withheld: withheld({
-      registry,
-      extraFor: services.extraFor,
-      failedSources: () => [
-        ...(mcp?.notOffered() ?? []),
-        ...toolFilesNotOffered(registered.errors, worktree),
-      ],
-    }),
-    call: calls.call,
-    stopCall: calls.stop,
-    takeNotices: subagents.takeNotices,
-    endSession: (sessionID) => {
-      search.endSession(sessionID)
-      return calls.endSession(sessionID)
-    },
-    close,
-    [Symbol.asyncDispose]: close,
-  }
-}
-
-/** What failed to load: plugins and tool files, then skills, then agent files. */
-function loadErrors(
-  registered: readonly PluginLoadError[],
-  skills: SkillCatalog,
-  policy: Policy,
-): PluginLoadError[] {
-  return [
-    ...registered,
-    ...skills.errors.map(({ file, error }) => ({ spec: file, error, kind: "skill" as const })),
-    ...policy.errors.map(({ file, error }) => ({ spec: file, error, kind: "agent file" as const })),
-  ]
+  const parts = { project, records, registry, guard, bus, hooks, limits, skills, mcp, registered }
+  return expose({ ...parts, tools, services, search, calls, subagents, host, close })
 }

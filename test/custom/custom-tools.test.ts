@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installCustomTools } from "../../src/adapters/plugins/custom-tools.ts"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import type { ToolPart } from "../../src/platform/store/part.ts"
 import { type TempProject, tempProject } from "./project.ts"
@@ -167,7 +168,7 @@ beforeAll(async () => {
   installed = await installCustomTools({
     directory: toolbelt.directory,
     worktree: toolbelt.worktree,
-    registry: toolbelt.registry,
+    registry: internals(toolbelt).registry,
     env: project.env,
   })
 })
@@ -231,7 +232,7 @@ describe("discovery and naming", () => {
       status: "completed",
       output: "custom read of x.txt",
     })
-    expect(toolbelt.registry.resolve("list")?.source).toBe("builtin")
+    expect(internals(toolbelt).registry.resolve("list")?.source).toBe("builtin")
   })
 })
 
@@ -391,13 +392,13 @@ describe("handles", () => {
     const own = await installCustomTools({
       directory: scratch.directory,
       worktree: scratch.worktree,
-      registry: scratch.registry,
+      registry: internals(scratch).registry,
       env: project.env,
     })
-    expect(scratch.registry.resolve("read")?.source).toMatch(/^custom:/)
+    expect(internals(scratch).registry.resolve("read")?.source).toMatch(/^custom:/)
     for (const handle of own.handles) handle.close()
-    expect(scratch.registry.resolve("read")?.source).toBe("builtin")
-    expect(scratch.registry.resolve("greet")).toBeUndefined()
+    expect(internals(scratch).registry.resolve("read")?.source).toBe("builtin")
+    expect(internals(scratch).registry.resolve("greet")).toBeUndefined()
     scratch.close()
   })
 })

@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { runCli } from "../fixtures/cli.ts"
 
@@ -94,7 +95,9 @@ describe("a Tool.define default export is named by its id", () => {
       ).toHaveLength(1)
     for (const name of ["my_tool", "zz_copy", "renamed", "a_beta", "pdef", "gdef"])
       expect(names, name).not.toContain(name)
-    expect(toolbelt.registry.resolve("my_custom_tool")?.source).toBe("custom:.opencode/tool/my_tool.ts")
+    expect(internals(toolbelt).registry.resolve("my_custom_tool")?.source).toBe(
+      "custom:.opencode/tool/my_tool.ts",
+    )
   })
 
   it("answers to the id and to the file's name", async () => {

@@ -77,6 +77,7 @@ export const Shouter: Plugin = async () => ({
     "run.mts",
     `import { createToolbelt } from ${JSON.stringify(src("compose/toolbelt.ts"))}
 import { installCustomTools } from ${JSON.stringify(src("adapters/plugins/custom-tools.ts"))}
+import { internals } from ${JSON.stringify(src("compose/internals.ts"))}
 const env = { HOME: ${JSON.stringify(project.home)} }
 const toolbelt = await createToolbelt({
   directory: ${JSON.stringify(project.directory)},
@@ -87,7 +88,7 @@ const toolbelt = await createToolbelt({
   env,
   config: { plugin: [${JSON.stringify(`${project.root}/plugins/opencode.ts`)}] },
 })
-const custom = await installCustomTools({ directory: toolbelt.directory, worktree: toolbelt.worktree, registry: toolbelt.registry, env })
+const custom = await installCustomTools({ directory: toolbelt.directory, worktree: toolbelt.worktree, registry: internals(toolbelt).registry, env })
 const calls = { greet: { name: "Ada" }, stats: { text: "a b c" }, later: {}, commonjs: {}, shout: { text: "hey" } }
 const results = {}
 for (const [tool, input] of Object.entries(calls)) {

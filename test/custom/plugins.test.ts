@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installPlugins } from "../../src/adapters/plugins/load.ts"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { type TempProject, tempProject } from "./project.ts"
 
@@ -110,7 +111,7 @@ afterAll(async () => {
 describe("opencode-shaped plugins", () => {
   it("loads every exported function once, even when listed twice", () => {
     expect(inits).toBe(1)
-    expect(toolbelt.registry.resolve("shout")?.source).toBe(`plugin:${spec.opencode}`)
+    expect(internals(toolbelt).registry.resolve("shout")?.source).toBe(`plugin:${spec.opencode}`)
   })
 
   it("registers its opencode-format tools and runs its hooks around them", async () => {
@@ -146,8 +147,8 @@ describe("opencode-shaped plugins", () => {
     const { errors } = await installPlugins([spec.opencode!], {
       directory: scratch.directory,
       worktree: scratch.worktree,
-      registry: scratch.registry,
-      hooks: scratch.hooks,
+      registry: internals(scratch).registry,
+      hooks: internals(scratch).hooks,
     })
     expect(errors).toEqual([])
     expect(await scratch.call({ tool: "roots", input: {} })).toMatchObject({
@@ -178,7 +179,7 @@ describe("plugins that fail to load", () => {
   })
 
   it("registers nothing from a plugin that failed", async () => {
-    expect(toolbelt.registry.resolve("good")).toBeUndefined()
-    expect(toolbelt.hooks.sources("tool.execute.after")).toEqual([`plugin:${spec.opencode}`])
+    expect(internals(toolbelt).registry.resolve("good")).toBeUndefined()
+    expect(internals(toolbelt).hooks.sources("tool.execute.after")).toEqual([`plugin:${spec.opencode}`])
   })
 })

@@ -3,6 +3,7 @@
 // `/api/permissions` (and its library list) shows it, and B's reply reaches A, whose call goes on, or
 // fails on reject, as if answered there. Questions the same.
 import { afterEach, describe, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { serveHttp } from "../../src/surfaces/http/server.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
@@ -89,7 +90,11 @@ describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.rea
     )
     expect((await always).status).toBe("completed")
     // Saved by A, for A's project, as a reply given there would.
-    expect(a.toolbelt.permission.approvals().map((approval) => approval.permission)).toContain("bash")
+    expect(
+      internals(a.toolbelt)
+        .permission.approvals()
+        .map((approval) => approval.permission),
+    ).toContain("bash")
   }, 60_000)
 
   it("a question put on A is listed by B and answered (or dismissed) through B", async () => {
@@ -146,9 +151,14 @@ describe.skipIf(!pg.server)(`asks across instances${pg.server ? "" : ` (${pg.rea
     const waiting = bash(a.toolbelt, "echo polled", "ses_poll")
     const ask = await listed(a.url, "echo polled")
     // As AskReplies.put stores it, but no NOTIFY: only the poll can find it.
-    a.toolbelt.store.db
-      .prepare("INSERT INTO ask_reply (request_id, owner, data, time) VALUES (?, ?, ?, ?)")
-      .run(ask.id, a.toolbelt.store.journal.owner, JSON.stringify({ requestID: ask.id, reply: "once" }), 0)
+    internals(a.toolbelt)
+      .store.db.prepare("INSERT INTO ask_reply (request_id, owner, data, time) VALUES (?, ?, ?, ?)")
+      .run(
+        ask.id,
+        internals(a.toolbelt).store.journal.owner,
+        JSON.stringify({ requestID: ask.id, reply: "once" }),
+        0,
+      )
     expect((await waiting).status).toBe("completed")
   }, 30_000)
 

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt } from "../../src/compose/toolbelt.ts"
 import { PROCESS_GONE } from "../../src/platform/store/journal.ts"
 import type { ToolPart } from "../../src/platform/store/part.ts"
@@ -141,7 +142,7 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
         process.kill(-child.pid!, "SIGKILL")
       } catch {}
     })
-    const call = () => watcher.store.parts.list("ses_kill")[0]
+    const call = () => internals(watcher).store.parts.list("ses_kill")[0]
     await until("the call runs", () => call()?.state.status === "running", 30_000)
     process.kill(-child.pid!, "SIGKILL")
     const killed = Date.now()
@@ -151,7 +152,7 @@ describe.skipIf(!pg.server)(`liveness on PostgreSQL${pg.server ? "" : ` (${pg.re
     expect(elapsed).toBeLessThan(30_000)
     const state = call()!.state
     expect(state.status === "error" && state.error).toBe(PROCESS_GONE)
-    expect(watcher.store.journal.entries("ses_kill").at(-1)?.kind).toBe("interrupted")
+    expect(internals(watcher).store.journal.entries("ses_kill").at(-1)?.kind).toBe("interrupted")
 
     // The same call again, on any instance: answered from its record, never run again.
     const marker = join(b.dir, "ran-again")

@@ -5,6 +5,7 @@
 import { basename } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { OUTPUT_CHUNK_BYTES } from "../../src/platform/store/outputs.ts"
 import * as Tool from "../../src/runtime/tool/index.ts"
@@ -59,7 +60,7 @@ function bigText(): string {
 
 /** Registers `dump` on `toolbelt` (it prints `text`) and calls it: the result is cut and saved. */
 async function dumped(toolbelt: Toolbelt, text: string, sessionID: string): Promise<string> {
-  toolbelt.registry.register({
+  toolbelt.register({
     dump: Tool.make({ description: "Prints a lot.", input: z.object({}), execute: () => text }),
   })
   const result = await toolbelt.call({ tool: "dump", input: {}, sessionID })
@@ -78,8 +79,8 @@ describe.skipIf(!pg.server)(`full outputs across instances${pg.server ? "" : ` (
 
     const id = await dumped(a.toolbelt, text, "ses_out")
     // Filed under its call, in 1 MiB chunks.
-    const rows = b.toolbelt.store.db
-      .prepare("SELECT session_id, bytes, chunks FROM output WHERE id = ?")
+    const rows = internals(b.toolbelt)
+      .store.db.prepare("SELECT session_id, bytes, chunks FROM output WHERE id = ?")
       .get<{ session_id: string; bytes: number; chunks: number }>(id)
     expect(rows).toEqual({
       session_id: "ses_out",
@@ -113,8 +114,10 @@ describe.skipIf(!pg.server)(`full outputs across instances${pg.server ? "" : ` (
     expect(((await invalid.json()) as { error: string }).error).toContain("Not an output id")
 
     // Eight days on, B's sweep removes A's output from the store (A's own file is A's to sweep).
-    await b.toolbelt.output.sweep({ now: Date.now() + 8 * 24 * 3_600_000 })
-    expect(b.toolbelt.store.db.prepare("SELECT count(*) AS n FROM output_chunk").get()).toEqual({ n: 0 })
+    await internals(b.toolbelt).output.sweep({ now: Date.now() + 8 * 24 * 3_600_000 })
+    expect(internals(b.toolbelt).store.db.prepare("SELECT count(*) AS n FROM output_chunk").get()).toEqual({
+      n: 0,
+    })
     expect((await b.get(`/api/outputs/${id}`)).status).toBe(404)
   }, 60_000)
 })
@@ -153,7 +156,9 @@ describe("full outputs on SQLite", () => {
     expect(reply.headers.get("x-toolbelt-output-source")).toBe("file")
     expect(Buffer.from(await reply.arrayBuffer()).equals(Buffer.from(text, "utf8"))).toBe(true)
     // SQLite keeps the files only.
-    expect(one.toolbelt.store.db.prepare("SELECT count(*) AS n FROM output").get()).toEqual({ n: 0 })
+    expect(internals(one.toolbelt).store.db.prepare("SELECT count(*) AS n FROM output").get()).toEqual({
+      n: 0,
+    })
     const unknown = await one.get("/api/outputs/tool_000000000000AAAAAAAAAAAAAA")
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as { error: string }).error).toContain("in this instance's data dir")

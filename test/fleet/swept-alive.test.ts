@@ -8,6 +8,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { PROCESS_GONE } from "../../src/platform/store/journal.ts"
 import type { ToolPart } from "../../src/platform/store/part.ts"
@@ -42,11 +43,14 @@ pg.describe("an instance swept while alive", () => {
     const url = await pg.server!.database()
     const a = await instance(url)
     const b = await instance(url)
-    const owner = a.toolbelt.store.journal.owner
-    const part = () => b.toolbelt.store.parts.list("ses_swept").find((one) => one.callID === "call_late")
+    const owner = internals(a.toolbelt).store.journal.owner
+    const part = () =>
+      internals(b.toolbelt)
+        .store.parts.list("ses_swept")
+        .find((one) => one.callID === "call_late")
 
     const published: ToolPart[] = []
-    a.toolbelt.bus.subscribe("message.part.updated", (event) => {
+    a.toolbelt.subscribe("message.part.updated", (event) => {
       if (event.properties.part.callID === "call_late") published.push(event.properties.part)
     })
     const call = a.toolbelt.call({
@@ -59,8 +63,10 @@ pg.describe("an instance swept while alive", () => {
 
     // A's lease lapses (its heartbeat 60 s old, as after a long pause) and B sweeps, in one turn of the
     // event loop, so A's own heartbeat timer cannot renew the lease in between.
-    b.toolbelt.store.db.prepare("UPDATE owner SET heartbeat = heartbeat - 60000 WHERE id = ?").run(owner)
-    const swept = b.toolbelt.store.journal.sweep()
+    internals(b.toolbelt)
+      .store.db.prepare("UPDATE owner SET heartbeat = heartbeat - 60000 WHERE id = ?")
+      .run(owner)
+    const swept = internals(b.toolbelt).store.journal.sweep()
     expect(swept.interrupted.map((one) => one.callID)).toEqual(["call_late"])
     const closed = part()!.state
     expect(closed.status === "error" && closed.error).toBe(PROCESS_GONE)
@@ -81,20 +87,22 @@ pg.describe("an instance swept while alive", () => {
     })
     // And so does what A published: the call's last update is the record, not a plain completion.
     await expect.poll(() => published.at(-1)?.state).toEqual(recorded)
-    const kinds = b.toolbelt.store.journal.entries("ses_swept", "call_late").map((entry) => entry.kind)
+    const kinds = internals(b.toolbelt)
+      .store.journal.entries("ses_swept", "call_late")
+      .map((entry) => entry.kind)
     expect(kinds.slice(-3)).toEqual(["started", "interrupted", "finished"])
-    expect(b.toolbelt.store.journal.entries("ses_swept", "call_late").at(-1)?.data).toMatchObject({
+    expect(internals(b.toolbelt).store.journal.entries("ses_swept", "call_late").at(-1)?.data).toMatchObject({
       late: true,
       status: "completed",
     })
 
     // A noticed at its next heartbeat and took a new lease: it is an owner of the fleet again.
     const leased = () =>
-      b.toolbelt.store.db.prepare("SELECT id FROM owner WHERE id = ?").get<{ id: string }>(owner)
+      internals(b.toolbelt).store.db.prepare("SELECT id FROM owner WHERE id = ?").get<{ id: string }>(owner)
     const deadline = Date.now() + 15_000
     while (!leased() && Date.now() < deadline) await sleep(100)
     expect(leased()).toEqual({ id: owner })
-    expect(a.toolbelt.store.journal.lapses).toBe(1)
+    expect(internals(a.toolbelt).store.journal.lapses).toBe(1)
 
     // The same call again, on either instance: answered from its record, never run again.
     for (const one of [a, b]) {

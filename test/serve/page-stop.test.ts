@@ -2,6 +2,7 @@
 // processes gone, its record saying who stopped it; unknown ids are 404s and a finished call a 409.
 import { readdir, readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { api, newSession, type Running, startServer, until } from "./helpers.ts"
 
 let server: Running
@@ -101,7 +102,7 @@ describe("POST /api/sessions/:id/calls/:callID/abort", () => {
 
   it("409 for a call the store has running that this process does not run (another instance's)", async () => {
     const now = Date.now()
-    server.toolbelt.store.parts.upsert({
+    internals(server.toolbelt).store.parts.upsert({
       id: "prt_elsewhere",
       sessionID: session,
       messageID: "msg_elsewhere",

@@ -11,7 +11,7 @@ beforeAll(async () => {
   running = await startServer({ config: { tool_search: "on" } as never })
   const tool = (what: string) =>
     Tool.make({ description: `${what}.`, input: z.object({ id: z.string() }), execute: ({ id }) => id })
-  running.toolbelt.registry.register(
+  running.toolbelt.register(
     { demo_create_issue: tool("Create an issue"), demo_send_message: tool("Send a message") },
     { source: "mcp:demo" },
   )

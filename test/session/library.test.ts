@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createToolbelt, type QuestionRequest } from "agent-toolbelt"
 import { expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 
 it("a library user answers questions from the bus, follows the todo list and plan mode", async () => {
   const dir = await mkdtemp(join(tmpdir(), "toolbelt-session-lib-"))
@@ -15,12 +16,12 @@ it("a library user answers questions from the bus, follows the todo list and pla
   })
   try {
     const asked: QuestionRequest[] = []
-    toolbelt.bus.subscribe("question.asked", (event) => {
+    toolbelt.subscribe("question.asked", (event) => {
       asked.push(event.properties)
       toolbelt.questions.reply({ requestID: event.properties.id, answers: [["Yes"]] })
     })
     const todos: unknown[] = []
-    toolbelt.bus.subscribe("todo.updated", (event) => {
+    toolbelt.subscribe("todo.updated", (event) => {
       todos.push(event.properties.todos)
     })
     const sessionID = "ses_lib"
@@ -39,8 +40,8 @@ it("a library user answers questions from the bus, follows the todo list and pla
     const exit = await toolbelt.call({ tool: "plan_exit", input: {}, sessionID })
     expect(exit).toMatchObject({ status: "completed", metadata: { agent: "build" } })
     expect(asked.map((request) => request.questions[0]!.header)).toEqual(["Build Agent"])
-    expect(toolbelt.store.sessionAgents.get(sessionID)).toBe("build")
-    await toolbelt.bus.idle()
+    expect(internals(toolbelt).store.sessionAgents.get(sessionID)).toBe("build")
+    await internals(toolbelt).bus.idle()
     expect(todos).toEqual([
       [{ id: "1", content: "Plan the change", status: "in_progress", priority: "high" }],
     ])

@@ -72,7 +72,7 @@ describe("coercion for an MCP server's tool (its JSON Schema, not Zod)", () => {
     const belt = await testBelt()
     try {
       const received: unknown[] = []
-      belt.toolbelt.registry.register({
+      belt.toolbelt.register({
         remote_page: Tool.make({
           description: "A remote tool with a server's JSON Schema.",
           input: inputCodec(

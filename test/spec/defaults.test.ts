@@ -72,7 +72,7 @@ describe("InitContext.agent", () => {
       config: { agent: { build: { steps: 7, description: "Builds things." } } } as never,
     })
     const seen: Record<string, unknown>[] = []
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       spy: Tool.define("spy", async (ctx) => {
         seen.push({ ...ctx?.agent })
         return {
@@ -92,7 +92,7 @@ describe("InitContext.agent", () => {
 describe("attachments", () => {
   it("carry ids: their own, and the call's session and message", async () => {
     belt = await testBelt()
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       pixel: Tool.make({
         description: "Returns a picture.",
         input: z.object({}),

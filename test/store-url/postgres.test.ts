@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { createToolbelt } from "../../src/compose/toolbelt.ts"
 import { redactStoreUrl } from "../../src/platform/store/postgres/url.ts"
 import { openStore } from "../../src/platform/store/store.ts"
@@ -180,8 +181,8 @@ pg.describe("the store named on the command line, in the environment and in conf
       await writeFile(join(dir, "a.txt"), "alpha\n")
       const toolbelt = await createToolbelt({ directory: dir, env: cliEnv(home), store: url, mcp: false })
       try {
-        expect(toolbelt.store.path).toBe(redactStoreUrl(url))
-        expect(toolbelt.store.path).not.toContain(pg.server!.password)
+        expect(internals(toolbelt).store.path).toBe(redactStoreUrl(url))
+        expect(internals(toolbelt).store.path).not.toContain(pg.server!.password)
         const result = await toolbelt.call({
           tool: "read",
           input: { filePath: "a.txt" },
@@ -198,7 +199,11 @@ pg.describe("the store named on the command line, in the environment and in conf
         mcp: false,
       })
       try {
-        expect(again.store.parts.list("ses_lib").map((part) => part.tool)).toEqual(["read"])
+        expect(
+          internals(again)
+            .store.parts.list("ses_lib")
+            .map((part) => part.tool),
+        ).toEqual(["read"])
       } finally {
         await again.close()
       }

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { internals } from "../../src/compose/internals.ts"
 import { configuredStore } from "../../src/compose/open-project.ts"
 import { createToolbelt } from "../../src/compose/toolbelt.ts"
 import { storePath } from "../../src/platform/store/store.ts"
@@ -136,7 +137,7 @@ describe('an untrusted project\'s "store"', () => {
       expect(toolbelt.trust.leftOut.map((item) => item.detail)).toContain(
         'config key "store" can run code, contact a host or loosen the policy',
       )
-      expect(toolbelt.store.path).toBe(storePath(join(home, "data")))
+      expect(internals(toolbelt).store.path).toBe(storePath(join(home, "data")))
     } finally {
       await toolbelt.close()
     }

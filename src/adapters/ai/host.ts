@@ -7,8 +7,9 @@ import type { ToolSearchControl } from "../../runtime/tool-search/control.ts"
 
 /**
  * What the AI SDK adapter needs of a toolbelt. It is declared here, in the runtime's terms, so the
- * adapter does not import the composition root that builds toolbelts (which sits above it); the
- * `Toolbelt` that `createToolbelt` returns satisfies it.
+ * adapter does not import the composition root that builds toolbelts (which sits above it). The
+ * `Toolbelt` that `createToolbelt` returns keeps the registry, store and bus off its public object, so
+ * it lends its host here (`lendHost`) and the adapter's entry points find it (`hostOf`).
  */
 export interface ToolHost {
   /** The project directory (the agent loop's default instructions are read from it). */
@@ -27,4 +28,28 @@ export interface ToolHost {
   readonly toolSearch?: Pick<ToolSearchControl, "loaded" | "load">
   /** The agents' settings: a turn takes at most its agent's `steps` model calls (default 100). */
   readonly policy?: { readonly agents: ReadonlyMap<string, { readonly steps?: number | undefined }> }
+}
+
+/**
+ * What the adapter's entry points take: a toolbelt `createToolbelt` made (it lent its host), or a
+ * `ToolHost` built by hand (the subagents' turns, a host of one's own).
+ */
+export type HostSource = Pick<ToolHost, "directory" | "tools" | "call">
+
+// Keyed by the public toolbelt, so the host lives as long as it does and no member of it leads here.
+const lent = new WeakMap<object, ToolHost>()
+
+/** Called by `createToolbelt` for the object it returns. */
+export function lendHost(toolbelt: object, host: ToolHost): void {
+  lent.set(toolbelt, host)
+}
+
+/** The host behind what an entry point was given. */
+export function hostOf(source: HostSource): ToolHost {
+  const found = lent.get(source)
+  if (found) return found
+  if ("registry" in source && "store" in source && "bus" in source) return source as ToolHost
+  throw new TypeError(
+    "The AI SDK adapter needs a toolbelt made by createToolbelt (or a ToolHost with its registry, store and bus). Pass the object createToolbelt returned.",
+  )
 }

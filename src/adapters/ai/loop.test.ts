@@ -1,6 +1,7 @@
 import { hostname } from "node:os"
 import { isStepCount, streamText } from "ai"
 import { afterEach, describe, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { type Chunk, call, scripted, step, text } from "./fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "./fixtures/toolbelt.ts"
@@ -20,7 +21,7 @@ const RANK = { pending: 0, running: 1, completed: 2, error: 2 } as const
 /** Every `message.part.updated` event, per part id, in order. */
 function recordBus(toolbelt: TestBelt["toolbelt"]): Map<string, ToolPart[]> {
   const byPart = new Map<string, ToolPart[]>()
-  toolbelt.bus.subscribe("message.part.updated", (event) => {
+  toolbelt.subscribe("message.part.updated", (event) => {
     const part = event.properties.part
     byPart.set(part.id, [...(byPart.get(part.id) ?? []), part])
   })
@@ -68,7 +69,9 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     expect(belt.runs.echo).toBe(3)
 
     const stored = Object.fromEntries(
-      toolbelt.store.parts.list("ses_loop").map((part) => [part.callID, part]),
+      internals(toolbelt)
+        .store.parts.list("ses_loop")
+        .map((part) => [part.callID, part]),
     )
     expect(stored.ok?.state).toMatchObject({ status: "completed", output: "hi", input: { text: "hi" } })
     expect(stored.case).toMatchObject({ tool: "echo", state: { status: "completed", output: "loud" } })
@@ -103,8 +106,8 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
       expect(request.tools!.map((tool) => tool.name)).not.toContain("invalid")
 
     // One part per call; on the bus each part starts pending and only moves forward; ends as stored.
-    expect(toolbelt.store.parts.list("ses_loop")).toHaveLength(6)
-    for (const part of toolbelt.store.parts.list("ses_loop")) {
+    expect(internals(toolbelt).store.parts.list("ses_loop")).toHaveLength(6)
+    for (const part of internals(toolbelt).store.parts.list("ses_loop")) {
       const events = bus.get(part.id)!
       expect(events[0]!.state.status).toBe("pending")
       const ranks = events.map((event) => RANK[event.state.status])
@@ -119,7 +122,9 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
         .map((event) => (event.state as { raw: string }).raw),
     ).toContain('{"text":"hi"}')
     // The journal recorded each call once: requested, started (when it ran), finished.
-    const kinds = toolbelt.store.journal.entries("ses_loop", "ok").map((entry) => entry.kind)
+    const kinds = internals(toolbelt)
+      .store.journal.entries("ses_loop", "ok")
+      .map((entry) => entry.kind)
     expect(kinds).toEqual(["requested", "started", "finished"])
   })
 
@@ -149,7 +154,7 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
   it("an abort mid-call interrupts the running call and keeps its partial output", async () => {
     belt = await testBelt()
     const abort = new AbortController()
-    belt.toolbelt.bus.subscribe("message.part.updated", (event) => {
+    belt.toolbelt.subscribe("message.part.updated", (event) => {
       const { part } = event.properties
       if (part.tool === "slow" && part.state.status === "running" && part.state.title) abort.abort()
     })
@@ -163,14 +168,14 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     })
 
     expect(turn.status).toBe("aborted")
-    const slow = belt.toolbelt.store.parts.get(turn.sessionID, "slow-1")!
+    const slow = internals(belt.toolbelt).store.parts.get(turn.sessionID, "slow-1")!
     expect(slow.state).toMatchObject({
       status: "error",
       error: "Tool execution aborted",
       metadata: { interrupted: true, output: "partial line 1\n" },
     })
-    expect(belt.toolbelt.store.parts.get(turn.sessionID, "quick")!.state.status).toBe("completed")
-    expect(belt.toolbelt.store.parts.open(turn.sessionID)).toEqual([])
+    expect(internals(belt.toolbelt).store.parts.get(turn.sessionID, "quick")!.state.status).toBe("completed")
+    expect(internals(belt.toolbelt).store.parts.open(turn.sessionID)).toEqual([])
   })
 
   it("a stream that fails while a call is still streaming leaves no open part", async () => {
@@ -187,7 +192,7 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     const turn = await runTurn({ toolbelt: belt.toolbelt, model: { model, ...mock }, prompt: "x" })
     expect(turn.status).toBe("failed")
     expect(turn.error).toContain("connection reset")
-    const part = belt.toolbelt.store.parts.get(turn.sessionID, "cut")!
+    const part = internals(belt.toolbelt).store.parts.get(turn.sessionID, "cut")!
     expect(part.state).toMatchObject({
       status: "error",
       error: "Tool execution aborted",
@@ -205,7 +210,7 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     const one = await runTurn({ toolbelt: belt.toolbelt, model: { model: first, ...mock }, prompt: "first" })
     expect(one.status).toBe("finished")
     // The session says which host runs it (a fleet lists sessions by host).
-    expect(belt.toolbelt.store.sessions.get(one.sessionID)).toMatchObject({ host: hostname() })
+    expect(internals(belt.toolbelt).store.sessions.get(one.sessionID)).toMatchObject({ host: hostname() })
 
     const second = scripted([step(text("I remember."))])
     const two = await runTurn({

@@ -12,7 +12,7 @@ import {
 import type { ToolPart } from "../../platform/store/part.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { DEFAULT_AGENT } from "../../runtime/permission/agents/agent.ts"
-import type { ToolHost } from "./host.ts"
+import { type HostSource, hostOf } from "./host.ts"
 import { acceptsToolMedia } from "./model-output.ts"
 import { StreamProcessor } from "./processor.ts"
 import { replaySession, type StoredMessage } from "./replay.ts"
@@ -27,7 +27,7 @@ export const MAX_STEPS_PROMPT =
   "You have reached the maximum number of steps for this turn, so tools are no longer available. Do not call any tool. Reply with what you did, what is left to do, and what the user should do next."
 
 export interface RunTurnOptions {
-  readonly toolbelt: ToolHost
+  readonly toolbelt: HostSource
   /** The model and the ids its tools are prepared for (see `resolveModel`). */
   readonly model: { readonly model: ModelObject; readonly providerID: string; readonly modelID: string }
   readonly prompt: string
@@ -108,7 +108,7 @@ export interface TurnResult {
  *    tools it sees and the history so far. Otherwise the status says how the turn ended.
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
-  const { toolbelt } = options
+  const toolbelt = hostOf(options.toolbelt)
   const model = withProviderOptions(options.model, options.providerOptions)
   const media = acceptsToolMedia(options.model.providerID)
 

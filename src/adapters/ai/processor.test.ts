@@ -1,5 +1,6 @@
 import type { TextStreamPart, ToolSet } from "ai"
 import { afterEach, describe, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import { Calls } from "./calls.ts"
@@ -27,7 +28,7 @@ async function setup(graceMs?: number) {
     ...(graceMs === undefined ? {} : { graceMs }),
   })
   const events: ToolPart[] = []
-  belt.toolbelt.bus.subscribe("message.part.updated", (event) => {
+  belt.toolbelt.subscribe("message.part.updated", (event) => {
     events.push(event.properties.part)
   })
   return { toolbelt: belt.toolbelt, calls, processor, events }
@@ -43,9 +44,9 @@ describe("StreamProcessor", () => {
     await processor.handle(p({ type: "start-step" }))
     await processor.handle(p({ type: "tool-input-start", id: "c1", toolName: "Read" }))
     // Stored at the end of this turn of the event loop.
-    expect(toolbelt.store.parts.get(SESSION, "c1")).toBeUndefined()
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")).toBeUndefined()
     await flush()
-    const created = toolbelt.store.parts.get(SESSION, "c1")!
+    const created = internals(toolbelt).store.parts.get(SESSION, "c1")!
     expect(created).toMatchObject({
       messageID: MESSAGE,
       tool: "read",
@@ -54,10 +55,10 @@ describe("StreamProcessor", () => {
     await processor.handle(p({ type: "tool-input-delta", id: "c1", delta: '{"filePath":' }))
     await processor.handle(p({ type: "tool-input-delta", id: "c1", delta: '"a.txt"}' }))
     // Deltas are published, stored once the input is complete.
-    expect((toolbelt.store.parts.get(SESSION, "c1")!.state as { raw: string }).raw).toBe("")
+    expect((internals(toolbelt).store.parts.get(SESSION, "c1")!.state as { raw: string }).raw).toBe("")
     await processor.handle(p({ type: "tool-input-end", id: "c1" }))
     await flush()
-    expect(toolbelt.store.parts.get(SESSION, "c1")!.state).toEqual({
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")!.state).toEqual({
       status: "pending",
       input: {},
       raw: '{"filePath":"a.txt"}',
@@ -66,7 +67,7 @@ describe("StreamProcessor", () => {
       p({ type: "tool-call", toolCallId: "c1", toolName: "read", input: { filePath: "a.txt" } }),
     )
     await flush()
-    expect(toolbelt.store.parts.get(SESSION, "c1")).toMatchObject({
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")).toMatchObject({
       id: created.id,
       state: { status: "pending", input: { filePath: "a.txt" }, raw: '{"filePath":"a.txt"}' },
     })
@@ -118,20 +119,24 @@ describe("StreamProcessor", () => {
     )
     await processor.handle(p({ type: "tool-output-denied", toolCallId: "no", toolName: "echo" }))
 
-    expect(toolbelt.store.parts.get(SESSION, "web")!.state).toMatchObject({
+    expect(internals(toolbelt).store.parts.get(SESSION, "web")!.state).toMatchObject({
       status: "completed",
       input: { q: "x" },
       output: '{"results":[1]}',
     })
-    expect(toolbelt.store.parts.get(SESSION, "bad")).toMatchObject({
+    expect(internals(toolbelt).store.parts.get(SESSION, "bad")).toMatchObject({
       tool: "nope",
       state: { status: "error", error: "Model tried to call unavailable tool 'nope'." },
     })
-    expect(toolbelt.store.parts.get(SESSION, "no")!.state).toMatchObject({
+    expect(internals(toolbelt).store.parts.get(SESSION, "no")!.state).toMatchObject({
       status: "error",
       error: "The user denied this tool call.",
     })
-    expect(toolbelt.store.journal.entries(SESSION, "web").map((entry) => entry.kind)).toEqual(["finished"])
+    expect(
+      internals(toolbelt)
+        .store.journal.entries(SESSION, "web")
+        .map((entry) => entry.kind),
+    ).toEqual(["finished"])
   })
 
   it("leaves a dispatched call to settlement: no write, however late the processor sees its parts", async () => {
@@ -147,7 +152,7 @@ describe("StreamProcessor", () => {
         partID: entry.partID,
       }),
     )
-    const final = toolbelt.store.parts.get(SESSION, "c1")!
+    const final = internals(toolbelt).store.parts.get(SESSION, "c1")!
     await processor.handle(p({ type: "tool-input-start", id: "c1", toolName: "echo" }))
     await processor.handle(p({ type: "tool-input-delta", id: "c1", delta: "{}" }))
     await processor.handle(p({ type: "tool-input-end", id: "c1" }))
@@ -158,20 +163,20 @@ describe("StreamProcessor", () => {
       p({ type: "tool-result", toolCallId: "c1", toolName: "echo", input: {}, output: { output: "other" } }),
     )
     await processor.finish()
-    expect(toolbelt.store.parts.get(SESSION, "c1")).toEqual(final)
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")).toEqual(final)
     expect(final.id).toBe(settlement.part.id)
-    expect(toolbelt.store.journal.entries(SESSION, "c1").map((entry) => entry.kind)).toEqual([
-      "requested",
-      "started",
-      "finished",
-    ])
+    expect(
+      internals(toolbelt)
+        .store.journal.entries(SESSION, "c1")
+        .map((entry) => entry.kind),
+    ).toEqual(["requested", "started", "finished"])
   })
 
   it("continues its own pending part when the call is dispatched (one part, one id)", async () => {
     const { toolbelt, calls, processor } = await setup()
     await processor.handle(p({ type: "tool-input-start", id: "c1", toolName: "echo" }))
     await flush()
-    const pending = toolbelt.store.parts.get(SESSION, "c1")!
+    const pending = internals(toolbelt).store.parts.get(SESSION, "c1")!
     await calls.dispatch("c1", "echo", (entry) =>
       toolbelt.call({
         tool: "echo",
@@ -182,8 +187,8 @@ describe("StreamProcessor", () => {
         partID: entry.partID,
       }),
     )
-    expect(toolbelt.store.parts.list(SESSION)).toHaveLength(1)
-    expect(toolbelt.store.parts.get(SESSION, "c1")).toMatchObject({
+    expect(internals(toolbelt).store.parts.list(SESSION)).toHaveLength(1)
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")).toMatchObject({
       id: pending.id,
       state: { status: "completed" },
     })
@@ -195,7 +200,7 @@ describe("StreamProcessor", () => {
     await processor.handle(p({ type: "tool-input-start", id: "c1", toolName: "echo" }))
     await processor.handle(p({ type: "abort" }))
     await processor.finish()
-    expect(toolbelt.store.parts.get(SESSION, "c1")!.state).toMatchObject({
+    expect(internals(toolbelt).store.parts.get(SESSION, "c1")!.state).toMatchObject({
       status: "error",
       error: "Tool execution aborted",
       metadata: { interrupted: true },
@@ -231,8 +236,8 @@ describe("StreamProcessor", () => {
     const started = Date.now()
     await processor.finish()
     expect(Date.now() - started).toBeGreaterThanOrEqual(90)
-    expect(toolbelt.store.parts.get(SESSION, "quick")!.state.status).toBe("completed")
-    const interrupted = toolbelt.store.parts.get(SESSION, "late")!
+    expect(internals(toolbelt).store.parts.get(SESSION, "quick")!.state.status).toBe("completed")
+    const interrupted = internals(toolbelt).store.parts.get(SESSION, "late")!
     expect(interrupted.state).toMatchObject({ status: "error", metadata: { interrupted: true } })
 
     // Settlement finishing afterwards is refused by the journal: the record stays interrupted.
@@ -247,7 +252,7 @@ describe("StreamProcessor", () => {
         time: { start: 1, end: 2 },
       },
     } as ToolPart
-    await expect(toolbelt.store.journal.finished(completed)).rejects.toThrow(/already finished/)
+    await expect(internals(toolbelt).store.journal.finished(completed)).rejects.toThrow(/already finished/)
     finishLate({
       status: "completed",
       title: "",
@@ -257,7 +262,7 @@ describe("StreamProcessor", () => {
       part: completed,
     })
     await late
-    expect(toolbelt.store.parts.get(SESSION, "late")).toEqual(interrupted)
+    expect(internals(toolbelt).store.parts.get(SESSION, "late")).toEqual(interrupted)
   })
 
   it("collects each step's text and calls, the finish reason and the first error", async () => {

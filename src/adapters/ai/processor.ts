@@ -6,6 +6,7 @@ import type { Bus } from "../../runtime/bus/bus.ts"
 import { pendingPart, recordedName } from "./call-part.ts"
 import type { CallEntry, Calls } from "./calls.ts"
 import { FinalPartWriter } from "./final-part-writer.ts"
+import { type HostSource, hostOf } from "./host.ts"
 import { PendingPartWriter } from "./pending-part-writer.ts"
 import { type ProcessedStep, StepLog } from "./step-log.ts"
 import { closedPart, errorText, resultOutcome, type ToolOutcome } from "./tool-outcome.ts"
@@ -14,8 +15,8 @@ import { closedPart, errorText, resultOutcome, type ToolOutcome } from "./tool-o
 export const CLEANUP_GRACE_MS = 250
 
 export interface ProcessorOptions {
-  /** Where parts are persisted and published. */
-  readonly toolbelt: { readonly store: Store; readonly bus: Bus }
+  /** Where parts are persisted and published: the toolbelt, or just its store and bus. */
+  readonly toolbelt: HostSource | { readonly store: Store; readonly bus: Bus }
   /** The tool set the stream was produced with (`toAISDKTools`): its calls, ids and offered names. */
   readonly tools: {
     readonly calls: Calls
@@ -76,8 +77,9 @@ export class StreamProcessor {
   #finished = false
 
   constructor(options: ProcessorOptions) {
-    this.#store = options.toolbelt.store
-    this.#bus = options.toolbelt.bus
+    const records = "directory" in options.toolbelt ? hostOf(options.toolbelt) : options.toolbelt
+    this.#store = records.store
+    this.#bus = records.bus
     this.#calls = options.tools.calls
     this.#sessionID = options.tools.sessionID
     this.#messageID = options.tools.messageID

@@ -2,6 +2,7 @@
 // model call is offered (its `tools`), before and after tool_search loads a tool into the session.
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { internals } from "../../compose/internals.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { call, scripted, step, text } from "./fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "./fixtures/toolbelt.ts"
@@ -25,7 +26,7 @@ async function deferring(): Promise<TestBelt> {
       input: z.object({ title: z.string().describe("The title") }),
       execute: ({ title }) => `${what}: ${title}`,
     })
-  made.toolbelt.registry.register(
+  made.toolbelt.register(
     {
       demo_create_issue: tool("Create an issue in a repository"),
       demo_send_message: tool("Send a message to a chat channel"),
@@ -56,7 +57,7 @@ describe("deferred tools in the AI SDK adapter", () => {
     expect(ai.activeTools).toContain("echo")
     expect(ai.activeTools).not.toContain("demo_create_issue")
     expect(ai.offered()).toEqual(ai.activeTools)
-    belt.toolbelt.toolSearch.load("ses_set", ["demo_create_issue"])
+    internals(belt.toolbelt).toolSearch.load("ses_set", ["demo_create_issue"])
     expect(ai.offered()).toContain("demo_create_issue")
     expect(ai.offered()).not.toContain("demo_send_message")
     expect(ai.activeTools).not.toContain("demo_create_issue")
@@ -104,7 +105,7 @@ describe("deferred tools in the AI SDK adapter", () => {
     expect(first).not.toContain("demo_send_message")
     expect(second).toContain("demo_send_message")
     // Another session was not given it.
-    expect(belt.toolbelt.toolSearch.loaded("ses_other").has("demo_send_message")).toBe(false)
+    expect(internals(belt.toolbelt).toolSearch.loaded("ses_other").has("demo_send_message")).toBe(false)
   })
 
   it("runTurn: the last allowed step still gets no tools, loaded ones included", async () => {
@@ -128,7 +129,7 @@ describe("deferred tools in the AI SDK adapter", () => {
   it("repairs a wrong-case name of a deferred tool, and runs it", async () => {
     belt = await deferring()
     const seen = new Set<string>()
-    belt.toolbelt.bus.subscribe("message.part.updated", (event) => {
+    belt.toolbelt.subscribe("message.part.updated", (event) => {
       seen.add(event.properties.part.tool)
     })
     const model = scripted([step(call("loud", "DEMO_CREATE_ISSUE", { title: "Loud" })), step(text("ok"))])

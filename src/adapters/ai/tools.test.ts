@@ -1,6 +1,7 @@
 import type { ToolExecutionOptions } from "ai"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { z } from "zod"
+import { internals } from "../../compose/internals.ts"
 import type { Context } from "../../runtime/tool/context.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { scripted, step, text } from "./fixtures/mock-model.ts"
@@ -41,7 +42,7 @@ describe("toAISDKTools", () => {
     expect(ai.activeTools).not.toContain("invalid")
     expect(Object.keys(ai.tools)).toEqual([...ai.activeTools, "invalid"].sort())
     expect(ai.turn.has("invalid")).toBe(true)
-    expect(ai.turn.get("echo")).toBe(belt.toolbelt.registry.resolve("echo")!.identity)
+    expect(ai.turn.get("echo")).toBe(internals(belt.toolbelt).registry.resolve("echo")!.identity)
   })
 
   it("leaves out tools the agent's permission rules hide", async () => {
@@ -53,7 +54,7 @@ describe("toAISDKTools", () => {
 
   it("sends each schema through the provider's transforms", async () => {
     belt = await testBelt()
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       level: Tool.make({
         description: "Takes a numeric enum.",
         input: z.object({ level: z.literal([1, 2]), note: z.string().nullable().optional() }),
@@ -96,7 +97,7 @@ describe("toAISDKTools", () => {
   it("executes through settlement with the SDK call's id, abort signal and messages", async () => {
     belt = await testBelt()
     let seen: Context | undefined
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       probe: Tool.make({
         description: "Records its context.",
         input: z.object({}),
@@ -122,7 +123,7 @@ describe("toAISDKTools", () => {
     })
     expect(seen!.messages).toEqual(messages)
     expect(seen!.abort.aborted).toBe(false)
-    const part = belt.toolbelt.store.parts.get("ses_tools", "call-42")!
+    const part = internals(belt.toolbelt).store.parts.get("ses_tools", "call-42")!
     expect(part).toMatchObject({
       tool: "probe",
       messageID: "msg_tools",
@@ -131,7 +132,7 @@ describe("toAISDKTools", () => {
     expect(ai.calls.get("call-42")).toMatchObject({ phase: "settled", partID: part.id })
 
     // The SDK's abort signal reaches a call while it runs (after it ends the call no longer follows it).
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       waits: Tool.make({
         description: "Ends when aborted.",
         input: z.object({}),
@@ -160,7 +161,7 @@ describe("toAISDKTools", () => {
     const error = await execute(ai, "fail", {}, "c-fail-2").catch((caught: unknown) => caught)
     expect(String(error)).toBe("this tool always fails")
 
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       echo: Tool.make({
         description: "A newer echo.",
         input: z.object({ text: z.string() }),
@@ -173,7 +174,7 @@ describe("toAISDKTools", () => {
 
   it("a rejected permission blocks the turn (stopWhen)", async () => {
     belt = await testBelt({ config: { permission: { custom: "ask" } }, decide: async () => "reject" })
-    belt.toolbelt.registry.register({
+    belt.toolbelt.register({
       asks: Tool.make({
         description: "Asks first.",
         input: z.object({}),

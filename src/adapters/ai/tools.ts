@@ -17,14 +17,14 @@ import type { Settlement } from "../../runtime/settle/settle.ts"
 import type { ConversationMessage } from "../../runtime/tool/context.ts"
 import { inputJsonSchema, internals } from "../../runtime/tool/internal.ts"
 import { Calls } from "./calls.ts"
-import type { ToolHost } from "./host.ts"
+import { type HostSource, hostOf, type ToolHost } from "./host.ts"
 import { acceptsToolMedia, modelOutput } from "./model-output.ts"
 import { INVALID, matchCase, repairToolCall } from "./repair.ts"
 import { type JsonSchema, prepareSchema, restoreOptional, schemaFamily, strictSchema } from "./schema.ts"
 import { listingFor, OfferedTools } from "./tool-search.ts"
 
 export interface ToAISDKToolsOptions {
-  readonly toolbelt: ToolHost
+  readonly toolbelt: HostSource
   readonly sessionID: string
   /** The assistant message the calls belong to (every part records it). */
   readonly messageID: string
@@ -111,7 +111,8 @@ export interface AISDKTools {
  * 4. `toModelOutput` gives the model the bounded text, with images where the provider takes them.
  */
 export async function toAISDKTools(options: ToAISDKToolsOptions): Promise<AISDKTools> {
-  const { toolbelt, sessionID, messageID, model } = options
+  const { sessionID, messageID, model } = options
+  const toolbelt = hostOf(options.toolbelt)
   const agent = options.agent ?? DEFAULT_AGENT
   const media = options.media ?? acceptsToolMedia(model.providerID)
   const strict = options.strict === true && schemaFamily(model) === "openai"

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import { McpPins } from "../../platform/store/mcp-pins.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
@@ -96,8 +97,8 @@ async function setup(
   })
   const mcp = await connectMcpServers({
     config: mcpConfig(log),
-    registry: toolbelt.registry,
-    store: toolbelt.store,
+    registry: internals(toolbelt).registry,
+    store: internals(toolbelt).store,
     directory: dir,
     log: capture(logs),
   })
@@ -241,9 +242,9 @@ describe.each(["stdio", "http"] as const)("a server over %s", (transport) => {
   })
 
   it("follows tools/list_changed: a tool the server adds gets registered", async () => {
-    expect(s.toolbelt.registry.resolve("fx_added")).toBeUndefined()
+    expect(internals(s.toolbelt).registry.resolve("fx_added")).toBeUndefined()
     expect(await s.toolbelt.call({ tool: "fx_add_tool", input: {} })).toMatchObject({ output: "added" })
-    await until(() => s.toolbelt.registry.resolve("fx_added"), "fx_added to be registered")
+    await until(() => internals(s.toolbelt).registry.resolve("fx_added"), "fx_added to be registered")
     expect(s.mcp.servers[0]!.tools).toContain("fx_added")
     expect(await s.toolbelt.call({ tool: "fx_added", input: {} })).toMatchObject({ output: "I was added" })
     expect(await s.toolbelt.call({ tool: "fx_echo", input: { text: "still" } })).toMatchObject({
@@ -321,7 +322,7 @@ describe("drift pinning", () => {
       permission,
       decide: () => answer,
     })
-    const pins = new McpPins(s.toolbelt.store.db)
+    const pins = new McpPins(internals(s.toolbelt).store.db)
 
     // First approval pins the definition; nobody is asked (the rules allow the tool).
     expect(pins.get({ projectID: s.toolbelt.directory, server: "fx", tool: "echo" })).toBeUndefined()
@@ -337,8 +338,8 @@ describe("drift pinning", () => {
     await s.mcp.close()
     const same = await connectMcpServers({
       config: { fx: local({}, { FIXTURE_LOG: s.log }) },
-      registry: s.toolbelt.registry,
-      store: s.toolbelt.store,
+      registry: internals(s.toolbelt).registry,
+      store: internals(s.toolbelt).store,
       directory: s.dir,
     })
     opened.push({ dir: s.dir, toolbelt: s.toolbelt, mcp: same })
@@ -351,8 +352,8 @@ describe("drift pinning", () => {
     await same.close()
     const changed = await connectMcpServers({
       config: { fx: local({}, { FIXTURE_LOG: s.log, FIXTURE_VARIANT: "v2" }) },
-      registry: s.toolbelt.registry,
-      store: s.toolbelt.store,
+      registry: internals(s.toolbelt).registry,
+      store: internals(s.toolbelt).store,
       directory: s.dir,
     })
     opened.push({ dir: s.dir, toolbelt: s.toolbelt, mcp: changed })
@@ -397,7 +398,7 @@ describe("drift pinning", () => {
     const s = await setup((log) => ({ fx: local({}, { FIXTURE_LOG: log }) }), {
       permission: { mcp_drift: "deny" },
     })
-    const pins = new McpPins(s.toolbelt.store.db)
+    const pins = new McpPins(internals(s.toolbelt).store.db)
     pins.pin({
       projectID: s.toolbelt.directory,
       server: "fx",
@@ -450,7 +451,7 @@ describe("servers that fail or stop", () => {
 
   it("a server that dies mid-session is reported and its tools are withdrawn", async () => {
     const s = await setup((log) => ({ fx: local({}, { FIXTURE_LOG: log }) }))
-    expect(s.toolbelt.registry.resolve("fx_echo")).toBeDefined()
+    expect(internals(s.toolbelt).registry.resolve("fx_echo")).toBeDefined()
     const inFlight = s.toolbelt.call({ tool: "fx_slow", input: { ms: 20_000 } })
     await until(async () => (await events(s.log)).includes("started slow"), "the slow call to start")
     expect(await s.toolbelt.call({ tool: "fx_exit", input: {} })).toMatchObject({ output: "bye" })
@@ -463,7 +464,7 @@ describe("servers that fail or stop", () => {
     expect(s.mcp.servers[0]).toMatchObject({ status: "failed", tools: [] })
     expect(s.mcp.servers[0]!.error).toContain("the connection closed")
     expect(s.logs).toContainEqual(expect.stringMatching(/^error MCP server fx: the connection closed/))
-    expect(s.toolbelt.registry.resolve("fx_echo")).toBeUndefined()
+    expect(internals(s.toolbelt).registry.resolve("fx_echo")).toBeUndefined()
     expect(await s.toolbelt.call({ tool: "fx_echo", input: { text: "x" } })).toMatchObject({
       status: "error",
       kind: "unknown",
@@ -477,7 +478,7 @@ describe("servers that fail or stop", () => {
     http.child.kill("SIGKILL")
     await until(() => s.mcp.servers[0]!.status === "failed", "the server to be reported failed")
     expect(s.mcp.servers[0]!.error).toContain("it stopped answering")
-    expect(s.toolbelt.registry.resolve("fx_echo")).toBeUndefined()
+    expect(internals(s.toolbelt).registry.resolve("fx_echo")).toBeUndefined()
   })
 
   it("falls back to the legacy SSE transport for an older remote server", async () => {
@@ -506,7 +507,7 @@ describe("names", () => {
 
   it("an MCP tool never replaces a tool registered by someone else", async () => {
     const s = await setup(() => ({ apply: local({}, { FIXTURE_EXTRA: "patch" }) }))
-    expect(s.toolbelt.registry.resolve("apply_patch")!.source).toBe("builtin")
+    expect(internals(s.toolbelt).registry.resolve("apply_patch")!.source).toBe("builtin")
     expect(s.mcp.servers[0]!.tools).not.toContain("apply_patch")
     expect(s.mcp.servers[0]!.tools).toContain("apply_echo")
     expect(s.logs).toContainEqual(

@@ -1,3 +1,4 @@
+import { internals, type ToolbeltInternals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import { warnCrashRecovery } from "./crash-warnings.ts"
 import { type IO, UsageError } from "./io.ts"
@@ -42,7 +43,7 @@ export async function openForCalls(options: {
   const directory = projectDirectory(cwd, io.cwd)
   const choice = await chooseTrust({ io, directory, flag: options.trust, ask: true })
   // An ask refused for want of a terminal names the rule that asked: the policy, once it is open.
-  let policy: Toolbelt["policy"] | undefined
+  let policy: ToolbeltInternals["policy"] | undefined
   const toolbelt = await createToolbelt({
     directory,
     env: io.env,
@@ -53,7 +54,7 @@ export async function openForCalls(options: {
     sweep: false,
     editDiagnostics: options.editDiagnostics ?? true,
   })
-  policy = toolbelt.policy
+  policy = internals(toolbelt).policy
   sayTrust(toolbelt.trust, io, { command, choice, leftOut: options.leftOut ?? false })
   return toolbelt
 }
@@ -81,9 +82,9 @@ export function warnStartUp(toolbelt: Pick<Toolbelt, "pluginErrors" | "crashReco
  * The agent of `--agent` must be one the policy knows, before any call runs as it. An unknown one is
  * a usage error whose message names the known agents (so no help follows it).
  */
-export function checkAgent(toolbelt: Pick<Toolbelt, "permission">, agent: string): void {
+export function checkAgent(toolbelt: Toolbelt, agent: string): void {
   try {
-    toolbelt.permission.evaluate({ permission: "*", pattern: "*", agent })
+    internals(toolbelt).permission.evaluate({ permission: "*", pattern: "*", agent })
   } catch (error) {
     throw new UsageError((error as Error).message, { help: false })
   }

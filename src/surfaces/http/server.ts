@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs"
 import { createAdaptorServer } from "@hono/node-server"
 import type { ResolvedModel } from "../../adapters/ai/provider.ts"
+import { internals } from "../../compose/internals.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
@@ -85,13 +86,13 @@ export async function serveHttp(options: ServeOptions): Promise<ToolbeltServer> 
 
   // 2. Events and sessions.
   const events = eventLogFor({
-    bus: toolbelt.bus,
-    store: toolbelt.store,
+    bus: internals(toolbelt).bus,
+    store: internals(toolbelt).store,
     ...(options.eventCapacity ? { capacity: options.eventCapacity } : {}),
   })
   const sessions = new SessionIndex({
-    store: toolbelt.store,
-    bus: toolbelt.bus,
+    store: internals(toolbelt).store,
+    bus: internals(toolbelt).bus,
     projectID: toolbelt.directory,
   })
 

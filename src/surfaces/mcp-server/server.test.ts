@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { Client, InMemoryTransport, type Tool as McpTool } from "@modelcontextprotocol/client"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { createMcpServer } from "./server.ts"
@@ -26,7 +27,7 @@ beforeEach(async () => {
     sweep: false,
     config: { permission: { hidden: "deny" } },
   })
-  toolbelt.registry.register({
+  toolbelt.register({
     echo: Tool.make({
       description: "Echoes.",
       input: z.object({ text: z.string() }),
@@ -112,7 +113,7 @@ describe("the tool list", () => {
 
   it("follows the registry, and tells a 2025-era client (tools/list_changed)", async () => {
     const { client, changes } = await legacyClient()
-    const handle = toolbelt.registry.register({
+    const handle = toolbelt.register({
       later: Tool.make({ description: "Registered later.", input: z.object({}), execute: () => "late" }),
     })
     await until(() => changes.lists.some((list) => list.includes("later")), "the new tool to be listed")
@@ -126,7 +127,7 @@ describe("the tool list", () => {
 
   it("lists a replaced registration's new description, and calls the new one", async () => {
     const { client, changes } = await legacyClient()
-    toolbelt.registry.register({
+    toolbelt.register({
       echo: Tool.make({
         description: "Echoes louder.",
         input: z.object({ text: z.string() }),
@@ -156,7 +157,7 @@ describe("the tool list", () => {
     await client.connect(clientSide)
     cleanup.push(() => client.close())
     expect(client.getProtocolEra()).toBe("modern")
-    toolbelt.registry.register({
+    toolbelt.register({
       later: Tool.make({ description: "Registered later.", input: z.object({}), execute: () => "late" }),
     })
     await until(() => changes.lists.some((list) => list.includes("later")), "the new tool to be listed")
@@ -285,7 +286,7 @@ describe("asks the client does not answer", () => {
 describe("the end of a connection", () => {
   it("aborts the session's running calls", async () => {
     const { client, session } = await legacyClient()
-    const interrupted = toolbelt.bus.once(
+    const interrupted = internals(toolbelt).bus.once(
       "message.part.updated",
       (event) => event.properties.part.tool === "hold" && event.properties.part.state.status === "error",
       { timeout: 5_000 },

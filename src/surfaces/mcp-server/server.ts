@@ -9,6 +9,7 @@ import {
   type Tool as ToolDefinition,
 } from "@modelcontextprotocol/server"
 import { listingFor } from "../../adapters/ai/tool-search.ts"
+import { internals } from "../../compose/internals.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
@@ -125,7 +126,7 @@ export async function createMcpServer(
     },
   })
   // The agent the session runs as: the connection's, until a call switches it (plan mode).
-  const agentNow = () => toolbelt.store.sessionAgents.get(options.session) ?? agent
+  const agentNow = () => internals(toolbelt).store.sessionAgents.get(options.session) ?? agent
   let listedAgent = agentNow()
 
   // 2. The registrations: every tool the agent may see, deferred ones included.
@@ -136,7 +137,7 @@ export async function createMcpServer(
   let turn: Turn = new Map()
   // The names listed up front (not deferred); the deferred ones are listed once the session loads them.
   let upFront = new Set<string>()
-  const search = toolbelt.toolSearch
+  const search = internals(toolbelt).toolSearch
   const listedNow = (name: string) => upFront.has(name) || search.loaded(options.session).has(name)
   const register = (advertised: Advertised, outputSchema: Record<string, unknown> | undefined) => {
     const name = advertised.name
@@ -166,7 +167,7 @@ export async function createMcpServer(
       agent: asAgent,
       client: MCP_CLIENT,
       sessionID: options.session,
-      listing: listingFor(toolbelt.registry),
+      listing: listingFor(internals(toolbelt).registry),
     }
     const query = { ...base, extra: { model } }
     const [tools, unattended, modelless] = await Promise.all([
@@ -248,7 +249,7 @@ export async function createMcpServer(
       syncing = false
     }
   }
-  const offChange = toolbelt.registry.onChange(() => void resync())
+  const offChange = internals(toolbelt).registry.onChange(() => void resync())
   // Deferred tools loaded into this session (a search found them, a call named them) are listed now.
   const offLoad = search.onLoad((sessionID, names) => {
     if (sessionID !== options.session) return

@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/server"
 import { parentCallID } from "../../compose/child-calls.ts"
 import { promptEnd } from "../../compose/fleet.ts"
+import { internals } from "../../compose/internals.ts"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
@@ -94,12 +95,12 @@ export class McpSession {
   constructor(options: SessionOptions) {
     this.#options = options
     const { sessionID } = options
-    this.#offAsks = options.toolbelt.bus.subscribe("permission.asked", (event) => {
+    this.#offAsks = options.toolbelt.subscribe("permission.asked", (event) => {
       // A subagent's ask comes from its own session, through the call of this one that started it.
       const ask = event.properties
       if (ask.sessionID === sessionID || ask.subagent?.root.sessionID === sessionID) this.#asked(ask)
     })
-    this.#offQuestions = options.toolbelt.bus.subscribe("question.asked", (event) => {
+    this.#offQuestions = options.toolbelt.subscribe("question.asked", (event) => {
       if (event.properties.sessionID === sessionID) this.#questioned(event.properties)
     })
   }
@@ -225,7 +226,7 @@ export class McpSession {
   async #elicit(call: RunningCall, prompt: Prompt, ctx: ServerContext): Promise<void> {
     // Answered elsewhere (another instance, the page) or withdrawn: the form's request is cancelled.
     const id = prompt.kind === "permission" ? prompt.ask.id : prompt.request.id
-    const end = promptEnd(this.#options.toolbelt.bus, prompt.kind, id)
+    const end = promptEnd(internals(this.#options.toolbelt).bus, prompt.kind, id)
     if (!this.#isPending(prompt)) {
       end.stop()
       return
@@ -267,7 +268,9 @@ export class McpSession {
         tool: request.tool,
         input: request.args,
         sessionID: this.#options.sessionID,
-        agent: this.#options.toolbelt.store.sessionAgents.get(this.#options.sessionID) ?? this.#options.agent,
+        agent:
+          internals(this.#options.toolbelt).store.sessionAgents.get(this.#options.sessionID) ??
+          this.#options.agent,
         callID: self.callID,
         abort: self.abort.signal,
         turn: request.turn,
@@ -331,7 +334,7 @@ export class McpSession {
     this.#reporting += delta
     if (this.#reporting > 0 && !this.#offParts && !this.#closed) {
       const { sessionID } = this.#options
-      this.#offParts = this.#options.toolbelt.bus.subscribe(
+      this.#offParts = this.#options.toolbelt.subscribe(
         "message.part.updated",
         (event: Event<"message.part.updated">) => {
           const { part } = event.properties

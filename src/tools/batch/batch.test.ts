@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { type TempProject, tempProject } from "../../compose/fixtures/temp-project.ts"
+import { internals } from "../../compose/internals.ts"
 import type { Toolbelt, ToolbeltOptions } from "../../compose/toolbelt.ts"
 import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
@@ -119,7 +120,11 @@ describe("a batch of 25 mixed calls", () => {
     expect(await readFile(join(project, "new.txt"), "utf8")).toBe("written by the batch\n")
 
     // Each call that ran is its own part in the journal, under <batch call id>.<n>, with its own state.
-    const parts = new Map(tb.store.parts.list("ses_batch").map((part) => [part.callID, part]))
+    const parts = new Map(
+      internals(tb)
+        .store.parts.list("ses_batch")
+        .map((part) => [part.callID, part]),
+    )
     expect(parts.get("call_b")?.state.status).toBe("completed")
     for (const entry of calls) {
       const part = parts.get(`call_b.${entry.n}`)
@@ -174,12 +179,12 @@ describe("what batch refuses", () => {
       { n: 26, ...beyond },
       { n: 27, ...beyond },
     ])
-    expect(tb.store.parts.list("ses_many")).toHaveLength(1 + 25)
+    expect(internals(tb).store.parts.list("ses_many")).toHaveLength(1 + 25)
   })
 
   it("does not nest: batch inside batch is refused, and a call made by a batch gets no calls of its own", async () => {
     const tb = await toolbelt()
-    tb.registry.register({
+    tb.register({
       probe: Tool.make({
         description: "Says whether it may make calls on its behalf.",
         input: z.object({}),
@@ -215,7 +220,7 @@ describe("what batch refuses", () => {
 
   it("runs only what the caller's turn offered: a tool left out of the turn is unknown to the batch", async () => {
     const tb = await toolbelt()
-    const turn = tb.registry.turn((await tb.tools()).filter((tool) => tool.name !== "bash"))
+    const turn = internals(tb).registry.turn((await tb.tools()).filter((tool) => tool.name !== "bash"))
     const [shell] = entries(
       await tb.call({
         tool: "batch",
@@ -268,7 +273,7 @@ describe("each call is bounded, asked and stopped as its own", () => {
     })
     const [long, short] = entries(result)
     expect(long).toMatchObject({ status: "completed" })
-    const part = tb.store.parts.get("ses_bound", "call_long.1")
+    const part = internals(tb).store.parts.get("ses_bound", "call_long.1")
     const state = part?.state as { metadata: { truncated?: boolean; outputPath?: string } }
     expect(state.metadata.truncated).toBe(true)
     expect(await readFile(state.metadata.outputPath!, "utf8")).toContain("\n5000")
@@ -300,8 +305,8 @@ describe("each call is bounded, asked and stopped as its own", () => {
     )
     expect(result).toMatchObject({ kind: "permission", blocked: true })
     expect(result.error).toBe("The user rejected permission to use this specific tool call.")
-    expect(tb.store.parts.get("ses_no", "call_no.1")?.state.status).toBe("error")
-    expect(tb.store.parts.get("ses_no", "call_no.2")?.state.status).toBe("completed")
+    expect(internals(tb).store.parts.get("ses_no", "call_no.1")?.state.status).toBe("error")
+    expect(internals(tb).store.parts.get("ses_no", "call_no.2")?.state.status).toBe("completed")
   })
 
   it("stops the turn as unanswered when no one could be asked about a call", async () => {
@@ -346,13 +351,13 @@ describe("each call is bounded, asked and stopped as its own", () => {
     // The calls end as interrupted too, each in its own record, long before the sleeps would.
     for (let waited = 0; waited < 5_000; waited += 20) {
       const done = [1, 2, 3].every(
-        (n) => tb.store.parts.get("ses_abort", `call_a.${n}`)?.state.status === "error",
+        (n) => internals(tb).store.parts.get("ses_abort", `call_a.${n}`)?.state.status === "error",
       )
       if (done) break
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     for (const n of [1, 2, 3]) {
-      const state = tb.store.parts.get("ses_abort", `call_a.${n}`)?.state as {
+      const state = internals(tb).store.parts.get("ses_abort", `call_a.${n}`)?.state as {
         status: string
         metadata?: { interrupted?: boolean }
       }

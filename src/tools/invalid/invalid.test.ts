@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt } from "../../compose/toolbelt.ts"
 
 it("turns a call that could not be parsed into a readable result, and is never advertised", async () => {
@@ -22,9 +23,9 @@ it("turns a call that could not be parsed into a readable result, and is never a
     output:
       "The arguments provided to the tool are invalid: JSON parse error: Unexpected token } at position 12",
   })
-  const advertised = await toolbelt.registry.tools({ agent: "build", client: "cli" })
+  const advertised = await internals(toolbelt).registry.tools({ agent: "build", client: "cli" })
   expect(advertised.map((tool) => tool.name)).not.toContain("invalid")
-  expect(toolbelt.registry.ids()).toContain("invalid")
+  expect(internals(toolbelt).registry.ids()).toContain("invalid")
   toolbelt.close()
   await rm(dir, { recursive: true, force: true })
 })

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import { planPath } from "../kit/plan-file.ts"
 
@@ -27,7 +28,7 @@ it("switches the session to the plan agent, whose rules apply from the next call
     metadata: { agent: "plan", previous: "build", plan: join(dir, ".toolbelt", "plans", "ses_p.md") },
   })
   expect(result.status === "completed" && result.output).toContain("plan file: .toolbelt/plans/ses_p.md.")
-  expect(toolbelt.store.sessionAgents.get("ses_p")).toBe("plan")
+  expect(internals(toolbelt).store.sessionAgents.get("ses_p")).toBe("plan")
 
   // The next call of the session runs as plan: no edits but the plan file.
   const edit = await toolbelt.call({

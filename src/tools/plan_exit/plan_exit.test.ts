@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
 
@@ -58,7 +59,7 @@ it("asks the person, and on yes switches back to build with the plan as the inst
   expect(result.status === "completed" && result.output).toBe(
     "The user approved the plan at .toolbelt/plans/ses_yes.md. You are the build agent again and can edit files. Carry out the plan:\n\n# Plan\n1. Rename x to y.",
   )
-  expect(toolbelt.store.sessionAgents.get("ses_yes")).toBe("build")
+  expect(internals(toolbelt).store.sessionAgents.get("ses_yes")).toBe("build")
   // Build's rules again: the project can be edited.
   const edit = await toolbelt.call({
     tool: "write",
@@ -74,7 +75,7 @@ it("on no, or a dismissal, stays in plan mode and stops the turn", async () => {
     reply = answer
     const result = await toolbelt.call({ tool: "plan_exit", input: {}, sessionID: "ses_no" })
     expect(result).toMatchObject({ status: "error", kind: "question", blocked: true })
-    expect(toolbelt.store.sessionAgents.get("ses_no")).toBe("plan")
+    expect(internals(toolbelt).store.sessionAgents.get("ses_no")).toBe("plan")
   }
 })
 

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt, type ToolbeltOptions } from "../../compose/toolbelt.ts"
 import type { Event } from "../../runtime/bus/events.ts"
 import { database, features } from "../../runtime/question/fixtures/questions.ts"
@@ -35,11 +36,11 @@ async function toolbeltWith(options: ToolbeltOptions = {}): Promise<Toolbelt> {
 describe("question through the library: the bus events and reply", () => {
   it("publishes question.asked for the call, and the reply becomes the answer the model reads", async () => {
     const toolbelt = await toolbeltWith()
-    toolbelt.bus.subscribe("question.asked", (event) => {
+    toolbelt.subscribe("question.asked", (event) => {
       toolbelt.questions.reply({ requestID: event.properties.id, answers: [["Redis"], []] })
     })
-    const asked = toolbelt.bus.once("question.asked")
-    const replied = toolbelt.bus.once("question.replied")
+    const asked = internals(toolbelt).bus.once("question.asked")
+    const replied = internals(toolbelt).bus.once("question.replied")
     const result = await toolbelt.call({
       tool: "question",
       input: { questions: [database, features] },
@@ -65,10 +66,10 @@ describe("question through the library: the bus events and reply", () => {
   it("a dismissal fails the call and marks the turn to stop, like a rejected permission", async () => {
     const toolbelt = await toolbeltWith()
     const rejected: Event<"question.rejected">[] = []
-    toolbelt.bus.subscribe("question.rejected", (event) => {
+    toolbelt.subscribe("question.rejected", (event) => {
       rejected.push(event)
     })
-    toolbelt.bus.subscribe("question.asked", (event) => {
+    toolbelt.subscribe("question.asked", (event) => {
       toolbelt.questions.reject({ requestID: event.properties.id })
     })
     const result = await toolbelt.call({ tool: "question", input: { questions: [database] }, sessionID: "s" })
@@ -78,15 +79,15 @@ describe("question through the library: the bus events and reply", () => {
       blocked: true,
       error: "The user dismissed this question.",
     })
-    await toolbelt.bus.idle()
+    await internals(toolbelt).bus.idle()
     expect(rejected).toHaveLength(1)
   })
 
   it("an aborted call withdraws its question and ends interrupted", async () => {
     const toolbelt = await toolbeltWith()
     const abort = new AbortController()
-    toolbelt.bus.subscribe("question.asked", () => abort.abort())
-    const withdrawn = toolbelt.bus.once("question.rejected")
+    toolbelt.subscribe("question.asked", () => abort.abort())
+    const withdrawn = internals(toolbelt).bus.once("question.rejected")
     const result = await toolbelt.call({
       tool: "question",
       input: { questions: [database] },

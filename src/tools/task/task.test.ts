@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { call, step, text } from "../../adapters/ai/fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "../../adapters/ai/fixtures/toolbelt.ts"
 import { runTurn } from "../../adapters/ai/loop.ts"
+import { internals } from "../../compose/internals.ts"
 import { findByCommandLine } from "../../platform/shell/run/find-processes.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import type { Config } from "../../runtime/config/config.ts"
@@ -41,7 +42,7 @@ const task = (id: string, input: Record<string, unknown>) =>
 
 /** The parent session's task part. */
 function taskPart(toolbelt: TestBelt["toolbelt"], sessionID: string, callID: string): ToolPart {
-  const part = toolbelt.store.parts.get(sessionID, callID)
+  const part = internals(toolbelt).store.parts.get(sessionID, callID)
   if (!part) throw new Error(`no part ${callID}`)
   return part
 }
@@ -60,7 +61,7 @@ describe("task: a subagent on a child session (mock model)", () => {
     })
     const progress: unknown[] = []
     const titles: string[] = []
-    toolbelt.bus.subscribe("message.part.updated", (event) => {
+    toolbelt.subscribe("message.part.updated", (event) => {
       const { part } = event.properties
       if (part.tool !== "task" || part.state.status !== "running") return
       progress.push(part.state.metadata)
@@ -87,20 +88,28 @@ describe("task: a subagent on a child session (mock model)", () => {
     })
 
     // The child session: under the parent, titled, with its own rules; the calls are its parts.
-    expect(toolbelt.store.sessions.get(child)).toMatchObject({
+    expect(internals(toolbelt).store.sessions.get(child)).toMatchObject({
       parentID: result.sessionID,
       agent: "general",
       title: "fix the file (@general subagent)",
     })
-    const rules = toolbelt.store.sessions.get(child)?.permission ?? []
+    const rules = internals(toolbelt).store.sessions.get(child)?.permission ?? []
     // task denied (general does not mention it, and the depth limit is reached); todowrite is denied by
     // general's own rules; the parent's whole policy holds over the child without being copied.
     expect(rules).toEqual([{ permission: "task", pattern: "*", action: "deny" }])
-    expect(toolbelt.store.parts.list(child).map((p) => [p.callID, p.tool, p.state.status])).toEqual([
+    expect(
+      internals(toolbelt)
+        .store.parts.list(child)
+        .map((p) => [p.callID, p.tool, p.state.status]),
+    ).toEqual([
       ["c1", "read", "completed"],
       ["c2", "edit", "completed"],
     ])
-    expect(toolbelt.store.parts.list(result.sessionID).map((p) => p.callID)).toEqual(["t1"])
+    expect(
+      internals(toolbelt)
+        .store.parts.list(result.sessionID)
+        .map((p) => p.callID),
+    ).toEqual(["t1"])
 
     // Live progress named the child session and its latest call.
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -192,9 +201,11 @@ describe("task: a subagent on a child session (mock model)", () => {
     expect(seen).toContain("Remember the word kiwi.")
     expect(seen).toContain("I will remember kiwi.")
     expect(seen).toContain("Which word?")
-    expect(toolbelt.store.sessions.list({ parentID: first.sessionID }).map((each) => each.id)).toEqual([
-      child,
-    ])
+    expect(
+      internals(toolbelt)
+        .store.sessions.list({ parentID: first.sessionID })
+        .map((each) => each.id),
+    ).toEqual([child])
   })
 
   it("keeps to the depth limit: hidden below it, refused with opencode's message at it, nested within it", async () => {
@@ -243,8 +254,8 @@ describe("task: a subagent on a child session (mock model)", () => {
       )
       const result = await runTurn({ toolbelt, model: { ...ids, model }, prompt: "go" })
       expect(result.text).toBe("all done")
-      const child = toolbelt.store.sessions.list({ parentID: result.sessionID })[0]!
-      const grandchild = toolbelt.store.sessions.list({ parentID: child.id })[0]!
+      const child = internals(toolbelt).store.sessions.list({ parentID: result.sessionID })[0]!
+      const grandchild = internals(toolbelt).store.sessions.list({ parentID: child.id })[0]!
       expect(grandchild).toMatchObject({ agent: "general", title: "inner work (@general subagent)" })
       expect(toolsOf(model.calls.find((each) => each.script === "child")!.call)).toContain("task")
       expect(toolsOf(model.calls.find((each) => each.script === "grandchild")!.call)).not.toContain("task")
@@ -300,9 +311,11 @@ describe("task: a subagent on a child session (mock model)", () => {
     )
     const childCall = model.calls.find((each) => each.script === "child")!.call
     expect(systemOf(childCall)).toContain("You edit documentation and nothing else.")
-    const child = second.store.sessions.list({ parentID: result.sessionID })[0]!
+    const child = internals(second).store.sessions.list({ parentID: result.sessionID })[0]!
     const parts = Object.fromEntries(
-      second.store.parts.list(child.id).map((part) => [part.callID, part.state]),
+      internals(second)
+        .store.parts.list(child.id)
+        .map((part) => [part.callID, part.state]),
     )
     expect(parts.e1).toMatchObject({
       status: "error",
@@ -325,7 +338,7 @@ describe("task: a subagent on a child session (mock model)", () => {
       ],
     })
     const abort = new AbortController()
-    toolbelt.bus.subscribe("message.part.updated", (event) => {
+    toolbelt.subscribe("message.part.updated", (event) => {
       const { part } = event.properties
       const output = part.state.status === "running" ? part.state.metadata?.output : undefined
       if (part.callID === "b2" && typeof output === "string" && output.includes("started")) abort.abort()
@@ -338,9 +351,9 @@ describe("task: a subagent on a child session (mock model)", () => {
       status: "error",
       metadata: { interrupted: true },
     })
-    const child = toolbelt.store.sessions.list({ parentID: result.sessionID })[0]!
-    expect(toolbelt.store.parts.get(child.id, "b1")?.state).toMatchObject({ status: "completed" })
-    expect(toolbelt.store.parts.get(child.id, "b2")?.state).toMatchObject({ status: "error" })
+    const child = internals(toolbelt).store.sessions.list({ parentID: result.sessionID })[0]!
+    expect(internals(toolbelt).store.parts.get(child.id, "b1")?.state).toMatchObject({ status: "completed" })
+    expect(internals(toolbelt).store.parts.get(child.id, "b2")?.state).toMatchObject({ status: "error" })
     for (const seconds of ["61234", "61235", "61236"])
       expect(findByCommandLine(`sleep\0${seconds}`)).toEqual([])
   })
@@ -362,7 +375,7 @@ describe("task: a subagent on a child session (mock model)", () => {
       })
     const result = await runTurn({ toolbelt, model: { ...ids, model: script() }, prompt: "go" })
     expect(result.text).toBe("parent done")
-    const child = toolbelt.store.sessions.list({ parentID: result.sessionID })[0]!
+    const child = internals(toolbelt).store.sessions.list({ parentID: result.sessionID })[0]!
     expect(asked).toHaveLength(1)
     expect(asked[0]).toMatchObject({
       sessionID: child.id,
@@ -390,7 +403,7 @@ describe("task: a subagent on a child session (mock model)", () => {
     const { promise: opened, resolve: open_ } = Promise.withResolvers<void>()
     const { z } = await import("zod")
     const Tool = await import("../../runtime/tool/index.ts")
-    toolbelt.registry.register({
+    toolbelt.register({
       gate: Tool.make({
         description: "Waits until the test opens it.",
         input: z.object({}),
@@ -405,7 +418,7 @@ describe("task: a subagent on a child session (mock model)", () => {
       parent: [
         step(task("t1", { description: "slow work", background: true })),
         () => {
-          childID = toolbelt.store.sessions.list({ parentID: first })[0]!.id
+          childID = internals(toolbelt).store.sessions.list({ parentID: first })[0]!.id
           return step(task("t2", { description: "check on it", task_id: childID }))
         },
         step(text("It is on its way.")),
@@ -439,7 +452,10 @@ describe("task: a subagent on a child session (mock model)", () => {
     open_()
     for (
       let i = 0;
-      i < 500 && !toolbelt.store.messages.list(childID).some((m) => m.role === "assistant");
+      i < 500 &&
+      !internals(toolbelt)
+        .store.messages.list(childID)
+        .some((m) => m.role === "assistant");
       i++
     )
       await new Promise((resolve) => setTimeout(resolve, 10))

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import type { Event } from "../../runtime/bus/events.ts"
 import { withIds } from "./todowrite.ts"
@@ -25,7 +26,7 @@ const write = (todos: unknown[], sessionID = "ses_a", agent?: string) =>
 describe("todowrite", () => {
   it("replaces the session's list, gives every item an id, publishes todo.updated and titles the open items", async () => {
     const events: Event<"todo.updated">[] = []
-    toolbelt.bus.subscribe("todo.updated", (event) => {
+    toolbelt.subscribe("todo.updated", (event) => {
       events.push(event)
     })
     const result = await write([
@@ -45,8 +46,8 @@ describe("todowrite", () => {
     expect(result.title).toBe("2 todos")
     expect(JSON.parse(result.output)).toEqual(todos)
     expect(result.metadata.todos).toEqual(todos)
-    expect(toolbelt.store.todos.get("ses_a")).toEqual(todos)
-    await toolbelt.bus.idle()
+    expect(internals(toolbelt).store.todos.get("ses_a")).toEqual(todos)
+    await internals(toolbelt).bus.idle()
     expect(events.map((event) => event.properties)).toEqual([{ sessionID: "ses_a", todos }])
   })
 
@@ -80,17 +81,25 @@ describe("todowrite", () => {
     expect(twice.status === "error" && twice.error).toContain('id "7" is used by two items')
     const empty = await write([{ content: "  ", status: "pending", priority: "low" }])
     expect(empty.status).toBe("error")
-    expect(toolbelt.store.todos.get("ses_a")).toEqual([])
+    expect(internals(toolbelt).store.todos.get("ses_a")).toEqual([])
   })
 
   it("keeps each session's list apart, and an empty list clears it", async () => {
     await write([{ content: "a", status: "pending", priority: "low" }], "ses_a")
     await write([{ content: "b", status: "pending", priority: "low" }], "ses_b")
-    expect(toolbelt.store.todos.get("ses_a").map((todo) => todo.content)).toEqual(["a"])
-    expect(toolbelt.store.todos.get("ses_b").map((todo) => todo.content)).toEqual(["b"])
+    expect(
+      internals(toolbelt)
+        .store.todos.get("ses_a")
+        .map((todo) => todo.content),
+    ).toEqual(["a"])
+    expect(
+      internals(toolbelt)
+        .store.todos.get("ses_b")
+        .map((todo) => todo.content),
+    ).toEqual(["b"])
     const cleared = await write([], "ses_a")
     expect(cleared).toMatchObject({ status: "completed", title: "0 todos", output: "[]" })
-    expect(toolbelt.store.todos.get("ses_a")).toEqual([])
+    expect(internals(toolbelt).store.todos.get("ses_a")).toEqual([])
   })
 
   it("is denied to subagents (general, explore) and hidden from them with todoread, as opencode", async () => {
@@ -103,7 +112,7 @@ describe("todowrite", () => {
     }
     const build = (await toolbelt.tools({ agent: "build" })).map((tool) => tool.name)
     expect(build).toEqual(expect.arrayContaining(["todowrite", "todoread"]))
-    expect(toolbelt.store.todos.get("ses_sub")).toEqual([])
+    expect(internals(toolbelt).store.todos.get("ses_sub")).toEqual([])
   })
 })
 

@@ -5,6 +5,7 @@ import { MockLanguageModelV4 } from "ai/test"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { internals } from "../../compose/internals.ts"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import type { Config } from "../../runtime/config/config.ts"
 import * as Tool from "../../runtime/tool/index.ts"
@@ -56,8 +57,8 @@ async function search(belt: Toolbelt, input: unknown, extra?: Record<string, unk
 describe("tool_search", () => {
   it("answers one line per match, best first, then the full definitions, and loads the matches", async () => {
     const belt = await toolbelt()
-    belt.registry.register(github, { source: "mcp:github" })
-    belt.registry.register(slack, { source: "mcp:slack" })
+    belt.register(github, { source: "mcp:github" })
+    belt.register(slack, { source: "mcp:slack" })
     const found = await search(belt, { query: "open a new issue on github", limit: 2 })
     expect(found.status).toBe("completed")
     const lines = found.output!.split("\n")
@@ -74,7 +75,7 @@ describe("tool_search", () => {
       )![1]!
     expect(JSON.parse(schema)).toMatchObject({ type: "object", properties: { repo: { type: "string" } } })
     expect(found.metadata?.matches).toHaveLength(2)
-    expect([...belt.toolSearch.loaded("s")]).toEqual(found.metadata!.matches)
+    expect([...internals(belt).toolSearch.loaded("s")]).toEqual(found.metadata!.matches)
     const listed = (await belt.tools({ sessionID: "s" })).map((each) => each.name)
     expect(listed).toEqual(expect.arrayContaining(found.metadata!.matches!))
     const unmatched = [...Object.keys(github), ...Object.keys(slack)].filter(
@@ -85,8 +86,8 @@ describe("tool_search", () => {
 
   it("says when nothing matches: how many tools are deferred, from where, and what to try", async () => {
     const belt = await toolbelt()
-    belt.registry.register(github, { source: "mcp:github" })
-    belt.registry.register(slack, { source: "mcp:slack" })
+    belt.register(github, { source: "mcp:github" })
+    belt.register(slack, { source: "mcp:slack" })
     const found = await search(belt, { query: "kubernetes pod logs" })
     expect(found.output).toBe(
       [
@@ -95,19 +96,19 @@ describe("tool_search", () => {
         'Try other words: the action and the thing it acts on ("list pull requests", "send slack message"), a synonym, or the name of the service.',
       ].join("\n"),
     )
-    expect(belt.toolSearch.loaded("s").size).toBe(0)
+    expect(internals(belt).toolSearch.loaded("s").size).toBe(0)
   })
 
   it("finds only what is deferred for the agent: a tool its rules deny is not found", async () => {
     const belt = await toolbelt({ tool_search: "on", permission: { github_create_issue: "deny" } })
-    belt.registry.register(github, { source: "mcp:github" })
+    belt.register(github, { source: "mcp:github" })
     const found = await search(belt, { query: "create issue", limit: 5 })
     expect(found.metadata?.matches).not.toContain("github_create_issue")
   })
 
   it("refuses an empty query, one past 2,000 characters, and a limit outside 1-20", async () => {
     const belt = await toolbelt()
-    belt.registry.register(github, { source: "mcp:github" })
+    belt.register(github, { source: "mcp:github" })
     expect((await search(belt, { query: "  " })).status).toBe("error")
     expect((await search(belt, { query: "issue", limit: 21 })).status).toBe("error")
     expect((await search(belt, { query: "issue", limit: 0 })).status).toBe("error")
@@ -120,10 +121,9 @@ describe("tool_search", () => {
     const belt = await toolbelt()
     const long = (n: number) =>
       tool(`Export report number ${n}. ${"A long explanation of the report. ".repeat(400)}`)
-    belt.registry.register(
-      Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`reports_export_${i}`, long(i)])),
-      { source: "mcp:reports" },
-    )
+    belt.register(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`reports_export_${i}`, long(i)])), {
+      source: "mcp:reports",
+    })
     const found = await search(belt, { query: "export report", limit: 6 })
     const output = found.output!
     const shown = output.match(/<tool name=/g)!.length
@@ -131,12 +131,12 @@ describe("tool_search", () => {
     expect(shown).toBeLessThan(6)
     expect(Buffer.byteLength(output)).toBeLessThan(DEFINITIONS_BYTES + 2_000)
     expect(output).toMatch(/are left out to keep this short; they are loaded too/)
-    expect(belt.toolSearch.loaded("s").size).toBe(6)
+    expect(internals(belt).toolSearch.loaded("s").size).toBe(6)
   })
 
   it("with tool_search_rerank, orders the candidates as the session's model says", async () => {
     const belt = await toolbelt({ tool_search: "on", tool_search_rerank: true })
-    belt.registry.register(github, { source: "mcp:github" })
+    belt.register(github, { source: "mcp:github" })
     const prompts: string[] = []
     const model = new MockLanguageModelV4({
       doGenerate: async (options) => {

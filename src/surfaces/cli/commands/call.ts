@@ -1,3 +1,4 @@
+import { internals } from "../../../compose/internals.ts"
 import type { InterruptedCall } from "../../../runtime/settle/interrupted-calls.ts"
 import type { Settlement } from "../../../runtime/settle/settle.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
@@ -70,11 +71,11 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   try {
     warnStartUp(toolbelt, io)
     // A session in plan mode runs as plan unless --agent says otherwise.
-    const session = values.session ? toolbelt.store.sessionAgents.get(values.session) : undefined
+    const session = values.session ? internals(toolbelt).store.sessionAgents.get(values.session) : undefined
     const agent = values.agent ?? session ?? "build"
     checkAgent(toolbelt, agent)
-    const ids = toolbelt.registry.ids()
-    const known = ids.includes(name) ? name : toolbelt.registry.repairName(name, ids)
+    const ids = internals(toolbelt).registry.ids()
+    const known = ids.includes(name) ? name : internals(toolbelt).registry.repairName(name, ids)
     if (!known) {
       const offered = await toolbelt.tools({ agent, client: "cli", interactive: Boolean(io.stdin.isTTY) })
       const available = offered.map((tool) => tool.name).sort()

@@ -1,3 +1,4 @@
+import { internals } from "../../../compose/internals.ts"
 import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { serveMcpHttp } from "../../mcp-server/http.ts"
@@ -125,7 +126,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   const agent = values.agent ?? "build"
   try {
     try {
-      toolbelt.permission.evaluate({ permission: "*", pattern: "*", agent })
+      internals(toolbelt).permission.evaluate({ permission: "*", pattern: "*", agent })
       mcpSettings(toolbelt.config)
     } catch (error) {
       throw new UsageError((error as Error).message)

@@ -1,3 +1,4 @@
+import { internals } from "../../../compose/internals.ts"
 import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
@@ -66,12 +67,12 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
   })
   try {
     sayTrust(toolbelt.trust, io, { command: "permissions" })
-    const approvals = toolbelt.permission.approvals()
+    const approvals = internals(toolbelt).permission.approvals()
     if (action === "show") {
       const report = policyReport({
         directory: toolbelt.directory,
         agent: values.agent ?? DEFAULT_AGENT,
-        policy: toolbelt.policy,
+        policy: internals(toolbelt).policy,
         env: io.env,
         approvals: approvals.length,
       })
@@ -92,7 +93,7 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
       return EXIT.ok
     }
     const targets = id === "all" ? approvals.map((approval) => approval.id) : [id!]
-    const removed = targets.filter((target) => toolbelt.permission.revoke(target))
+    const removed = targets.filter((target) => internals(toolbelt).permission.revoke(target))
     if (values.json) writeJson(io.stdout, { revoked: removed })
     if (id !== "all" && removed.length === 0) {
       io.stderr.write(`toolbelt permissions: no saved approval ${id} for ${toolbelt.directory}.\n`)

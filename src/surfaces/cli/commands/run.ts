@@ -1,5 +1,6 @@
 import { DEFAULT_STEPS, runTurn, type TurnResult } from "../../../adapters/ai/loop.ts"
 import { MODEL_CHOICES, ModelSpecError, PROVIDERS, resolveModel } from "../../../adapters/ai/provider.ts"
+import { internals } from "../../../compose/internals.ts"
 import type { ToolPart } from "../../../platform/store/part.ts"
 import type { Subscription } from "../../../runtime/bus/bus.ts"
 import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
@@ -96,7 +97,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     warnStartUp(toolbelt, io)
     const agent = values.agent
     if (agent !== undefined) checkAgent(toolbelt, agent)
-    const stored = values.session ? toolbelt.store.sessionAgents.get(values.session) : undefined
+    const stored = values.session ? internals(toolbelt).store.sessionAgents.get(values.session) : undefined
     const before = agent ?? stored ?? DEFAULT_AGENT
     let text = ""
     const result = await runTurn({
@@ -113,11 +114,11 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
         // The turn's calls, and those of the subagents it starts, indented under them.
         const view = new TurnParts({
           root: sessionID,
-          session: (id) => toolbelt.store.sessions.get(id),
+          session: (id) => internals(toolbelt).store.sessions.get(id),
           out: io.stderr,
           make: (out) => new PartRenderer(out, color, shown),
         })
-        subscription = toolbelt.bus.subscribe("message.part.updated", (event) =>
+        subscription = toolbelt.subscribe("message.part.updated", (event) =>
           view.update(event.properties.part),
         )
       },

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process"
+import { internals } from "../../../compose/internals.ts"
 import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { ServeOptions } from "../../http/server.ts"
@@ -142,7 +143,7 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
           `  API     ${server.url}/api (described at ${server.url}/openapi.json), events at ${server.url}/events`,
           `  MCP     ${server.url}/mcp`,
           // The store's path is the SQLite file, or the PostgreSQL URL with its password replaced.
-          `  store   ${toolbelt.store.path}`,
+          `  store   ${internals(toolbelt).store.path}`,
           ...(server.token && bind.token === undefined
             ? [`  token   ${server.token} (made up for this run: pass --token to choose one)`]
             : []),

@@ -1,3 +1,4 @@
+import { internals } from "../../../compose/internals.ts"
 import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { thousands } from "../../../platform/text/thousands.ts"
 import { TOKENIZER } from "../../../platform/text/tokens/count.ts"
@@ -118,7 +119,7 @@ async function searchSummary(
   query: { agent: string; client: string },
   tools: readonly { tokens?: number; deferred?: boolean }[],
 ): Promise<string> {
-  const state = await toolbelt.toolSearch.state(query)
+  const state = await internals(toolbelt).toolSearch.state(query)
   const all = tools.reduce((sum, tool) => sum + (tool.tokens ?? 0), 0)
   const upFront = tools.filter((tool) => !tool.deferred)
   const upFrontTokens = upFront.reduce((sum, tool) => sum + (tool.tokens ?? 0), 0)

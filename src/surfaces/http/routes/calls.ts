@@ -1,6 +1,7 @@
 // A tool call in a session, through the full pipeline (validation, permission, bounding, the journal),
 // and stopping one that runs, whoever started it.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import type { Settlement as RuntimeSettlement } from "../../../runtime/settle/settle.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
@@ -62,7 +63,7 @@ export function callRoutes(deps: ApiDeps): AnyRoute[] {
         const stopping = deps.toolbelt.stopCall(session.id, params.callID, query.by)
         if (!stopping) throw notRunningHere(deps, session.id, params.callID)
         await stopping
-        const part = deps.toolbelt.store.parts.get(session.id, params.callID)
+        const part = internals(deps.toolbelt).store.parts.get(session.id, params.callID)
         return { part }
       },
     }),
@@ -83,7 +84,7 @@ const AbortQuery = z.object({
 
 /** Why a call this process is not running cannot be stopped here: unknown (404), ended or elsewhere (409). */
 function notRunningHere(deps: ApiDeps, sessionID: string, callID: string): ApiError {
-  const part = deps.toolbelt.store.parts.get(sessionID, callID)
+  const part = internals(deps.toolbelt).store.parts.get(sessionID, callID)
   if (!part)
     return new ApiError(
       404,

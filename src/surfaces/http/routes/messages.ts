@@ -1,6 +1,7 @@
 // A session's conversation: the prompts and the model's replies of its turns, as the agent loop stores
 // them (the calls are the session's parts; an assistant step names the calls it made, in order).
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, route } from "../route.ts"
 import { SessionParams } from "../schemas.ts"
@@ -36,7 +37,7 @@ export function messageRoutes(deps: ApiDeps): AnyRoute[] {
       },
       handler: ({ params }) => {
         requireSession(deps, params.id)
-        return deps.toolbelt.store.messages.list(params.id)
+        return internals(deps.toolbelt).store.messages.list(params.id)
       },
     }),
   ]

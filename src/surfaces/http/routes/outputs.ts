@@ -1,5 +1,6 @@
 // The full output of a bounded call result, from whichever instance of the fleet saved it.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import { OUTPUT_ID, OUTPUT_PREFIX } from "../../../runtime/output/index.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
@@ -19,7 +20,7 @@ const OutputParams = z.object({
 })
 
 export function outputRoutes(deps: ApiDeps): AnyRoute[] {
-  const { output } = deps.toolbelt
+  const { output } = internals(deps.toolbelt)
   return [
     route({
       id: "getOutput",

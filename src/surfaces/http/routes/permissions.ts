@@ -1,6 +1,7 @@
 // The permission service: asks waiting for a reply, and the reply (once, always, or reject with a
 // message for the agent); the "always" approvals replies saved for the project, listed and revoked.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import { PermissionNotFoundError } from "../../../runtime/permission/errors.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
@@ -11,7 +12,7 @@ import { pendingRoute } from "./pending.ts"
 const Replied = z.object({ requestID: z.string(), reply: z.enum(["once", "always", "reject"]) })
 
 export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
-  const { permission } = deps.toolbelt
+  const { permission } = internals(deps.toolbelt)
   return [
     pendingRoute("permissions", {
       id: "listPermissions",

@@ -1,12 +1,13 @@
 // What is recorded for a session besides its calls: its todo list and its journal.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, route } from "../route.ts"
 import { JournalEntry, JournalQuery, SessionParams, Todo } from "../schemas.ts"
 import { NO_SESSION, requireSession } from "./sessions.ts"
 
 export function recordRoutes(deps: ApiDeps): AnyRoute[] {
-  const { store } = deps.toolbelt
+  const { store } = internals(deps.toolbelt)
   return [
     route({
       id: "listTodos",

@@ -1,5 +1,6 @@
 // Sessions: list (with search), create, and one session with its calls, todos and pending asks.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import { isPostgres } from "../../../platform/store/postgres/database.ts"
 import type { SessionInfo } from "../../../platform/store/sessions.ts"
 import { ApiError } from "../api-error.ts"
@@ -30,7 +31,7 @@ export const NO_SESSION = errorSpec("No such session.")
 
 /** The session's row; a 404 that says how to find or make one otherwise. */
 export function requireSession(deps: ApiDeps, id: string): SessionInfo {
-  const session = deps.toolbelt.store.sessions.get(id)
+  const session = internals(deps.toolbelt).store.sessions.get(id)
   if (session) return session
   throw new ApiError(
     404,
@@ -40,7 +41,7 @@ export function requireSession(deps: ApiDeps, id: string): SessionInfo {
 
 export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
   const { toolbelt } = deps
-  const { store } = toolbelt
+  const { store } = internals(toolbelt)
   return [
     route({
       id: "listSessions",
@@ -89,7 +90,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
         })
         deps.sessions.add(session.id)
         // The page lists it at once, before its first call.
-        toolbelt.bus.publish("session.created", { sessionID: session.id, session })
+        internals(toolbelt).bus.publish("session.created", { sessionID: session.id, session })
         return session
       },
     }),
@@ -118,7 +119,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
 /** A 400 naming the agents there are, for an agent the policy does not know. */
 export function checkAgent(deps: ApiDeps, agent: string): void {
   try {
-    deps.toolbelt.policy.rulesOf(agent)
+    internals(deps.toolbelt).policy.rulesOf(agent)
   } catch (failure) {
     throw new ApiError(400, (failure as Error).message)
   }

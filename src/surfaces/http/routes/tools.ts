@@ -1,5 +1,6 @@
 // The tools an agent may call, with their JSON Schemas, sizes in tokens, and what tool search defers.
 import { z } from "zod"
+import { internals } from "../../../compose/internals.ts"
 import { TOKENIZER } from "../../../platform/text/tokens/count.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, route } from "../route.ts"
@@ -56,7 +57,7 @@ export function toolRoutes(deps: ApiDeps): AnyRoute[] {
       handler: async ({ query }) => {
         const agent = query.agent ?? deps.agent
         checkAgent(deps, agent)
-        const state = await deps.toolbelt.toolSearch.state({ agent, client: "http" })
+        const state = await internals(deps.toolbelt).toolSearch.state({ agent, client: "http" })
         return { ...state, tokenizer: TOKENIZER }
       },
     }),

@@ -1,4 +1,6 @@
 // An agent turn in a session: the configured model calls the tools until it answers, streamed.
+
+import { internals } from "../../../compose/internals.ts"
 import { ApiError } from "../api-error.ts"
 import type { ApiDeps } from "../deps.ts"
 import { type AnyRoute, errorSpec, route } from "../route.ts"
@@ -54,7 +56,7 @@ export function turnRoutes(deps: ApiDeps): AnyRoute[] {
               ...(body.steps ? { steps: body.steps } : {}),
               onStart: ({ sessionID, messageID }) => {
                 send({ type: "start", sessionID, messageID })
-                offParts = toolbelt.bus.subscribe("message.part.updated", ({ properties: { part } }) => {
+                offParts = toolbelt.subscribe("message.part.updated", ({ properties: { part } }) => {
                   if (part.sessionID === sessionID) send({ type: "part", part })
                 })
               },
@@ -63,7 +65,7 @@ export function turnRoutes(deps: ApiDeps): AnyRoute[] {
               },
             })
               .then(async (result) => {
-                await toolbelt.bus.idle()
+                await internals(toolbelt).bus.idle()
                 send({
                   type: "finish",
                   status: result.status,
