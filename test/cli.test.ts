@@ -103,7 +103,9 @@ describe("toolbelt call", () => {
     const result = toolbelt(["call", "nope", "{}", "--json"])
     expect(result.status).toBe(2)
     expect(json(result).status).toBe("error")
-    expect(json(result).error).toMatch(/^unknown tool "nope"\. Available tools: (.+, )?echo, .*read, .*\.$/)
+    expect(json(result).error).toMatch(
+      /^Unknown tool "nope"\. Use one of the available tools: (.+, )?echo, .*read, .*\.$/,
+    )
   })
 
   it("exits 2 for a tool this surface does not offer, with the reason, and runs nothing", () => {

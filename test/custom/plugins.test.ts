@@ -170,7 +170,7 @@ describe("plugins that fail to load", () => {
     expect(errorOf(spec.number!)).toMatch(/returned number; a plugin returns an object of hooks/)
     expect(errorOf(spec.badTool!)).toMatch(/bad: args\.n must be a Zod schema/)
     expect(errorOf("opencode-not-installed@1.2.3")).toMatch(
-      /^cannot find the plugin: .*opencode-not-installed.*\(install it: npm install opencode-not-installed\)$/,
+      /^Cannot find the plugin: .*opencode-not-installed.*\(install it: npm install opencode-not-installed\)$/,
     )
     expect(errorOf(spec.nothing!)).toMatch(
       /must export a function, or an object with hooks or a "tool" record/,

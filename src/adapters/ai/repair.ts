@@ -1,4 +1,5 @@
 import { InvalidToolInputError, NoSuchToolError, type ToolCallRepairFunction, type ToolSet } from "ai"
+import { asSentence } from "../../platform/text/sentence.ts"
 
 /** The tool that unparseable calls are re-dispatched to (never offered to the model). */
 export const INVALID = "invalid"
@@ -69,6 +70,9 @@ function parseInput(input: string): { ok: true } | { ok: false; error: string } 
     JSON.parse(input)
     return { ok: true }
   } catch (error) {
-    return { ok: false, error: `JSON parsing failed: ${(error as Error).message}` }
+    return {
+      ok: false,
+      error: `JSON parsing failed: ${asSentence((error as Error).message)} Send the arguments as one JSON object.`,
+    }
   }
 }

@@ -458,7 +458,8 @@ describe("servers that fail or stop", () => {
     expect(await inFlight).toMatchObject({
       status: "error",
       kind: "failure",
-      error: 'MCP server "fx" disconnected before fx_slow finished.',
+      error:
+        'MCP server "fx" disconnected before fx_slow finished; what it did is unknown. Check before you call it again.',
     })
     await until(() => s.mcp.servers[0]!.status === "failed", "the server to be reported failed")
     expect(s.mcp.servers[0]).toMatchObject({ status: "failed", tools: [] })

@@ -1,5 +1,6 @@
 import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client"
 import type { McpPins } from "../../platform/store/mcp-pins.ts"
+import { asSentence } from "../../platform/text/sentence.ts"
 import type { Context } from "../../runtime/tool/context.ts"
 import { ToolFailure } from "../../runtime/tool/failure.ts"
 import type { Annotations } from "../../runtime/tool/internal.ts"
@@ -100,7 +101,10 @@ export function mcpTool(options: McpToolOptions): McpTool {
 
       // 3. The call.
       const client = options.client()
-      if (!client) throw new ToolFailure(`MCP server "${server}" is not connected; ${name} cannot run.`)
+      if (!client)
+        throw new ToolFailure(
+          `MCP server "${server}" is not connected; ${name} cannot run. Try again once it is (toolbelt tools says why a server failed).`,
+        )
       let result: McpCallResult
       try {
         result = (await client.callTool(
@@ -144,10 +148,15 @@ function callFailure(error: unknown, call: { server: string; name: string; timeo
       )
     }
     if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
-      return new ToolFailure(`MCP server "${server}" disconnected before ${name} finished.`, { cause: error })
+      return new ToolFailure(
+        `MCP server "${server}" disconnected before ${name} finished; what it did is unknown. Check before you call it again.`,
+        { cause: error },
+      )
     }
   }
-  return new ToolFailure(`MCP server "${server}" could not run ${name}: ${message(error)}`, { cause: error })
+  return new ToolFailure(`MCP server "${server}" could not run ${name}: ${asSentence(message(error))}`, {
+    cause: error,
+  })
 }
 
 function annotationsOf(hints: ListedTool["annotations"]): Annotations {

@@ -60,7 +60,7 @@ export async function openClient(options: OpenClientOptions): Promise<OpenedClie
       return { client: await connect(transport, { ...options, timeoutMs: left }), transport: "sse" }
     } catch (sse) {
       throw new Error(
-        `Streamable HTTP failed (${message(streamable)}), and so did the legacy SSE transport (${message(sse)})`,
+        `Streamable HTTP failed (${message(streamable)}), and so did the legacy SSE transport (${message(sse)}).`,
         { cause: streamable },
       )
     }

@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { basename, dirname, extname, join, relative } from "node:path"
+import { asSentence } from "../../platform/text/sentence.ts"
 import { globalDirs, isInside, projectLevels } from "../../runtime/config/search-dirs.ts"
 import { assertToolName } from "../../runtime/registry/name.ts"
 import type { Registry } from "../../runtime/registry/registry.ts"
@@ -207,7 +208,7 @@ async function probe(name: string, info: { init(ctx?: object): Promise<unknown> 
     // By name, not class: from the build, a tool file's `Tool.define` is the plugin module's own copy,
     // whose DefinitionError is another class than this bundle's.
     if (error instanceof DefinitionError || (error as Error)?.name === "DefinitionError") throw error
-    throw new Error(`Tool.define's init threw: ${(error as Error).message.split("\n")[0]}`)
+    throw new Error(`Tool.define's init threw: ${asSentence((error as Error).message.split("\n")[0]!)}`)
   }
   checkDef(name, def)
 }

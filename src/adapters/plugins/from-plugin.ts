@@ -46,7 +46,7 @@ export interface FromPluginOptions {
 export function fromPlugin(name: string, definition: unknown, options: FromPluginOptions): Registrable {
   if (!isToolDefinition(definition)) {
     throw new DefinitionError(
-      `${name} is not a tool: expected tool({ description, args, execute }) (an object with a description and an execute function)`,
+      `${name} is not a tool: expected tool({ description, args, execute }) (an object with a description and an execute function).`,
     )
   }
   const def = definition as ToolDefinition & { args?: unknown }
@@ -82,7 +82,7 @@ export function checkDef(name: string, def: unknown): void {
   }
   if (!isZod4(parameters) && isZod3(parameters)) {
     throw new DefinitionError(
-      `${name}: parameters is a Zod 3 schema; use Zod 4 (import z from "zod" resolves to it)`,
+      `${name}: parameters is a Zod 3 schema; use Zod 4 (import z from "zod" resolves to it).`,
     )
   }
   if (!isZod4(parameters)) {
@@ -108,7 +108,7 @@ function argsSchema(name: string, args: unknown): z.ZodType {
     if (isZod4(value)) zod.push(key)
     else if (isZod3(value)) {
       throw new DefinitionError(
-        `${name}: args.${key} is a Zod 3 schema; use Zod 4 (tool.schema, or import { z } from "zod" v4)`,
+        `${name}: args.${key} is a Zod 3 schema; use Zod 4 (tool.schema, or import { z } from "zod" v4).`,
       )
     } else if (
       typeof value === "object" &&
@@ -125,7 +125,7 @@ function argsSchema(name: string, args: unknown): z.ZodType {
   }
   if (zod.length && fragments.length) {
     throw new DefinitionError(
-      `${name}: args mixes Zod schemas (${zod.join(", ")}) and JSON Schema fragments (${fragments.join(", ")}); use Zod for all of them`,
+      `${name}: args mixes Zod schemas (${zod.join(", ")}) and JSON Schema fragments (${fragments.join(", ")}); use Zod for all of them.`,
     )
   }
   if (!fragments.length) return z.object(args as z.ZodRawShape)

@@ -110,7 +110,7 @@ function resolvePlugin(spec: string, directory: string, note = ""): string {
     const reason = firstLine(error)
     const hint =
       /^Cannot find/.test(reason) && !name.startsWith(".") ? ` (install it: npm install ${name})` : ""
-    throw new LoadError(`cannot find the plugin: ${reason}${hint}${note && ` (${note})`}`)
+    throw new LoadError(`Cannot find the plugin: ${reason}${hint}${note && ` (${note})`}`)
   }
 }
 
@@ -136,7 +136,7 @@ async function contributionsOf(
       if (hooks === undefined || hooks === null) continue
       if (typeof hooks !== "object") {
         throw new TypeError(
-          `plugin ${spec}: ${plugin.name || "an exported function"} returned ${typeof hooks}; a plugin returns an object of hooks (and a "tool" record)`,
+          `Plugin ${spec}: ${plugin.name || "an exported function"} returned ${typeof hooks}; a plugin returns an object of hooks (and a "tool" record).`,
         )
       }
       contributions.push(hooks)
@@ -144,7 +144,7 @@ async function contributionsOf(
     if (!functions.length) {
       if (!isRecord(module.tool) && !HOOK_NAMES.some((name) => name in module)) {
         throw new TypeError(
-          `plugin ${spec} must export a function, or an object with hooks or a "tool" record`,
+          `Plugin ${spec} must export a function, or an object with hooks or a "tool" record.`,
         )
       }
       contributions.push(module as PluginHooks)

@@ -3,6 +3,7 @@
 // reading them, and search each file with the SIMD kernel (`scan-file.ts`).
 import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
+import { asSentence } from "../text/sentence.ts"
 import { logger } from "../util/log.ts"
 import {
   DEFAULT_TIMEOUT_MS,
@@ -366,7 +367,7 @@ function walkWithWorkers(
           dispatch()
           break
         case "error":
-          fail(new SearchError(`search worker failed: ${message.message}`))
+          fail(new SearchError(`The search worker failed: ${asSentence(message.message)}`))
           break
       }
     }
@@ -376,7 +377,7 @@ function walkWithWorkers(
         busy.delete(pooled)
         fail(
           pooled.started
-            ? new SearchError(`search worker died: ${error.message}`)
+            ? new SearchError(`The search worker died: ${asSentence(error.message)}`)
             : new WorkerUnavailable(error.message),
         )
       }

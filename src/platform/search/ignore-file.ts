@@ -261,16 +261,16 @@ export function parseGlob(glob: string): IgnoreToken[] {
             pos++
             let end = chars[pos++]!
             if (end === "\\" && pos < chars.length) end = chars[pos++]!
-            if (end < c) throw new Error("invalid range")
+            if (end < c) throw new Error("Invalid range.")
             ranges.push([c, end])
           } else ranges.push([c, c])
         }
-        if (!closed) throw new Error("unclosed class")
+        if (!closed) throw new Error("Unclosed class.")
         top().push({ t: "class", negated, ranges })
         break
       }
       case "{":
-        if (stack.length > 1) throw new Error("nested alternates")
+        if (stack.length > 1) throw new Error("Nested alternates.")
         alternates.push([])
         stack.push([])
         break
@@ -292,13 +292,13 @@ export function parseGlob(glob: string): IgnoreToken[] {
         } else top().push({ t: "lit", ch })
         break
       case "\\":
-        if (pos >= chars.length) throw new Error("dangling escape")
+        if (pos >= chars.length) throw new Error("Dangling escape.")
         top().push({ t: "lit", ch: chars[pos++]! })
         break
       default:
         top().push({ t: "lit", ch })
     }
   }
-  if (stack.length > 1) throw new Error("unclosed alternates")
+  if (stack.length > 1) throw new Error("Unclosed alternates.")
   return top()
 }

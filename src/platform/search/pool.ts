@@ -34,7 +34,7 @@ export class PooledWorker {
       this.onDeath?.(error)
     }
     this.worker.on("error", die)
-    this.worker.on("exit", (code) => die(new Error(`search worker exited (code ${code})`)))
+    this.worker.on("exit", (code) => die(new Error(`The search worker exited (code ${code}).`)))
   }
 
   post(message: ToWorker): void {

@@ -1,6 +1,7 @@
 // One rg process: spawned with no config file, its stdout handed on in records, killed on abort and on
 // timeout (what it printed by then is kept), and never left behind.
 import { spawn } from "node:child_process"
+import { asSentence } from "../text/sentence.ts"
 import { DEFAULT_TIMEOUT_MS, SearchError } from "./backend.ts"
 
 /** How long a killed rg may take to exit before the call returns anyway. */
@@ -87,8 +88,8 @@ export function runRipgrep(options: RunRipgrepOptions): Promise<RipgrepRun> {
     child.on("error", (error: NodeJS.ErrnoException) => {
       failed = new SearchError(
         error.code === "ENOENT"
-          ? `ripgrep not found at ${binary}`
-          : `ripgrep failed to start: ${error.message}`,
+          ? `ripgrep not found at ${binary}. Install ripgrep, or set TOOLBELT_RIPGREP_PATH to it.`
+          : `ripgrep failed to start: ${asSentence(error.message)} Install ripgrep, or set TOOLBELT_RIPGREP_PATH to it.`,
       )
       done()
     })

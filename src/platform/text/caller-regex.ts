@@ -21,7 +21,7 @@ export class CallerRegexError extends Error {}
  * with look-around or a back-reference, which only the backtracking engine runs.
  */
 export function compileCallerRegex(source: string, flags = ""): RegExp {
-  if (!LINEAR_FLAGS.test(flags)) throw new Error(`flags "${flags}" are not run by the linear engine`)
+  if (!LINEAR_FLAGS.test(flags)) throw new Error(`The flags "${flags}" are not run by the linear engine.`)
   let regex: RegExp
   try {
     regex = new RegExp(source, flags)

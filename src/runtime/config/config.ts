@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
+import { asSentence } from "../../platform/text/sentence.ts"
 import { ConfigError } from "./config-error.ts"
 import { withAliases } from "./keys.ts"
 import { parseConfigText } from "./parse-file.ts"
@@ -170,7 +171,9 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
     text = await readFile(file, "utf8")
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-    throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`)
+    throw new ConfigError(
+      `Cannot read config file ${file}: ${asSentence((error as Error).message)} Fix its permissions, or remove it.`,
+    )
   }
   return parseConfigText(text, file)
 }

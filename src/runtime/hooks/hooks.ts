@@ -68,7 +68,7 @@ export class Hooks {
    */
   register(hooks: Partial<HookMap>, options: { source: string }): Registration {
     const source = options.source
-    if (typeof source !== "string" || !source) throw new TypeError("Hooks.register needs a non-empty source")
+    if (typeof source !== "string" || !source) throw new TypeError("Hooks.register needs a non-empty source.")
     const own: Partial<Record<HookName, unknown>> = {}
     for (const name of HOOK_NAMES) {
       const value = (hooks as Record<string, unknown>)[name]

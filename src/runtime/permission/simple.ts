@@ -74,7 +74,7 @@ export class RulePermissions implements PermissionService {
     if (!needsAsk) return
     if (!this.#decide)
       throw new PermissionUnansweredError(
-        "this permission service has no one to ask (it was made without a decide function): give it one, or a rule that allows the call.",
+        "This permission service has no one to ask (it was made without a decide function): give it one, or a rule that allows the call.",
         asking ? { rule: asking } : {},
       )
     const reply = await this.#decide(request, options)

@@ -3,6 +3,7 @@
 // searched, off the main thread.
 
 import { Worker } from "node:worker_threads"
+import { asSentence } from "../../platform/text/sentence.ts"
 import type { SearchRequest } from "./index-worker.ts"
 import type { SearchDoc, SearchHit } from "./rank/types.ts"
 
@@ -59,7 +60,7 @@ function inWorker(docs: readonly SearchDoc[]): Promise<AsyncToolIndex> {
         const asked = waiting.get(answer.id)
         if (!asked) return
         waiting.delete(answer.id)
-        if ("error" in answer) asked.reject(new Error(`the tool index failed: ${answer.error}`))
+        if ("error" in answer) asked.reject(new Error(`The tool index failed: ${asSentence(answer.error)}`))
         else asked.resolve(answer.hits)
       })
       resolve({
@@ -74,7 +75,7 @@ function inWorker(docs: readonly SearchDoc[]): Promise<AsyncToolIndex> {
           })
         },
         close() {
-          end(new Error("the tool index was closed"))
+          end(new Error("The tool index was closed."))
           void worker.terminate()
         },
       })
@@ -84,7 +85,7 @@ function inWorker(docs: readonly SearchDoc[]): Promise<AsyncToolIndex> {
       reject(error)
     })
     worker.once("exit", (code) => {
-      const error = new Error(`the tool index worker exited (code ${code})`)
+      const error = new Error(`The tool index worker exited (code ${code}).`)
       end(error)
       reject(error)
     })

@@ -113,7 +113,7 @@ export function attach(handle: object, internals: ToolInternals): void {
 /** The private side of an opaque tool; only the runtime calls this. */
 export function internals(tool: object): ToolInternals {
   const found = registry.get(tool)
-  if (!found) throw new TypeError("Not a tool: build tools with Tool.make or Tool.define")
+  if (!found) throw new TypeError("Not a tool: build tools with Tool.make or Tool.define.")
   return found
 }
 

@@ -101,8 +101,8 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
   project: (decoded: unknown, encoded: unknown) => Projection,
 ): Tool<z.output<I>, z.output<O>> {
   const { description, input, output, execute, formatValidationError, available, pollable } = config
-  if (typeof execute !== "function") throw new TypeError("Tool.make: execute must be a function")
-  if (typeof description !== "string") throw new TypeError("Tool.make: description must be a string")
+  if (typeof execute !== "function") throw new TypeError("Tool.make: execute must be a function.")
+  if (typeof description !== "string") throw new TypeError("Tool.make: description must be a string.")
   const handle = Object.freeze(Object.create(null)) as Tool<z.output<I>, z.output<O>>
   attach(handle, {
     description,

@@ -92,9 +92,12 @@ describe("usage errors, reported in one place", () => {
 
   it("an error whose message says what to pass is not followed by the help", async () => {
     const cases: [string[], string][] = [
-      [["call"], "toolbelt call: missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]\n"],
+      [
+        ["call"],
+        "toolbelt call: Missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]; toolbelt tools lists the tools.\n",
+      ],
       [["call", "read", "{nope"], "toolbelt call: ARGS_JSON is not valid JSON"],
-      [["call", "read", "{}", "more"], "toolbelt call: unexpected arguments: more."],
+      [["call", "read", "{}", "more"], "toolbelt call: Unexpected arguments: more."],
       [
         ["run", "--", "--json"],
         "toolbelt run: no model: pass --model provider/id (or set TOOLBELT_MODEL). The providers: ",

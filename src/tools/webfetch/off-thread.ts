@@ -74,7 +74,7 @@ export function runOffThread<T>(input: {
     )
     worker.once("exit", (code) =>
       settle(() =>
-        reject(new Error(`the worker ${script.pathname} exited (code ${code}) without an answer`)),
+        reject(new Error(`The worker ${script.pathname} exited (code ${code}) without an answer.`)),
       ),
     )
   })

@@ -16,7 +16,7 @@ export class ByteRing {
 
   constructor(capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity <= 0)
-      throw new RangeError(`bad ring capacity ${capacity}`)
+      throw new RangeError(`Bad ring capacity ${capacity}`)
     this.capacity = capacity
     this.#buffer = Buffer.allocUnsafe(Math.min(capacity, INITIAL_BYTES))
   }

@@ -42,7 +42,7 @@ async function countOffThread(texts: readonly string[]): Promise<number[]> {
       })
       worker.once("error", reject)
       worker.once("exit", (code) =>
-        reject(new Error(`the token-count worker exited (code ${code}) without counts`)),
+        reject(new Error(`The token-count worker exited (code ${code}) without counts.`)),
       )
     })
   } catch {

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto"
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { asSentence } from "../../../platform/text/sentence.ts"
 import { homeDir } from "../search-dirs.ts"
 
 /** One trusted project. */
@@ -129,7 +130,9 @@ export class TrustStore {
       renameSync(temp, this.file)
     } catch (error) {
       rmSync(temp, { force: true })
-      throw new TrustStoreError(`Cannot write the trust store ${this.file}: ${(error as Error).message}`)
+      throw new TrustStoreError(
+        `Cannot write the trust store ${this.file}: ${asSentence((error as Error).message)} Fix the permissions of its folder, or set TOOLBELT_DATA_DIR to a writable one.`,
+      )
     }
   }
 }

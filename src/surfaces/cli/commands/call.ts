@@ -48,10 +48,13 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
   const json = values.json ?? false
   const [name, rawArgs, ...rest] = positionals
   if (!name)
-    throw new UsageError("missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]", { help: false })
+    throw new UsageError(
+      "Missing the tool name. Usage: toolbelt call <tool> [ARGS_JSON|-]; toolbelt tools lists the tools.",
+      { help: false },
+    )
   if (rest.length)
     throw new UsageError(
-      `unexpected arguments: ${rest.join(" ")}. Pass the tool's arguments as one JSON object.`,
+      `Unexpected arguments: ${rest.join(" ")}. Pass the tool's arguments as one JSON object.`,
       { help: false },
     )
   const input = await parseInput(rawArgs, io)
@@ -86,8 +89,8 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
       const untrusted = unknownToolReason(toolbelt.trust, name)
       throw new UsageError(
         untrusted
-          ? `unknown tool "${name}": ${untrusted}`
-          : `unknown tool "${name}". Available tools: ${available.join(", ") || "(none)"}.`,
+          ? `Unknown tool "${name}": ${untrusted}`
+          : `Unknown tool "${name}". Use one of the available tools: ${available.join(", ") || "(none)"}.`,
         { help: false },
       )
     }

@@ -89,7 +89,10 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
   const line = parseCommandLine({ argv, io, ...MCP_LINE })
   if (!line) return EXIT.ok
   const { values, positionals } = line
-  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}.`)
+  if (positionals.length)
+    throw new UsageError(
+      `Unexpected arguments: ${positionals.join(" ")}. toolbelt mcp takes only options (see toolbelt mcp --help).`,
+    )
   const port = values.http === undefined ? undefined : Number(values.http)
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw new UsageError(`--http needs a port number from 0 to 65535, not "${values.http}".`)

@@ -47,12 +47,13 @@ export async function permissionsCommand(argv: string[], io: IO): Promise<number
   const { values, positionals } = line
   const [action = "show", id, ...rest] = positionals
   if (action !== "show" && action !== "list" && action !== "revoke")
-    throw new UsageError(`unknown action "${action}": use show, list or revoke.`)
+    throw new UsageError(`Unknown action "${action}": use show, list or revoke.`)
   if (values.agent !== undefined && action !== "show")
     throw new UsageError("--agent goes with show: approvals are saved per project, not per agent.")
   if (action === "revoke" && !id)
-    throw new UsageError("revoke needs the id of an approval (see toolbelt permissions list).")
-  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`)
+    throw new UsageError("Revoke needs the id of an approval: toolbelt permissions list shows them.")
+  if (rest.length)
+    throw new UsageError(`Unexpected arguments: ${rest.join(" ")}. Give one action and at most one id.`)
 
   const store = storeOption(values.store)
   const toolbelt = await createToolbelt({

@@ -57,11 +57,11 @@ export async function trustCommand(argv: string[], io: IO): Promise<number> {
   // 1. The command line.
   if (positionals.length > 1)
     throw new UsageError(
-      `unexpected arguments: ${positionals.slice(1).join(" ")}. Pass one project directory.`,
+      `Unexpected arguments: ${positionals.slice(1).join(" ")}. Pass one project directory.`,
     )
   if (values.list && values.revoke) throw new UsageError("--list and --revoke go alone: pass one of them.")
   if (positionals.length && values.cwd !== undefined)
-    throw new UsageError("pass the project as DIR or as --cwd, not both.")
+    throw new UsageError("Pass the project as DIR or as --cwd, not both.")
   if (values.list && (positionals.length || values.cwd !== undefined))
     throw new UsageError("--list lists every trusted project: it takes no directory.")
   const store = new TrustStore({ env: io.env })
