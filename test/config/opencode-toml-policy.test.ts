@@ -1,35 +1,18 @@
 // opencode's `.opencode/config.toml` (the spec's step 2 of adding a custom tool) and the source rule for
 // another agent's config: what tightens (deny, ask) applies by default, what loosens (allow) only with
 // `"permission_sources": ["opencode"]`. Real files in a temp dir, the real policy and decision.
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
 import { permissionFiles } from "../../src/runtime/config/other-agents.ts"
 import { loadPolicy, type Policy } from "../../src/runtime/permission/agents/policy.ts"
 import { loadPermissionRules } from "../../src/runtime/permission/config.ts"
 import { decide } from "../../src/runtime/permission/decision.ts"
+import { policyRootEach, put } from "../../src/runtime/permission/fixtures/policy-root.ts"
 
 let root: string
 let project: string
 let env: NodeJS.ProcessEnv
-
-beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-config-toml-")))
-  project = join(root, "project")
-  await mkdir(project)
-  env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "home", ".config") }
-})
-
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-async function put(path: string, text: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, text)
-  return path
-}
+policyRootEach("toolbelt-config-toml-", (made) => ({ root, project, env } = made))
 
 /** The spec's `.opencode/config.toml`, word for word. */
 const SPEC_TOML = `[permission]

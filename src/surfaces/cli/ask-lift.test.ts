@@ -1,31 +1,17 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { mkdir } from "node:fs/promises"
+import { join } from "node:path"
+import { beforeEach, describe, expect, it } from "vitest"
 import { loadPolicy } from "../../runtime/permission/agents/policy.ts"
+import { policyRootEach, put } from "../../runtime/permission/fixtures/policy-root.ts"
 import { howToLift } from "./ask-lift.ts"
 
 let root: string
 let project: string
 let home: string
-
+policyRootEach("toolbelt-ask-lift-", (made) => ({ root, project, home } = made))
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-ask-lift-")))
-  project = join(root, "project")
-  home = join(root, "home")
-  await mkdir(join(project, ".git"), { recursive: true })
-  await mkdir(home, { recursive: true })
+  await mkdir(join(project, ".git"))
 })
-
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-async function put(path: string, text: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, text)
-  return path
-}
 
 const policy = (options: { trusted?: boolean; env?: NodeJS.ProcessEnv } = {}) =>
   loadPolicy({

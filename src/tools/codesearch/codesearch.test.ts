@@ -1,36 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { Toolbelt } from "../../compose/toolbelt.ts"
-import { exaStandIn, type McpStandIn, searchToolbelt } from "../kit/search/fixtures/stand-ins.ts"
+import { exaStandIn, type McpStandIn, searchToolbelts } from "../kit/search/fixtures/stand-ins.ts"
 import { NO_CODE } from "./codesearch.ts"
 
-let dir: string
+const toolbeltWith = searchToolbelts("codesearch")
 let exa: McpStandIn
-const open: Toolbelt[] = []
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "toolbelt-codesearch-"))
   exa = await exaStandIn()
 })
-afterEach(async () => {
-  for (const toolbelt of open.splice(0)) await toolbelt.close()
+afterEach(() => {
   exa.calls.length = 0
 })
 afterAll(async () => {
   await exa.close()
-  rmSync(dir, { recursive: true, force: true })
 })
-
-async function toolbeltWith(
-  config: Record<string, unknown>,
-  env: Record<string, string> = {},
-): Promise<Toolbelt> {
-  const toolbelt = await searchToolbelt({ directory: dir, config, env })
-  open.push(toolbelt)
-  return toolbelt
-}
 
 describe("codesearch", () => {
   it("calls Exa's get_code_context_exa over MCP with the query and tokensNum; Exa's text is the output", async () => {

@@ -1,38 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
+import { describe, expect, it } from "vitest"
+import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { serve } from "../../platform/net/fixtures/loopback.ts"
 import {
   braveStandIn,
   exaStandIn,
   exaText,
   parallelStandIn,
-  searchToolbelt,
+  searchToolbelts,
   searxngStandIn,
   tavilyStandIn,
 } from "../kit/search/fixtures/stand-ins.ts"
 
-let dir: string
-const open: Toolbelt[] = []
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "toolbelt-websearch-"))
-})
-afterEach(async () => {
-  for (const toolbelt of open.splice(0)) await toolbelt.close()
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-async function toolbeltWith(
-  config: Record<string, unknown>,
-  env: Record<string, string> = {},
-): Promise<Toolbelt> {
-  const toolbelt = await searchToolbelt({ directory: dir, config, env })
-  open.push(toolbelt)
-  return toolbelt
-}
+const toolbeltWith = searchToolbelts("websearch")
 
 const names = async (toolbelt: Toolbelt) => (await toolbelt.tools()).map((tool) => tool.name)
 
@@ -309,20 +288,14 @@ describe("websearch's offer", () => {
     const exa = await exaStandIn()
     try {
       const asked: unknown[] = []
-      const toolbelt = await createToolbelt({
-        directory: dir,
-        dataDir: join(dir, ".data"),
-        config: { websearch: { provider: "exa", url: exa.url }, permission: { websearch: "ask" } },
-        env: { PATH: process.env.PATH },
-        store: "memory",
-        sweep: false,
-        mcp: false,
-        decide: async (request) => {
+      const toolbelt = await toolbeltWith(
+        { websearch: { provider: "exa", url: exa.url }, permission: { websearch: "ask" } },
+        {},
+        async (request) => {
           asked.push({ permission: request.permission, patterns: request.patterns, always: request.always })
           return "once"
         },
-      })
-      open.push(toolbelt)
+      )
       await toolbelt.call({ tool: "websearch", input: { query: "what is new in node 24" } })
       expect(asked).toEqual([
         { permission: "websearch", patterns: ["what is new in node 24"], always: ["*"] },

@@ -1,31 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
 import { decide } from "../decision.ts"
+import { policyRootEach, put } from "../fixtures/policy-root.ts"
 import { evaluate } from "../ruleset.ts"
 import { loadPolicy, type Policy } from "./policy.ts"
 
 let root: string
 let project: string
 let env: NodeJS.ProcessEnv
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "toolbelt-policy-"))
-  project = join(root, "project")
-  await mkdir(project)
-  env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "home", ".config") }
-})
-
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-async function put(path: string, text: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, text)
-  return path
-}
+policyRootEach("toolbelt-policy-", (made) => ({ root, project, env } = made))
 
 const load = (extra: Parameters<typeof loadPolicy>[0] extends infer O ? Partial<O> : never = {}) =>
   loadPolicy({ directory: project, dataDir: join(root, "data"), env, trusted: true, ...extra })
