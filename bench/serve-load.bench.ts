@@ -5,67 +5,84 @@
 //    NODE_OPTIONS is passed on, to compare V8 flags), and sample its RSS from /proc while the load runs.
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
 //    (each session's calls one after another: `read` of a file of LINES lines, each with another
-//    `limit`, so the loop guard sees no repeated call).
+//    `limit`, so the loop guard sees no repeated call). The subscribers run in worker threads of their
+//    own (SUBSCRIBER_THREADS, default one per subscriber; lib/serve-subscribers.ts), not on the loop
+//    that drives the calls: a subscriber read late by a busy bench loop measured the bench, not the
+//    server (with all of it on one loop, that loop's delay reached p99 340 ms under this load).
 // 3. Each subscriber checks what it got: ids one after another with none missing or repeated, and for
-//    every call exactly one `completed` update. Event latency: when the subscriber read a call's
-//    `completed` update, minus the call's `time.end` (the end of the tool, before the journal commit
-//    that must precede the event).
-// Reports calls/s, lost and duplicated events (must be 0), latency p50/p99/max, and the server's RSS
-// (peak sampled, and the kernel's high-water mark), split into anonymous memory (the heaps: V8's and
-// malloc's) and file pages (mostly the node binary's code).
+//    every call exactly one `completed` update; the bench fails (throws) on any event lost, repeated
+//    or out of order. Event latency: when the subscriber read the chunk holding a call's `completed`
+//    update, minus the call's `time.end` (the end of the tool, before the journal commit that must
+//    precede the event).
+// Reports calls/s, lost and duplicated events (must be 0), latency p50/p99/max, the subscribers' own
+// loop delay (p99, the worst thread: what of the latency is theirs), CPU time per call of the server
+// and of this bench (all its threads), and the server's RSS (peak sampled, and the kernel's high-water
+// mark), split into anonymous memory (the heaps: V8's and malloc's) and file pages (mostly the node
+// binary's code). On a busy machine calls/s and latency mostly measure the wait for a CPU; CPU time
+// per call does not.
 // Run: node bench/serve-load.bench.ts   (SESSIONS=10 CALLS=10 for a quick look; LINES=1000 for 45 KB
-// outputs, which fill the server's event log to its byte budget)
+// outputs, which fill the server's event log to its byte budget; HEAP_SNAPSHOT=<dir>: the server
+// writes a heap snapshot there when the calls are done, through Node's --heapsnapshot-signal)
 
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { type Serve, spawnServe } from "./lib/serve-process.ts"
-import { readFrames } from "./lib/sse-frames.ts"
+import { startSubscribers } from "./lib/serve-subscribers.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "bin", "toolbelt.js")
 const SESSIONS = Number(process.env.SESSIONS ?? 100)
 const CALLS = Number(process.env.CALLS ?? 100)
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 10)
+const SUBSCRIBER_THREADS = Number(process.env.SUBSCRIBER_THREADS ?? SUBSCRIBERS)
 /** Lines of the file each call reads (3: a small output; 1000: about 45 KB). */
 const LINES = Number(process.env.LINES ?? 3)
+/** Where the server writes a heap snapshot once the calls are done (none unless set). */
+const HEAP_SNAPSHOT = process.env.HEAP_SNAPSHOT
 /** How long the subscribers may take to see the last event after the last call returned. */
 const DRAIN_MS = 120_000
-
-interface Subscriber {
-  /** Ids' numbers in the order received. */
-  readonly seqs: number[]
-  /** `completed` updates per call id. */
-  readonly completed: Map<string, number>
-  readonly latencies: number[]
-  syncs: number
-  close(): void
-}
 
 export async function run(): Promise<Record<string, number>> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-bench-serve-")))
   const home = await mkdtemp(join(tmpdir(), "toolbelt-bench-serve-home-"))
   await writeFile(join(dir, "notes.txt"), notes(LINES))
+  const nodeOptions = [
+    process.env.NODE_OPTIONS,
+    HEAP_SNAPSHOT ? `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_SNAPSHOT}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(" ")
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: home,
     TOOLBELT_DATA_DIR: join(home, "data"),
-    ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
   }
   const server = await startServe(dir, env)
   const rss = sampleRss(server.pid)
+  let subscribers: Awaited<ReturnType<typeof startSubscribers>> | undefined
   try {
     // 2. Subscribers, sessions, calls.
-    const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(server.url)))
+    subscribers = await startSubscribers({
+      url: server.url,
+      token: TOKEN,
+      count: SUBSCRIBERS,
+      threads: SUBSCRIBER_THREADS,
+    })
     const sessions = await Promise.all(
       Array.from({ length: SESSIONS }, async (_, index) => {
         const reply = await post(server.url, "/api/sessions", { title: `load ${index}` })
         return reply.id as string
       }),
     )
+    const loop = monitorEventLoopDelay({ resolution: 5 })
+    loop.enable()
+    const cpuBefore = { server: cpuMs(server.pid), bench: cpuOfThisProcessMs() }
     const started = performance.now()
     await Promise.all(
       sessions.map(async (session) => {
@@ -80,50 +97,55 @@ export async function run(): Promise<Record<string, number>> {
     )
     const seconds = (performance.now() - started) / 1000
     const total = SESSIONS * CALLS
+    const serverCpu = cpuMs(server.pid) - cpuBefore.server
+    const benchCpu = cpuOfThisProcessMs() - cpuBefore.bench
+    loop.disable()
+    if (HEAP_SNAPSHOT) process.kill(server.pid, "SIGUSR2")
 
     // 3. Every subscriber must see every call end, once.
-    const drainStart = Date.now()
-    while (subscribers.some((subscriber) => subscriber.completed.size < total)) {
-      if (Date.now() - drainStart > DRAIN_MS) break
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    let lost = 0
-    let duplicated = 0
-    let gaps = 0
-    for (const subscriber of subscribers) {
-      lost += total - subscriber.completed.size
-      for (const count of subscriber.completed.values()) duplicated += count - 1
-      const seen = new Set(subscriber.seqs)
-      duplicated += subscriber.seqs.length - seen.size
-      subscriber.seqs.forEach((seq, index) => {
-        if (index > 0 && seq !== subscriber.seqs[index - 1]! + 1) gaps++
-      })
-      subscriber.close()
-    }
-    const latencies = subscribers.flatMap((subscriber) => subscriber.latencies).sort((a, b) => a - b)
+    const { reports, loopDelayP99Ms } = await subscribers.finish(total, DRAIN_MS)
+    subscribers = undefined
+    const sum = (pick: (report: (typeof reports)[number]) => number) =>
+      reports.reduce((all, report) => all + pick(report), 0)
+    const latencies = reports.flatMap((report) => report.latencies).sort((a, b) => a - b)
     const samples = rss.stop()
     const none: RssSample = { rss: Number.NaN, anon: Number.NaN, file: Number.NaN }
     const peak = samples.reduce((top, sample) => (sample.rss > top.rss ? sample : top), samples[0] ?? none)
-    return {
+    const results = {
       sessions: SESSIONS,
       calls: total,
       subscribers: SUBSCRIBERS,
+      subscriberThreads: Math.min(SUBSCRIBER_THREADS, SUBSCRIBERS),
       callsPerSecond: total / seconds,
-      eventsPerSubscriber: subscribers[0]!.seqs.length,
-      lostEvents: lost,
-      duplicatedEvents: duplicated,
-      idGaps: gaps,
-      syncEvents: subscribers.reduce((sum, subscriber) => sum + subscriber.syncs, 0),
+      eventsPerSubscriber: reports[0]?.events ?? 0,
+      lostEvents: sum((report) => report.lost),
+      duplicatedEvents: sum((report) => report.duplicated),
+      idGaps: sum((report) => report.gaps),
+      syncEvents: sum((report) => report.syncs),
+      closedStreams: sum((report) => report.closed),
       latencyP50Ms: percentile(latencies, 0.5),
       latencyP99Ms: percentile(latencies, 0.99),
       latencyMaxMs: latencies.at(-1) ?? Number.NaN,
+      subscriberLoopDelayP99Ms: loopDelayP99Ms,
+      benchLoopDelayP99Ms: loop.percentile(99) / 1e6,
+      serverCpuMsPerCall: serverCpu / total,
+      benchCpuMsPerCall: benchCpu / total,
       serverRssPeakMiB: peak.rss / 1024,
       serverRssPeakAnonMiB: peak.anon / 1024,
       serverRssPeakFileMiB: peak.file / 1024,
       serverRssEndMiB: (samples.at(-1)?.rss ?? Number.NaN) / 1024,
       serverRssHighWaterMiB: highWaterKiB(server.pid) / 1024,
     }
+    const wrong = results.lostEvents + results.duplicatedEvents + results.idGaps
+    if (wrong > 0 || results.syncEvents + results.closedStreams > 0) {
+      report(results)
+      throw new Error(
+        `The subscribers did not see every event exactly once, in order: ${results.lostEvents} lost, ${results.duplicatedEvents} duplicated, ${results.idGaps} gaps, ${results.syncEvents} server.sync, ${results.closedStreams} streams closed.`,
+      )
+    }
+    return results
   } finally {
+    await subscribers?.stop()
     rss.stop()
     await server.stop()
     await rm(dir, { recursive: true, force: true })
@@ -148,38 +170,6 @@ async function post(url: string, path: string, body: unknown): Promise<any> {
     body: JSON.stringify(body),
   })
   return response.json()
-}
-
-/** A client of /events, checking as it reads. */
-async function subscribe(url: string): Promise<Subscriber> {
-  const abort = new AbortController()
-  const response = await fetch(`${url}/events`, {
-    headers: { accept: "text/event-stream", ...AUTH },
-    signal: abort.signal,
-  })
-  const subscriber: Subscriber = {
-    seqs: [],
-    completed: new Map(),
-    latencies: [],
-    syncs: 0,
-    close: () => abort.abort(),
-  }
-  const onFrame = (frame: string) => {
-    const id = /^id: \S+\.(\d+)$/m.exec(frame)
-    const data = /^data: (.*)$/m.exec(frame)
-    if (!data) return
-    const event = JSON.parse(data[1]!) as { type: string; properties: any }
-    if (event.type === "server.sync") subscriber.syncs++
-    if (!id) return
-    subscriber.seqs.push(Number(id[1]))
-    if (event.type !== "message.part.updated") return
-    const { part } = event.properties
-    if (part.state.status !== "completed") return
-    subscriber.completed.set(part.callID, (subscriber.completed.get(part.callID) ?? 0) + 1)
-    subscriber.latencies.push(Date.now() - part.state.time.end)
-  }
-  readFrames(response.body, onFrame)
-  return subscriber
 }
 
 /** `toolbelt serve --port 0`, once it printed its address. */
@@ -217,6 +207,23 @@ function sampleRss(pid: number): { stop(): RssSample[] } {
       return samples
     },
   }
+}
+
+/** CPU time a process has used so far (all its threads), ms, from /proc (Linux; NaN elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    // utime and stime, in clock ticks (100 a second on Linux), after the command's closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** This process's CPU time so far (the subscribers' worker threads too), ms. */
+function cpuOfThisProcessMs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
 }
 
 function highWaterKiB(pid: number): number {

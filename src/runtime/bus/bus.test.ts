@@ -110,6 +110,72 @@ describe("Bus delivery", () => {
   })
 })
 
+describe("Bus microtask delivery", () => {
+  it("runs after the publisher's synchronous code and before the loop's next turn, in order", async () => {
+    const bus = new Bus()
+    const seen: string[] = []
+    bus.subscribe(
+      "*",
+      (event) => {
+        seen.push(event.type === "file.edited" ? event.properties.file : event.type)
+      },
+      { delivery: "microtask" },
+    )
+    const macrotask: string[] = []
+    bus.subscribe("*", () => {
+      macrotask.push("macrotask")
+    })
+    const nextTurn = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        seen.push("next turn")
+        resolve()
+      }),
+    )
+    bus.publish("file.edited", { file: "a" })
+    bus.publish("file.edited", { file: "b" })
+    seen.push("after publish")
+    bus.publish("file.edited", { file: "c" })
+    await Promise.resolve()
+    // A default subscriber has seen nothing yet: it waits for the loop's next turn.
+    expect(macrotask).toEqual([])
+    await nextTurn
+    expect(seen).toEqual(["after publish", "a", "b", "c", "next turn"])
+    await bus.idle()
+    expect(macrotask).toHaveLength(3)
+  })
+
+  it("a flood still yields to the loop, then goes on in order; later events join the queue behind it", async () => {
+    const bus = new Bus()
+    const seen: number[] = []
+    bus.subscribe(
+      "file.edited",
+      (event) => {
+        // 2 ms a handler: a slice of the drain ends after a few of them.
+        const until = performance.now() + 2
+        while (performance.now() < until) {}
+        seen.push(Number(event.properties.file))
+      },
+      { delivery: "microtask" },
+    )
+    let deliveredAtNextTurn = -1
+    const nextTurn = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        deliveredAtNextTurn = seen.length
+        resolve()
+      }),
+    )
+    for (let i = 0; i < 20; i++) bus.publish("file.edited", { file: String(i) })
+    await nextTurn
+    // The loop came round before the flood was delivered.
+    expect(deliveredAtNextTurn).toBeGreaterThan(0)
+    expect(deliveredAtNextTurn).toBeLessThan(20)
+    // Published while the rest waits for its turn: delivered after it, never before.
+    for (let i = 20; i < 25; i++) bus.publish("file.edited", { file: String(i) })
+    await bus.idle()
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i))
+  })
+})
+
 describe("Bus isolation", () => {
   it("a stuck async subscriber blocks neither publish nor other subscribers", async () => {
     const bus = new Bus()

@@ -21,9 +21,23 @@ export interface OverflowInfo {
   readonly dropped: number
 }
 
+/**
+ * When a subscriber's queue is drained:
+ * - `macrotask` (the default): in a later turn of the event loop (`setImmediate`), after the I/O
+ *   that is ready;
+ * - `microtask`: as soon as the publisher's synchronous code is done, in the same turn. For cheap
+ *   synchronous handlers that others wait on (serve's event log): a `macrotask` subscriber's events
+ *   wait for a whole turn of the loop, which under load (a turn full of HTTP requests) is most of
+ *   what an SSE client waits. A drain still yields to I/O after `SLICE_MS`, then goes on as a
+ *   macrotask.
+ */
+export type Delivery = "macrotask" | "microtask"
+
 export interface SubscribeOptions {
   /** The most events held for this subscriber while it catches up (default: the bus's). */
   readonly limit?: number
+  /** Default `macrotask`. */
+  readonly delivery?: Delivery
   /** Default: the bus's (`drop-oldest` unless configured). */
   readonly overflow?: OverflowPolicy
   /** Told on every overflow: each dropped event, or the disconnect. */
@@ -176,6 +190,7 @@ export class Bus {
       handler,
       limit: checkLimit(options.limit ?? this.#limit),
       overflow: options.overflow ?? this.#overflow,
+      delivery: options.delivery ?? "macrotask",
       onOverflow: options.onOverflow,
       onError: this.#onError,
       onClose: (closed) => {
@@ -206,6 +221,7 @@ interface SubscriberInit {
   readonly handler: Handler
   readonly limit: number
   readonly overflow: OverflowPolicy
+  readonly delivery: Delivery
   readonly onOverflow: ((info: OverflowInfo) => void) | undefined
   readonly onError: (error: unknown, event: AnyEvent) => void
   readonly onClose: (subscriber: Subscriber) => void
@@ -218,7 +234,9 @@ class Subscriber {
   /** FIFO: `#queue[#head]` is the oldest undelivered event. */
   #queue: (AnyEvent | undefined)[] = []
   #head = 0
+  /** A drain is queued: as a macrotask, or as a microtask. */
   #scheduled = false
+  #queuedMicrotask = false
   #draining = false
   #closed = false
   #reason: "unsubscribed" | "overflow" | undefined
@@ -305,10 +323,23 @@ class Subscriber {
     return event
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#draining || this.#closed) return
+  /** `yielding`: the last drain used up its slice, so the next waits for the loop to come round. */
+  #schedule(yielding = false): void {
+    if (this.#draining || this.#closed) return
+    if (this.#init.delivery === "microtask" && !yielding) {
+      // After the publisher's synchronous code, never inside it; a macrotask already queued (the
+      // last slice ran out) finds the queue drained here and does nothing.
+      if (this.#queuedMicrotask) return
+      this.#queuedMicrotask = true
+      queueMicrotask(() => {
+        this.#queuedMicrotask = false
+        void this.#drain()
+      })
+      return
+    }
+    if (this.#scheduled) return
     this.#scheduled = true
-    // A macrotask, not a microtask: delivery never runs inside the publisher's turn.
+    // A macrotask: delivery waits for the I/O that is ready.
     setImmediate(() => {
       this.#scheduled = false
       void this.#drain()
@@ -319,6 +350,7 @@ class Subscriber {
     if (this.#draining) return
     this.#draining = true
     let sliceStart = performance.now()
+    let yielding = false
     try {
       while (!this.#closed) {
         const event = this.#shift()
@@ -333,11 +365,14 @@ class Subscriber {
           this.#report(error, event)
         }
         // Synchronous handlers: yield to I/O now and then, so a flood of events never starves it.
-        if (performance.now() - sliceStart > SLICE_MS) break
+        if (performance.now() - sliceStart > SLICE_MS) {
+          yielding = true
+          break
+        }
       }
     } finally {
       this.#draining = false
-      if (this.pending > 0 && !this.#closed) this.#schedule()
+      if (this.pending > 0 && !this.#closed) this.#schedule(yielding)
       else this.#release()
     }
   }

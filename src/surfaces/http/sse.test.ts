@@ -49,6 +49,31 @@ describe("eventStream", () => {
     expect(frames.map((frame) => `${frame}\n\n`)).toEqual(log.after(0, 12)!.map((event) => event.frame))
   })
 
+  it("a burst of events reaches a waiting client in one piece, and the next burst soon after, in order", async () => {
+    const bus = new Bus()
+    log = new EventLog({ bus })
+    const reader = eventStream({ log }).getReader()
+    const decoder = new TextDecoder()
+    const hello = decoder.decode((await reader.read()).value!)
+    expect(hello).toContain("server.connected")
+    const ids = (text: string) => [...text.matchAll(/^id: \S+\.(\d+)$/gm)].map((match) => Number(match[1]))
+
+    // Waiting for news when 50 events are published at once (one commit's calls, say): one write.
+    const next = reader.read()
+    for (let index = 0; index < 50; index++) {
+      bus.publish("message.part.updated", { part: part(`call_${index}`, completed(`${index}`), "ses_sse") })
+    }
+    expect(ids(decoder.decode((await next).value!))).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+    // The next burst right after it is not lost to the gap between wakes: it comes without any
+    // event after it to carry it.
+    const later = reader.read()
+    for (let index = 50; index < 53; index++) {
+      bus.publish("message.part.updated", { part: part(`call_${index}`, completed(`${index}`), "ses_sse") })
+    }
+    expect(ids(decoder.decode((await later).value!))).toEqual([51, 52, 53])
+    await reader.cancel()
+  })
+
   it("one reader too many closes the one that stopped reading, saying why and where to resume from", async () => {
     const bus = new Bus()
     log = new EventLog({ bus, maxReaders: 2 })
