@@ -85,8 +85,9 @@ export class StdioLineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new Error("The stdio connection is closed.")
-    // 3. A response that belongs to a batch waits for the rest of it.
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    // 3. A response that belongs to a batch waits for the rest of it. (Only looked for while a batch
+    // waits: telling a result from other messages validates it whole, a read's page included.)
+    if (this.#batches.size > 0 && (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message))) {
       for (const batch of this.#batches) {
         if (!batch.waiting.delete(message.id as RequestId)) continue
         batch.responses.push(message)
