@@ -43,6 +43,9 @@ class WorkerUnavailable extends Error {}
 const STOP_GRACE_MS = 500
 /** How long a search walks in the calling thread before it hands what is left to the workers. */
 const HEAD_START_MS = 15
+/** What to do when a worker failed: ripgrep, forced, searches (and lists files for glob) without them. */
+const WORKER_FAILED_REMEDY =
+  "Try again; if it fails again, set TOOLBELT_SEARCH_BACKEND=ripgrep (rg on PATH) to search without the workers."
 
 export class FallbackBackend implements SearchBackend {
   readonly name = "fallback" as const
@@ -88,9 +91,11 @@ export class FallbackBackend implements SearchBackend {
     const pattern = compilePattern(options.pattern, options)
     const maxCount = options.maxCount ?? Infinity
     const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`No such file or directory: ${root}`)
+    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
     if (!stats.isDirectory() && !stats.isFile())
-      throw new SearchError(`Not a regular file or a directory: ${root}`)
+      throw new SearchError(
+        `Cannot search ${root}: it is not a regular file or a directory. Give a file or a directory.`,
+      )
     const walked = await this.#walk(
       {
         root,
@@ -134,8 +139,9 @@ export class FallbackBackend implements SearchBackend {
     signal?.throwIfAborted()
     const root = spec.root
     const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`No such file or directory: ${root}`)
-    if (!spec.single && !stats.isDirectory()) throw new SearchError(`Not a directory: ${root}`)
+    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
+    if (!spec.single && !stats.isDirectory())
+      throw new SearchError(`Cannot search ${root}: it is not a directory. Give a directory.`)
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     // A time limit of zero has run out before the walk starts (a timer that fires "at once" would race
     // the workers, and a small tree could be done first).
@@ -367,7 +373,11 @@ function walkWithWorkers(
           dispatch()
           break
         case "error":
-          fail(new SearchError(`The search worker failed: ${asSentence(message.message)}`))
+          fail(
+            new SearchError(
+              `The search worker failed: ${asSentence(message.message)} ${WORKER_FAILED_REMEDY}`,
+            ),
+          )
           break
       }
     }
@@ -377,7 +387,7 @@ function walkWithWorkers(
         busy.delete(pooled)
         fail(
           pooled.started
-            ? new SearchError(`The search worker died: ${asSentence(error.message)}`)
+            ? new SearchError(`The search worker died: ${asSentence(error.message)} ${WORKER_FAILED_REMEDY}`)
             : new WorkerUnavailable(error.message),
         )
       }

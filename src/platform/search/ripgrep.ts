@@ -84,9 +84,11 @@ export class RipgrepBackend implements SearchBackend {
    */
   async grep(root: string, options: GrepOptions): Promise<GrepResult> {
     const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`No such file or directory: ${root}`)
+    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
     if (!stats.isDirectory() && !stats.isFile())
-      throw new SearchError(`Not a regular file or a directory: ${root}`)
+      throw new SearchError(
+        `Cannot search ${root}: it is not a regular file or a directory. Give a file or a directory.`,
+      )
     const single = stats.isFile()
     const test = single ? undefined : globMatcher(options.include)
     const matching = matchFlags(options)

@@ -53,7 +53,7 @@ export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>(
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern.trim() === "")
-        throw new Tool.ToolFailure("pattern is required: a glob such as **/*.ts")
+        throw new Tool.ToolFailure("pattern is required: give a glob such as **/*.ts.")
       await ctx.ask({
         permission: "glob",
         patterns: [params.pattern],

@@ -215,7 +215,9 @@ describe.each(backendNames())("grep on %s", (backend) => {
     const empty = await tool.run({ pattern: "" })
     expect(empty.status === "error" && empty.error).toContain("pattern is required")
     const missing = await tool.run({ pattern: "x", path: "nope" })
-    expect(missing.status === "error" && missing.error).toBe(`Path not found: ${join(project, "nope")}`)
+    expect(missing.status === "error" && missing.error).toBe(
+      `Path not found: ${join(project, "nope")}. Check the path, or use glob to find the file.`,
+    )
   })
 
   it("says so when the time limit cut the search", async () => {

@@ -97,7 +97,7 @@ export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern === "")
-        throw new Tool.ToolFailure("pattern is required: the regular expression to search for")
+        throw new Tool.ToolFailure("pattern is required: give the regular expression to search for.")
       await ctx.ask({
         permission: "grep",
         patterns: [params.pattern],
@@ -114,9 +114,12 @@ export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
       await assertExternalDirectory(ctx, target, { kind: stats?.isDirectory() ? "directory" : "file" })
 
       // 4. Search.
-      if (!stats) throw new Tool.ToolFailure(`Path not found: ${target}`)
+      if (!stats)
+        throw new Tool.ToolFailure(`Path not found: ${target}. Check the path, or use glob to find the file.`)
       if (!stats.isDirectory() && !stats.isFile()) {
-        throw new Tool.ToolFailure(`Not a regular file or a directory: ${target}`)
+        throw new Tool.ToolFailure(
+          `Cannot search ${target}: it is not a regular file or a directory (a device, FIFO or socket). Give a file or a directory.`,
+        )
       }
       const outputMode = params.outputMode ?? "content"
       // The search engine is loaded at the first search, not at every start-up (see ARCHITECTURE.md).
