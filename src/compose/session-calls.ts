@@ -1,4 +1,4 @@
-// Step 6 of building a toolbelt: the call function, and what the process holds per session.
+// Step 8 of building a toolbelt: the call function, and what the process holds per session.
 
 import { killSessionJobs } from "../platform/shell/jobs/index.ts"
 import type { Store } from "../platform/store/store.ts"
@@ -15,7 +15,7 @@ import type { Registry } from "../runtime/registry/registry.ts"
 import { answerOf, type DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
 import { withInterruptedCalls } from "../runtime/settle/interrupted-calls.ts"
 import { announceRecorded, journalSink } from "../runtime/settle/record.ts"
-import { type PartSink, type Settlement, settle } from "../runtime/settle/settle.ts"
+import { type PartSink, type SettleDeps, type Settlement, settle } from "../runtime/settle/settle.ts"
 import type { CallInput } from "../runtime/settle/types.ts"
 import { CallsInFlight, markStopped, type StoppedBy } from "./calls-in-flight.ts"
 import type { ToolServicesFor } from "./tool-services.ts"
@@ -35,6 +35,23 @@ export interface SessionCalls {
   endAll(): void
 }
 
+/** What the calls are made with: the runtime's parts, the guard's, the services and where to log. */
+interface SessionCallsOptions {
+  readonly registry: Registry
+  readonly permission: PermissionEngine
+  readonly rulesOf: (agent: string) => Ruleset
+  readonly hooks: Hooks
+  readonly bus: Bus
+  readonly store: Store
+  readonly output: OutputStore
+  readonly limits: Limits
+  readonly doomLoop: DoomLoopGuard
+  readonly services: ToolServicesFor
+  /** Also receives every tool part state. */
+  readonly parts: PartSink | undefined
+  readonly log: Logger
+}
+
 /**
  * Calls, with the journal recording every step (record.ts says when each is on disk) and the bus
  * publishing it. One call:
@@ -47,41 +64,10 @@ export interface SessionCalls {
  *    (batch's: each comes back through this function as a call of its own). While it runs it is in
  *    `flights`, so `stop` can abort it; a stopped call's interrupted record says who stopped it.
  */
-export function sessionCalls({
-  registry,
-  permission,
-  rulesOf,
-  hooks,
-  bus,
-  store,
-  output,
-  limits,
-  doomLoop,
-  services,
-  parts,
-  log,
-}: {
-  registry: Registry
-  permission: PermissionEngine
-  rulesOf: (agent: string) => Ruleset
-  hooks: Hooks
-  bus: Bus
-  store: Store
-  output: OutputStore
-  limits: Limits
-  doomLoop: DoomLoopGuard
-  services: ToolServicesFor
-  /** Also receives every tool part state. */
-  parts: PartSink | undefined
-  log: Logger
-}): SessionCalls {
+export function sessionCalls(options: SessionCallsOptions): SessionCalls {
+  const { permission, rulesOf, bus, store, doomLoop, services, parts } = options
   const flights = new CallsInFlight()
-  const journal = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
-  const record: PartSink = Object.assign(
-    (part: Parameters<PartSink>[0], step?: Parameters<PartSink>[1]) =>
-      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID)), step),
-    { ordered: journal.ordered },
-  )
+  const deps = settleDeps(options, flights)
   const announce = announceRecorded({ bus, ...(parts ? { also: parts } : {}) })
   const sessions = new Set<string>()
   // The guard's memory of a session it does not hold (new to this process, or forgotten to stay within
@@ -136,29 +122,7 @@ export function sessionCalls({
               ...(input.extra ?? {}),
             },
           },
-          {
-            registry,
-            permission,
-            store: output,
-            limits,
-            parts: record,
-            hooks,
-            doomLoop,
-            settled: (session, callID) => store.journal.settled(session, callID),
-            pager: services.pagerFor,
-            // The hint sends the model to a subagent only where `task` is really offered to this call
-            // (a turn with a model) and the agent may use it; otherwise it names read calls.
-            canDelegate: (name, extra) =>
-              registry.offered("task", { agent: name, extra }) &&
-              permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
-            onDefect: (error, part) =>
-              log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
-            onRecordError: (error, part) =>
-              log.error(`could not record the ${part.tool} call it answered`, {
-                callID: part.callID,
-                error: String(error),
-              }),
-          },
+          deps,
         )
       } finally {
         flying.land(settlement)
@@ -176,5 +140,56 @@ export function sessionCalls({
       // Background jobs belong to their session; the sessions of this runtime end with it.
       for (const session of sessions) killSessionJobs(session)
     },
+  }
+}
+
+/**
+ * What settlement gets for every call: the journal (a stopped call's record saying who stopped it),
+ * the runtime's parts, the hint's pager and whether it may name a subagent, and where defects are told.
+ */
+function settleDeps(
+  {
+    registry,
+    permission,
+    hooks,
+    bus,
+    store,
+    output,
+    limits,
+    doomLoop,
+    services,
+    parts,
+    log,
+  }: SessionCallsOptions,
+  flights: CallsInFlight,
+): SettleDeps {
+  const journal = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
+  const record: PartSink = Object.assign(
+    (part: Parameters<PartSink>[0], step?: Parameters<PartSink>[1]) =>
+      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID)), step),
+    { ordered: journal.ordered },
+  )
+  return {
+    registry,
+    permission,
+    store: output,
+    limits,
+    parts: record,
+    hooks,
+    doomLoop,
+    settled: (session, callID) => store.journal.settled(session, callID),
+    pager: services.pagerFor,
+    // The hint sends the model to a subagent only where `task` is really offered to this call
+    // (a turn with a model) and the agent may use it; otherwise it names read calls.
+    canDelegate: (name, extra) =>
+      registry.offered("task", { agent: name, extra }) &&
+      permission.evaluate({ permission: "task", pattern: "*", agent: name }) !== "deny",
+    onDefect: (error, part) =>
+      log.error(`defect in ${part.tool}`, { callID: part.callID, error: String(error) }),
+    onRecordError: (error, part) =>
+      log.error(`could not record the ${part.tool} call it answered`, {
+        callID: part.callID,
+        error: String(error),
+      }),
   }
 }

@@ -4,25 +4,20 @@
 import { basename, isAbsolute } from "node:path"
 import { TokenCounter } from "../platform/text/tokens/count.ts"
 import type { ToolSearchSettings } from "../runtime/config/config.ts"
-import { DEFAULT_AGENT } from "../runtime/permission/agents/agent.ts"
 import type { Advertised, Registry, ToolsQuery } from "../runtime/registry/registry.ts"
 import type { ToolSearchControl } from "../runtime/tool-search/control.ts"
-import { type Deferral, decideDeferral, isDeferrable, needsCounts } from "../runtime/tool-search/deferral.ts"
+import { type Deferral, decideDeferral, needsCounts } from "../runtime/tool-search/deferral.ts"
 import { LoadedSets } from "../runtime/tool-search/loaded.ts"
-import { type AsyncToolIndex, buildIndexOffThread } from "../runtime/tool-search/off-thread-index.ts"
 // The modules themselves, not rank/index.ts: the ranking's tables are built when its module loads, which
 // only the index (in its worker) needs, never a start-up.
 import { summaryOf } from "../runtime/tool-search/rank/summary.ts"
-import type { SearchDoc } from "../runtime/tool-search/rank/types.ts"
 import type { DeferredGroup, ToolSearchService } from "../tools/tool_search/service.ts"
 import { describeToolSearch } from "../tools/tool_search/tool_search.ts"
+import { DeferrableIndex } from "./tool-search-index.ts"
 import { rerank } from "./tool-search-rerank.ts"
 
 /** The built-in that finds deferred tools: listed only while something is deferred. */
 export const TOOL_SEARCH = "tool_search"
-
-/** How long after a registry change (or start-up) the index is rebuilt: a burst of changes builds once. */
-const REBUILD_DELAY_MS = 100
 
 /** Candidates the model reranks when config asks for it. */
 const RERANK_POOL = 20
@@ -70,9 +65,8 @@ const isSearchTool = (tool: Advertised) => tool.name === TOOL_SEARCH && tool.ent
  * 2. `tools` (the toolbelt's): `listed` leaves deferred tools out but those the session loaded, and
  *    offers tool_search (its description naming what is deferred) only while something is; `all`
  *    lists every tool with its size and whether it is deferred.
- * 3. The index over every deferrable tool (definition and source, with the MCP server's own
- *    description), rebuilt after each registry change in a worker thread (never on the listing path,
- *    never stalling the event loop); a search awaits it.
+ * 3. The index over every deferrable tool, rebuilt after each registry change in a worker thread
+ *    (`tool-search-index.ts`); a search awaits it.
  * 4. The service: search filtered to what is deferred for the call's agent and session, reranked
  *    by the session's model when config asks; matches loaded into the session by the tool.
  */
@@ -97,123 +91,169 @@ export function toolSearchWiring({
   const loadedSets = new LoadedSets()
 
   // 1. Deferral.
-  async function decide(visible: readonly Advertised[], counted: boolean) {
-    const others = visible.filter((tool) => !isSearchTool(tool))
-    const want =
-      counted ||
-      needsCounts(
-        others.map((tool) => ({ source: tool.entry.source })),
-        settings.mode,
-      )
-    const tokens = want ? await counter.count(others.map(definitionText)) : undefined
-    const deferral = decideDeferral(
-      others.map((tool, i) => ({ name: tool.name, source: tool.entry.source, tokens: tokens?.[i] })),
-      settings,
-    )
-    return { others, tokens, deferral }
-  }
-
-  function groups(deferred: readonly Advertised[]): DeferredGroup[] {
-    const bySource = new Map<string, number>()
-    for (const tool of deferred) bySource.set(tool.entry.source, (bySource.get(tool.entry.source) ?? 0) + 1)
-    return [...bySource].map(([source, count]) => {
-      const about = aboutSource(source)
-      return { name: groupName(source), tools: count, ...(about ? { about } : {}) }
-    })
-  }
+  const deferrals = deferralsOf({ counter, settings, aboutSource })
 
   // 2. Listing.
-  async function tools(query: ToolsQuery = {}): Promise<Advertised[]> {
-    const seen = await visible(query)
-    const all = query.listing === "all" || query.listing === "callable"
-    const counted = query.listing === "all"
-    const { others, tokens, deferral } = await decide(seen, counted)
-    const search = seen.find(isSearchTool)
-    const offerSearch = search !== undefined && deferral.deferred.size > 0
-    const described = offerSearch
-      ? {
-          ...search,
-          description: describeToolSearch(groups(others.filter((tool) => deferral.deferred.has(tool.name)))),
-        }
-      : undefined
-    const searchTokens =
-      described && counted ? (await counter.count([definitionText(described)]))[0] : undefined
-    const loaded = query.sessionID ? loadedSets.loaded(query.sessionID) : NONE
-    const position = new Map(others.map((tool, i) => [tool, i]))
-    const out: Advertised[] = []
-    for (const tool of seen) {
-      if (isSearchTool(tool)) {
-        if (described) out.push(all ? withSize({ ...described, deferred: false }, searchTokens) : described)
-        continue
-      }
-      const deferred = deferral.deferred.has(tool.name)
-      if (all) out.push(withSize({ ...tool, deferred }, tokens?.[position.get(tool)!]))
-      else if (!deferred || loaded.has(tool.name)) out.push(tool)
-    }
-    return out
-  }
+  const tools = async (query: ToolsQuery = {}) =>
+    listing({
+      seen: await visible(query),
+      listed: query.listing ?? "listed",
+      loaded: query.sessionID ? loadedSets.loaded(query.sessionID) : NONE,
+      deferrals,
+      counter,
+    })
 
   // 3. The index.
-  // Built in a worker (off-thread-index.ts); the one a registry change makes stale is ended once replaced.
-  let index: Promise<AsyncToolIndex> | undefined
-  let closed = false
-  const stale = () => {
-    const old = index
-    index = undefined
-    void old?.then(
-      (built) => built.close(),
-      () => {},
-    )
-  }
-  // A change (an MCP server's tools/list_changed, a plugin) rebuilds soon, once per burst of changes.
-  let soon: NodeJS.Timeout | undefined
-  const rebuildSoon = () => {
-    if (soon || closed || !anyDeferrable()) return
-    soon = setTimeout(() => {
-      soon = undefined
-      if (!closed && anyDeferrable()) currentIndex().catch(stale)
-    }, REBUILD_DELAY_MS)
-    soon.unref()
-  }
-  const offChange = registry.onChange(() => {
-    const built = index !== undefined
-    stale()
-    if (built) rebuildSoon()
+  const index = new DeferrableIndex({
+    registry,
+    extraFor,
+    server: (source) => {
+      const about = aboutSource(source)
+      return { name: groupName(source), ...(about ? { description: about } : {}) }
+    },
   })
-  function currentIndex(): Promise<AsyncToolIndex> {
-    index ??= buildIndex()
-    return index
-  }
-  async function buildIndex(): Promise<AsyncToolIndex> {
-    const agent = DEFAULT_AGENT
-    const defined = await registry.tools({ agent, extra: extraFor(agent) })
-    const docs: SearchDoc[] = defined
-      .filter((tool) => isDeferrable(tool.entry.source))
-      .map((tool) => {
-        const about = aboutSource(tool.entry.source)
-        return {
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          server: { name: groupName(tool.entry.source), ...(about ? { description: about } : {}) },
-        }
-      })
-    return buildIndexOffThread(docs)
-  }
-  const anyDeferrable = () =>
-    registry.ids().some((name) => isDeferrable(registry.resolve(name)?.source ?? "builtin"))
 
   // 4. The service.
-  const service: ToolSearchService = {
+  const control: ToolSearchControl = {
+    loaded: (sessionID) => loadedSets.loaded(sessionID),
+    load: (sessionID, names) =>
+      loadedSets.load(
+        sessionID,
+        names.filter((name) => registry.resolve(name) !== undefined),
+      ),
+    onLoad: (listener) => loadedSets.onLoad(listener),
+    async state(query = {}) {
+      const { others, tokens, deferral } = await deferrals.decide(await visible(query), true)
+      return summarise(settings, others.length, tokens ?? [], deferral)
+    },
+  }
+  const service = searchService({ settings, visible, deferrals, index, load: control.load })
+
+  return {
+    control,
+    service,
+    tools,
+    warm: () => index.warm(),
+    endSession: (sessionID) => loadedSets.forget(sessionID),
+    close() {
+      index.close()
+      return counter.close()
+    },
+  }
+}
+
+/** What is deferred among the tools an agent sees, and the deferred tools grouped by source. */
+interface Deferrals {
+  decide(
+    visible: readonly Advertised[],
+    counted: boolean,
+  ): Promise<{ others: Advertised[]; tokens: number[] | undefined; deferral: Deferral }>
+  groups(deferred: readonly Advertised[]): DeferredGroup[]
+}
+
+function deferralsOf({
+  counter,
+  settings,
+  aboutSource,
+}: {
+  counter: TokenCounter
+  settings: ToolSearchSettings
+  aboutSource: (source: string) => string | undefined
+}): Deferrals {
+  return {
+    async decide(visible, counted) {
+      const others = visible.filter((tool) => !isSearchTool(tool))
+      const want =
+        counted ||
+        needsCounts(
+          others.map((tool) => ({ source: tool.entry.source })),
+          settings.mode,
+        )
+      const tokens = want ? await counter.count(others.map(definitionText)) : undefined
+      const deferral = decideDeferral(
+        others.map((tool, i) => ({ name: tool.name, source: tool.entry.source, tokens: tokens?.[i] })),
+        settings,
+      )
+      return { others, tokens, deferral }
+    },
+    groups(deferred) {
+      const bySource = new Map<string, number>()
+      for (const tool of deferred) bySource.set(tool.entry.source, (bySource.get(tool.entry.source) ?? 0) + 1)
+      return [...bySource].map(([source, count]) => {
+        const about = aboutSource(source)
+        return { name: groupName(source), tools: count, ...(about ? { about } : {}) }
+      })
+    },
+  }
+}
+
+/** Step 2: the tools an agent sees, as the query's `listing` lists them. */
+async function listing({
+  seen,
+  listed,
+  loaded,
+  deferrals,
+  counter,
+}: {
+  seen: readonly Advertised[]
+  listed: NonNullable<ToolsQuery["listing"]>
+  loaded: ReadonlySet<string>
+  deferrals: Deferrals
+  counter: TokenCounter
+}): Promise<Advertised[]> {
+  const all = listed === "all" || listed === "callable"
+  const counted = listed === "all"
+  const { others, tokens, deferral } = await deferrals.decide(seen, counted)
+  const search = seen.find(isSearchTool)
+  const offerSearch = search !== undefined && deferral.deferred.size > 0
+  const described = offerSearch
+    ? {
+        ...search,
+        description: describeToolSearch(
+          deferrals.groups(others.filter((tool) => deferral.deferred.has(tool.name))),
+        ),
+      }
+    : undefined
+  const searchTokens =
+    described && counted ? (await counter.count([definitionText(described)]))[0] : undefined
+  const position = new Map(others.map((tool, i) => [tool, i]))
+  const out: Advertised[] = []
+  for (const tool of seen) {
+    if (isSearchTool(tool)) {
+      if (described) out.push(all ? withSize({ ...described, deferred: false }, searchTokens) : described)
+      continue
+    }
+    const deferred = deferral.deferred.has(tool.name)
+    if (all) out.push(withSize({ ...tool, deferred }, tokens?.[position.get(tool)!]))
+    else if (!deferred || loaded.has(tool.name)) out.push(tool)
+  }
+  return out
+}
+
+/** Step 4: what tool_search calls get. */
+function searchService({
+  settings,
+  visible,
+  deferrals,
+  index,
+  load,
+}: {
+  settings: ToolSearchSettings
+  visible: (query: ToolsQuery) => Promise<Advertised[]>
+  deferrals: Deferrals
+  index: DeferrableIndex
+  load: ToolSearchService["load"]
+}): ToolSearchService {
+  return {
     async search({ query, limit, agent, sessionID, model, signal }) {
       // What is deferred for this agent and session (counted only where auto needs it).
-      const { others, deferral } = await decide(
+      const { others, deferral } = await deferrals.decide(
         await visible({ agent, sessionID, ...(model ? { extra: { model } } : {}) }),
         false,
       )
       const deferred = others.filter((tool) => deferral.deferred.has(tool.name))
       const byName = new Map(deferred.map((tool) => [tool.name, tool]))
-      const found = await (await currentIndex()).search(
+      const found = await (await index.current()).search(
         query,
         settings.rerank && model ? Math.max(limit, RERANK_POOL) : limit,
         new Set(byName.keys()),
@@ -235,38 +275,9 @@ export function toolSearchWiring({
           inputSchema: tool.inputSchema,
         }
       })
-      return { matches, deferred: groups(deferred) }
+      return { matches, deferred: deferrals.groups(deferred) }
     },
-    load: (sessionID, names) => control.load(sessionID, names),
-  }
-
-  const control: ToolSearchControl = {
-    loaded: (sessionID) => loadedSets.loaded(sessionID),
-    load: (sessionID, names) =>
-      loadedSets.load(
-        sessionID,
-        names.filter((name) => registry.resolve(name) !== undefined),
-      ),
-    onLoad: (listener) => loadedSets.onLoad(listener),
-    async state(query = {}) {
-      const { others, tokens, deferral } = await decide(await visible(query), true)
-      return summarise(settings, others.length, tokens ?? [], deferral)
-    },
-  }
-
-  return {
-    control,
-    service,
-    tools,
-    warm: rebuildSoon,
-    endSession: (sessionID) => loadedSets.forget(sessionID),
-    close() {
-      closed = true
-      clearTimeout(soon)
-      offChange()
-      stale()
-      return counter.close()
-    },
+    load,
   }
 }
 
