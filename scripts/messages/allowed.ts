@@ -2,6 +2,7 @@
 // - opencode's messages word for word (agents and tests match them), with the reference that says so;
 // - fragments: text another message wraps ("Cannot X: {fragment}."), so it starts lower-case and the
 //   wrapper supplies the period and the remedy;
+// - another text that already says what to do (a wrapped refusal), so the wrapper need not repeat it;
 // - text that is not prose (a kind, an empty string read for its prefix).
 // An allowance no message needs any longer fails the check (stale), so this list stays true.
 import type { Problem } from "./rules.ts"
@@ -42,8 +43,6 @@ export const PENDING_FILES = [
   "src/platform/net/guarded-fetch.ts",
   "src/platform/shell/run/run.ts",
   "src/runtime/permission/config.ts",
-  "src/tools/apply_patch/apply_patch.ts",
-  "src/tools/apply_patch/parse.ts",
   "src/tools/bash/check-arguments.ts",
   "src/tools/bash/sandbox.ts",
   "src/tools/kit/file-edit/edit-file.ts",
@@ -189,6 +188,20 @@ export const ALLOWED: readonly Allowance[] = [
     text: "not http",
     excuse: ALL,
     why: 'never shown: caught at once and answered with `"<name>.url" is not an http(s) URL`',
+  },
+
+  // Another text that already says what to do, wrapped with what this message adds.
+  {
+    file: "src/tools/apply_patch/apply_patch.ts",
+    text: "{stale}",
+    excuse: ["no-remedy"],
+    why: "the ledger's staleness text (tools/kit/file-edit/ledger.ts), which ends with what to do: read the file again",
+  },
+  {
+    file: "src/tools/apply_patch/apply_patch.ts",
+    text: "{error.message}",
+    excuse: ["no-remedy"],
+    why: "assertLandsOn's refusal (platform/fs/atomic-write.ts), which ends with what to do: check the path and retry",
   },
 
   // Not prose.

@@ -299,7 +299,9 @@ describe("verification: nothing is written unless every hunk fits", () => {
   })
 
   it("gives the parser's message for an empty or invalid patch", async () => {
-    expect(failed(await apply("")).error).toBe("apply_patch could not parse the patch: patch is empty")
+    expect(failed(await apply("")).error).toBe(
+      'apply_patch could not parse the patch: patch is empty; write "*** Begin Patch", the file sections, then "*** End Patch".',
+    )
     expect(failed(await apply(patch())).error).toMatch(/^apply_patch could not parse the patch: empty patch/)
     expect(failed(await apply("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b")).error).toContain(
       'expected "*** End Patch" as the last line',

@@ -4,6 +4,7 @@ import { assertLandsOn } from "../../platform/fs/atomic-write.ts"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
 import { FileSystemError } from "../../platform/fs/errors.ts"
 import { withFileLocks } from "../../platform/fs/lock.ts"
+import { asSentence } from "../../platform/text/sentence.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { forPatchModels, WRITES } from "../kit/declarations.ts"
@@ -81,7 +82,11 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
       // The patch engine is loaded at the first patch, not at every start-up (see ARCHITECTURE.md).
       const [{ parsePatch }, { planPatch }] = await Promise.all([import("./parse.ts"), import("./plan.ts")])
       const parsed = parsePatch(params.patchText)
-      if (!parsed.ok) throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${parsed.message}`)
+      if (!parsed.ok) {
+        // The parser's problem names the line and what was expected there.
+        const problem = parsed.message
+        throw new Tool.ToolFailure(`apply_patch could not parse the patch: ${asSentence(problem)}`)
+      }
 
       // 2. Resolve and guard.
       const tools = services(ctx)
@@ -140,7 +145,8 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
           })
           if (!planned.ok) {
             throw new Tool.ToolFailure(
-              `apply_patch verification failed; no file was changed.\n\n${planned.message}`,
+              `apply_patch verification failed; no file was changed.\n\n${planned.message}\n\n` +
+                "Fix the file sections named above (read a file again if it changed), then send the whole patch again.",
             )
           }
           const files = planned.changes.map((change) => describeChange(change, paths, tools.worktree))

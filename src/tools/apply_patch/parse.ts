@@ -73,7 +73,7 @@ const EXPECTED_HEADER = `"${ADD} <path>", "${DELETE} <path>", "${UPDATE} <path>"
  * 5. An empty patch, or one without file sections, is an error.
  */
 export function parsePatch(text: string): ParseResult {
-  if (text.trim() === "") return fail("patch is empty")
+  if (text.trim() === "") return fail(`patch is empty; write "${BEGIN}", the file sections, then "${END}".`)
   const lines = text.replace(/\r\n/g, "\n").split("\n")
   let first = nextNonBlank(lines, 0)
   let last = previousNonBlank(lines, lines.length - 1)
@@ -81,7 +81,7 @@ export function parsePatch(text: string): ParseResult {
   const opener = lines[first]!.trim()
   if (HEREDOC_CD.test(opener)) {
     return fail(
-      `line ${first + 1}: the patch is run after "cd"; write it without the cd, with paths relative to the project`,
+      `line ${first + 1}: the patch is run after "cd"; write it without the cd, with paths relative to the project.`,
     )
   }
   const heredoc = HEREDOC_OPEN.exec(opener)
@@ -94,7 +94,8 @@ export function parsePatch(text: string): ParseResult {
     const found = first < lines.length ? lines[first]! : ""
     return fail(`line ${first + 1}: expected "${BEGIN}", found ${quote(found)}`)
   }
-  if (last === first) return fail(`line ${first + 1}: missing "${END}" after "${BEGIN}"`)
+  if (last === first)
+    return fail(`line ${first + 1}: missing "${END}" after "${BEGIN}"; add it as the last line.`)
   if (lines[last]!.trim() !== END) {
     return fail(
       `line ${last + 1}: expected "${END}" as the last line, found ${quote(lines[last]!)} (is the patch cut off?)`,
