@@ -56,6 +56,27 @@ describe("EventLog bounds", () => {
     expect(log.bytes).toBe(frames)
   })
 
+  it("holds each frame in memory of its own, so what it keeps alive is what its budget counts", async () => {
+    const bus = new Bus()
+    log = new EventLog({ bus, maxBytes: 200_000 })
+    // Small frames, with other small buffers made between them (as the SSE chunks and the HTTP
+    // layer make them): a frame cut from Node's shared pool would keep a whole slab alive.
+    const others: Buffer[] = []
+    for (let index = 0; index < 2000; index++) {
+      bus.publish("message.part.updated", { part: part(`call_${index}`, completed(`${index}`), "ses_log") })
+      others.push(Buffer.from(`unrelated ${index}`))
+    }
+    await bus.idle()
+    const held = log.after(log.last - log.size, log.size)!
+    expect(held.length).toBeGreaterThan(100)
+    const backing = new Set(held.map((event) => event.bytes!.buffer))
+    let kept = 0
+    for (const buffer of backing) kept += buffer.byteLength
+    expect(kept).toBe(log.bytes)
+    expect(kept).toBeLessThanOrEqual(200_000)
+    expect(others).toHaveLength(2000)
+  })
+
   it("keeps a single frame larger than the byte budget, alone", async () => {
     const bus = new Bus()
     log = new EventLog({ bus, maxBytes: 10_000 })
