@@ -179,8 +179,8 @@ export class Journal {
    * one exception: a call the fleet's sweep closed as interrupted while it still ran here (this store's
    * lease lapsed) keeps that record and gets this result beside it (`withLateResult`), once.
    */
-  finished(part: ToolPart): Promise<ToolPart> {
-    return this.#move("finished", part, ["completed", "error"])
+  finished(part: ToolPart, options?: StepOptions): Promise<ToolPart> {
+    return this.#move("finished", part, ["completed", "error"], options)
   }
 
   /** A permission request is waiting for a reply: kept until `decided`, shown again after a crash. */

@@ -164,6 +164,30 @@ describe("the journal as a call's sink", () => {
     await expect(settling).resolves.toMatchObject({ status: "completed", output: "done" })
   })
 
+  it("lets read-only calls answered first (recordAfterReply) one after another share one commit", async () => {
+    registry.register({
+      look: Tool.make({
+        description: "l",
+        input: z.object({}),
+        annotations: { readOnly: true },
+        execute: () => "seen",
+      }),
+    })
+    const before = store.journal.commits
+    const calls = [request("look", { recordAfterReply: true }), request("look", { recordAfterReply: true })]
+    for (const call of calls)
+      await expect(settle(call, deps())).resolves.toMatchObject({ status: "completed" })
+    // Both answered before either was written; their records then commit together, without a flush.
+    expect(store.journal.commits - before).toBe(0)
+    while (store.journal.commits === before) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(store.journal.commits - before).toBe(1)
+    for (const call of calls)
+      expect(store.parts.get(call.sessionID, call.callID)?.state).toMatchObject({
+        status: "completed",
+        output: "seen",
+      })
+  })
+
   it("publishes on the bus what it journaled", async () => {
     const events: string[] = []
     const finished = new Promise<void>((resolve) =>

@@ -16,8 +16,10 @@
 // 4. Progress (`ctx.metadata`) is recorded in order but waited for by nobody.
 // 5. The final state is durable before `settle` resolves, so what the call stamped (a read) is too.
 // 6. Another exception: a read-only call whose caller replies at once (`recordAfterReply`) waits for
-//    none of its steps (`trailsReply`); they still queue the moment they happen and commit together
-//    just after the reply. Running a read again is harmless, so a crash in that gap repeats no side effect.
+//    none of its steps (`trailsReply`); they still queue the moment they happen, and all of them ride:
+//    they commit with the next write anyone makes, at the latest DEFER_MS after the reply, so calls
+//    answered one after another share a commit. A kill -9 in that gap loses the record of a read that
+//    was answered; running a read again is harmless, so a client's retry repeats no side effect.
 // 7. Every step is published on the bus only once it committed, in order (`journalSink`).
 
 import { storedInput, storedString } from "../../platform/store/input-bounds.ts"
@@ -137,11 +139,11 @@ export class PartRecorder {
    * Rule 6: from now on the call waits for no recording: `running()` and the final state are handed
    * to the sink and the call goes on (an `ordered` sink, such as the journal, then commits them
    * together, after the result is out). A recording that fails goes to `report` (the result stands).
-   * The states are still queued the moment they happen: requested and started ride (rule 3's
-   * exception: only read-only calls trail), so a call still running DEFER_MS after its start is on disk
-   * as running, and a kill -9 from then on leaves a record that the next start closes as interrupted.
-   * Only a kill before then can leave no record, and then what ran was a read: a client retrying it
-   * never repeats a side effect.
+   * The states are still queued the moment they happen, and all of them ride (only read-only calls
+   * trail), so a call still running DEFER_MS after its start is on disk as running, and a kill -9 from
+   * then on leaves a record that the next start closes as interrupted; its result is on disk at the
+   * latest DEFER_MS after the reply. Only a kill before then can leave no record, and then what ran
+   * was a read: a client retrying it never repeats a side effect.
    */
   trail(report: (error: unknown) => void): void {
     this.#trailing = report
@@ -258,7 +260,9 @@ export class PartRecorder {
 
   async #finish(state: ToolState): Promise<void> {
     this.#settled?.(state)
-    const moved = this.#move(state)
+    // A trailing call's result rides too (rule 6): nobody waits for it, so the answers of calls made
+    // one after another share a commit.
+    const moved = this.#move(state, this.#trailing ? RIDES : undefined)
     const written = moved.then(() => this.#writes)
     const report = this.#trailing
     if (report) written.catch(report)
@@ -309,7 +313,7 @@ export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also
     if (status === "pending") return store.journal.requested(part, options)
     if (status === "running")
       return running ? store.journal.progress(part, options) : store.journal.started(part, options)
-    return store.journal.finished(part)
+    return store.journal.finished(part, options)
   }
   // Ordered: every step is queued in the journal's group commit the moment it is handed over.
   const sink = (part: ToolPart, step?: PartStep) => {
