@@ -16,8 +16,8 @@ export function checkTimeout(options: {
   if (background) {
     if (given !== undefined) {
       throw new Tool.ToolFailure(
-        "timeout applies to commands that run in the foreground. A background job runs until it exits or bash_kill stops it; " +
-          "to wait for it to come up, use ready_port, ready_pattern and ready_timeout.",
+        "timeout applies to commands that run in the foreground: drop it for a background job, which runs until it exits or bash_kill stops it. " +
+          "To wait for the job to come up, use ready_port, ready_pattern and ready_timeout.",
       )
     }
     return undefined
@@ -68,7 +68,7 @@ export function checkReadiness(options: {
     } catch (error) {
       if (!(error instanceof CallerRegexError)) throw error
       throw new Tool.ToolFailure(
-        `ready_pattern ${JSON.stringify(options.pattern)} cannot be used: ${error.message}.`,
+        `ready_pattern ${JSON.stringify(options.pattern)} cannot be used: ${error.message}. Fix the pattern, or wait with ready_port instead.`,
       )
     }
   }

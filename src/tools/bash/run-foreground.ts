@@ -36,14 +36,14 @@ export async function runForeground(options: {
       onProgress: progress,
     })
   } catch (error) {
-    throw spawnFailure(error, run.shell)
+    throw spawnFailure(error)
   }
   const onAbort = () => progress(command.capture.tail())
   ctx.abort.addEventListener("abort", onAbort, { once: true })
   try {
     return await command.done
   } catch (error) {
-    throw spawnFailure(error, run.shell)
+    throw spawnFailure(error)
   } finally {
     ctx.abort.removeEventListener("abort", onAbort)
   }

@@ -11,7 +11,7 @@ export function checkSandbox(settings: ShellSettings): string | undefined {
     throw new Tool.ToolFailure(
       `The shell sandbox is enabled (shell.sandbox), but it cannot run here: ${availability.reason}. ` +
         "The command was not run: commands are never run unsandboxed while the sandbox is enabled. " +
-        "Tell the user, who can fix the sandbox or turn it off.",
+        'Ask the user to fix the sandbox or turn it off ("shell": {"sandbox": false} in toolbelt.json).',
     )
   }
   return availability.bwrap

@@ -3,32 +3,29 @@ import { SpawnError } from "../../platform/shell/run/index.ts"
 import { ToolFailure } from "../../runtime/tool/index.ts"
 import { spawnFailure } from "./spawn-failure.ts"
 
-const shell = { path: "/bin/bash" } as Parameters<typeof spawnFailure>[1]
 const cause = (code: string) => Object.assign(new Error(`spawn ${code}`), { code })
 
 describe("spawnFailure", () => {
-  it.each([
-    [
-      "a command too long to start a shell with",
-      "E2BIG",
-      /^The command is longer than the system lets a shell be started with/,
-    ],
-    [
-      "a shell that is not there",
-      "ENOENT",
-      /^Could not start \/bin\/bash: spawn ENOENT\. Check that \/bin\/bash exists/,
-    ],
-  ])("%s is a failure that says what to do", (_, code, says) => {
+  it("a command too long to start a shell with is a failure that says what to do", () => {
     const failure = spawnFailure(
-      new SpawnError(`Could not start /bin/bash: spawn ${code}`, { cause: cause(code) }),
-      shell,
+      new SpawnError("Could not start /bin/bash: spawn E2BIG.", { cause: cause("E2BIG") }),
     )
     expect(failure).toBeInstanceOf(ToolFailure)
-    expect((failure as ToolFailure).message).toMatch(says)
+    expect((failure as ToolFailure).message).toMatch(
+      /^The command is longer than the system lets a shell be started with.*Write a long script to a file/,
+    )
+  })
+
+  it("a program that did not start is a failure with the SpawnError's message, which says what to check", () => {
+    const message =
+      "Could not start /bin/bash: spawn ENOENT. Check that /bin/bash exists and can be run, and that the working directory /p exists."
+    const failure = spawnFailure(new SpawnError(message, { cause: cause("ENOENT") }))
+    expect(failure).toBeInstanceOf(ToolFailure)
+    expect((failure as ToolFailure).message).toBe(message)
   })
 
   it("passes any other error on as it is", () => {
     const error = new Error("other")
-    expect(spawnFailure(error, shell)).toBe(error)
+    expect(spawnFailure(error)).toBe(error)
   })
 })

@@ -25,10 +25,10 @@ export async function startJob(options: {
     job = jobs.start({ sessionID: ctx.sessionID, ...(description ? { description } : {}), run })
   } catch (error) {
     if (error instanceof JobError) throw new Tool.ToolFailure(error.message)
-    throw spawnFailure(error, run.shell)
+    throw spawnFailure(error)
   }
   job.process.done.catch(() => {})
-  if (job.pid < 0) throw spawnFailure(await job.process.done.catch((error: unknown) => error), run.shell)
+  if (job.pid < 0) throw spawnFailure(await job.process.done.catch((error: unknown) => error))
   let outcome: ReadyOutcome | undefined
   if (readiness) {
     ctx.metadata({ title, metadata: { output: "", description, jobID: job.id, pid: job.pid } })

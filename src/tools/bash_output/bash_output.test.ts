@@ -230,7 +230,7 @@ describe("background jobs", () => {
     for (const tool of ["bash_output", "bash_kill"]) {
       const listed = await call(tool, { job_id: "job_nope" })
       expect(listed.status === "error" && listed.error).toContain(
-        `There is no background job "job_nope" in this session. Its jobs: ${id} (sleeper, running).`,
+        `There is no background job "job_nope" in this session. Its jobs: ${id} (sleeper, running). Use one of these ids.`,
       )
       const none = await call(tool, { job_id: id }, { sessionID: "ses_without_jobs" })
       expect(none.status === "error" && none.error).toContain(

@@ -60,7 +60,7 @@ export function sessionJob(options: { sessionID: string; id: string }): Job {
   throw new Tool.ToolFailure(
     `There is no background job ${JSON.stringify(id)} in this session.` +
       (known.length
-        ? ` Its jobs: ${known.join("; ")}.`
+        ? ` Its jobs: ${known.join("; ")}. Use one of these ids.`
         : " It has no background jobs; start one with bash and run_in_background: true."),
   )
 }

@@ -126,7 +126,11 @@ function readSandbox(value: unknown): SandboxSettings | undefined {
 
 function readLimits(value: unknown): Limits {
   if (value === undefined) return DEFAULT_LIMITS
-  if (!isRecord(value)) throw new Tool.ToolFailure(`Invalid output limits: ${describe(value)}.`)
+  if (!isRecord(value)) {
+    throw new Tool.ToolFailure(
+      `Invalid shell setting: limits is ${describe(value)}, but it must be an object with maxLines and maxBytes.`,
+    )
+  }
   return {
     maxLines: positive(value.maxLines, "limits.maxLines", DEFAULT_LIMITS.maxLines),
     maxBytes: positive(value.maxBytes, "limits.maxBytes", DEFAULT_LIMITS.maxBytes),

@@ -93,9 +93,14 @@ describe("RunningCommand", () => {
     } catch {}
   })
 
-  it("fails with a SpawnError when the command cannot start", async () => {
-    await expect(runCommand(options("true", { cwd: join(dir, "missing") }))).rejects.toBeInstanceOf(
-      SpawnError,
+  it("fails with a SpawnError naming the program and what to check when the command cannot start", async () => {
+    const missing = join(dir, "missing")
+    const started = runCommand(options("true", { cwd: missing }))
+    await expect(started).rejects.toBeInstanceOf(SpawnError)
+    await expect(started).rejects.toThrow(
+      new RegExp(
+        `^Could not start \\S+: spawn \\S+ ENOENT\\. Check that \\S+ exists and can be run, and that the working directory ${missing} exists\\.$`,
+      ),
     )
   })
 

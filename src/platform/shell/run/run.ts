@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import type { Readable } from "node:stream"
 import type { Limits } from "../../text/limits.ts"
+import { asSentence } from "../../text/sentence.ts"
 import { Capture, type Captured } from "./capture.ts"
 import { trackLive } from "./cleanup.ts"
 import { detectPrompt } from "./prompt.ts"
@@ -64,6 +65,14 @@ export interface RunResult {
 /** The command could not be started at all (the shell is missing, the directory vanished, ...). */
 export class SpawnError extends Error {
   override readonly name = "SpawnError"
+}
+
+/** Node's spawn error (its code kept as the cause) with the program and what to check. */
+function spawnError(file: string, cwd: string, error: Error): SpawnError {
+  return new SpawnError(
+    `Could not start ${file}: ${asSentence(error.message)} Check that ${file} exists and can be run, and that the working directory ${cwd} exists.`,
+    { cause: error },
+  )
 }
 
 const SCAN_MS = 200
@@ -135,16 +144,14 @@ export class RunningCommand {
         stdio: this.#reaper ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       })
     } catch (error) {
-      throw new SpawnError(`Could not start ${file}: ${(error as Error).message}`, { cause: error })
+      throw spawnError(file!, options.cwd, error as Error)
     }
     this.#child = child
     if (child.pid === undefined) {
       this.pid = -1
       this.#tree = new ProcessTree({ root: -1, marker: options.marker })
       this.done = new Promise((_, reject) => {
-        child.once("error", (error) =>
-          reject(new SpawnError(`Could not start ${file}: ${error.message}`, { cause: error })),
-        )
+        child.once("error", (error) => reject(spawnError(file!, options.cwd, error)))
       })
       return
     }
