@@ -42,20 +42,15 @@ export const PENDING_FILES = [
   "src/adapters/lsp/language-server-pool.ts",
   "src/platform/net/guarded-fetch.ts",
   "src/runtime/permission/config.ts",
-  "src/tools/kit/file-edit/edit-file.ts",
-  "src/tools/kit/file-edit/encode-edit.ts",
-  "src/tools/kit/match/replace.ts",
   "src/tools/kit/search/http-json.ts",
   "src/tools/kit/search/mcp-call.ts",
   "src/tools/kit/search/run-search.ts",
   "src/tools/lsp/lsp.ts",
-  "src/tools/multiedit/multiedit.ts",
   "src/tools/plan_enter/plan_enter.ts",
   "src/tools/skill/skill.ts",
   "src/tools/task/task.ts",
   "src/tools/tool_search/tool_search.ts",
   "src/tools/webfetch/fetch-page.ts",
-  "src/tools/write/write.ts",
 ]
 
 /** Lower-case words that name a parameter or a program, so a message may start with them (`timeout 5 ms is ...`). */
@@ -197,6 +192,12 @@ export const ALLOWED: readonly Allowance[] = [
     text: "{error.message}",
     excuse: ["no-remedy"],
     why: "assertLandsOn's refusal (platform/fs/atomic-write.ts), which ends with what to do: check the path and retry",
+  },
+  {
+    file: "src/tools/kit/file-edit/edit-file.ts",
+    text: "Cannot edit {filepath}: {existing.reason}",
+    excuse: ["no-remedy"],
+    why: "readExisting's refusal (tools/kit/file-edit/target.ts), which ends with what to do: replace it whole, convert it, give a regular file",
   },
 
   // Not prose.

@@ -141,7 +141,7 @@ describe("multiedit", () => {
   it("names a missing file", async () => {
     const result = failed(await multiedit("nope.ts", [{ oldString: "a", newString: "b" }]))
     expect(result.error).toBe(
-      `File ${h.path("nope.ts")} not found\n\nTo create it, give the first edit an empty oldString.`,
+      `File ${h.path("nope.ts")} not found\n\nGive the first edit an empty oldString to create it.`,
     )
   })
 

@@ -85,7 +85,7 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>(
           if (!current.exists) {
             if (params.edits[0]!.oldString !== "") {
               throw new Tool.ToolFailure(
-                `${await notFoundMessage(filepath)}\n\nTo create it, give the first edit an empty oldString.`,
+                `${await notFoundMessage(filepath)}\n\nGive the first edit an empty oldString to create it.`,
               )
             }
             text = params.edits[0]!.newString

@@ -82,7 +82,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
             )
           if (existing && !existing.isFile())
             throw new Tool.ToolFailure(
-              `Cannot write ${filepath}: it is not a regular file (a device, FIFO or socket), so it is not replaced.`,
+              `Cannot write ${filepath}: it is not a regular file (a device, FIFO or socket), so it is not replaced. Give the path of a regular file.`,
             )
           if (existing && requireRead) {
             const fresh = await checkFresh(readLedger, ctx.sessionID, filepath, { signal: ctx.abort })
@@ -192,7 +192,10 @@ function describeError(error: unknown, filepath: string): unknown {
   if (error instanceof FileSystemError) return new Tool.ToolFailure(error.message, { cause: error })
   const code = errorCode(error)
   if (code === "EACCES" || code === "EPERM")
-    return new Tool.ToolFailure(`Cannot write ${filepath}: permission denied.`, { cause: error })
+    return new Tool.ToolFailure(
+      `Cannot write ${filepath}: permission denied. Fix the permissions (ls -l shows them), or write somewhere else.`,
+      { cause: error },
+    )
   return error
 }
 

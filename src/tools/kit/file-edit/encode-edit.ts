@@ -48,7 +48,8 @@ export function encodeEdit(input: EncodeEditInput): Buffer {
     if (!keepsUntouched(existing.text, text, before, after, encoding))
       throw new ToolFailure(
         `Cannot write ${shown}: bytes outside the edited region would differ from what is on disk ` +
-          `(the file is read as ${encodingLabel(encoding)}). Nothing was written.`,
+          `(the file is read as ${encodingLabel(encoding)}). Nothing was written. ` +
+          "Convert the file to UTF-8 first (for example with iconv through bash), or replace it whole with write.",
       )
   }
   return encoded.bytes

@@ -100,7 +100,7 @@ async function statOrMissing(path: string): Promise<Stats | undefined> {
 function refusedSpecial(stats: Stats): Existing {
   return {
     kind: "refused",
-    reason: `it is ${describeFileType(stats)}, not a regular file, so it is not opened. Only regular files can be edited.`,
+    reason: `it is ${describeFileType(stats)}, not a regular file, so it is not opened. Only regular files can be edited; give the path of one.`,
   }
 }
 

@@ -146,7 +146,7 @@ export function replace(input: ReplaceInput): ReplaceResult {
       return {
         ok: false,
         reason: "identical",
-        message: `No changes to apply: oldString matched (${matcher.describe}), and with that difference set aside newString is the same text, so the file would stay as it is.`,
+        message: `No changes to apply: oldString matched (${matcher.describe}), and with that difference set aside newString is the same text, so the file would stay as it is. Re-read the file and copy its exact text into oldString if that difference is the change you meant.`,
       }
     }
     return applied
