@@ -69,14 +69,17 @@ export async function guardedFetch<T>(
         })
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason
-        throw new FetchError(`Could not fetch ${url.href}: ${describeNetworkError(error)}.`, { cause: error })
+        throw new FetchError(
+          `Could not fetch ${url.href}: ${describeNetworkError(error)}. Check the address and the network (or the proxy: HTTPS_PROXY), then try again.`,
+          { cause: error },
+        )
       }
       const location = response.headers.get("location")
       if (!REDIRECTS.has(response.status) || !location) return await consume({ response, url, redirects })
       await response.body?.cancel().catch(() => {})
       if (redirects.length >= maxRedirects)
         throw new FetchError(
-          `Too many redirects: ${request.url} redirected more than ${maxRedirects} times (last to ${location}).`,
+          `Too many redirects: ${request.url} redirected more than ${maxRedirects} times (last to ${location}). Try the last address directly, or another page: this one may redirect in a loop.`,
         )
       redirects.push(url.href)
       url = parseHttpUrl(new URL(location, url).href, url.href)

@@ -77,7 +77,10 @@ async function attempt({
       if (response.status < 200 || response.status > 299) {
         await response.body?.cancel().catch(() => {})
         const text = response.statusText ? ` (${response.statusText})` : ""
-        throw new FetchError(`Request failed with status ${response.status}${text}: ${finalUrl.href}`)
+        const hint = statusHint(response.status)
+        throw new FetchError(
+          `Request failed with status ${response.status}${text}: ${finalUrl.href}. ${hint}`,
+        )
       }
       const bytes = await readCapped(response, MAX_RESPONSE_BYTES)
       return {
@@ -89,4 +92,13 @@ async function attempt({
       }
     },
   )
+}
+
+/** What to do about a page's HTTP error status, as a sentence. */
+function statusHint(status: number): string {
+  if (status === 401 || status === 403)
+    return "The page needs a login or refuses automated requests: use another source."
+  if (status === 429) return "The site's rate limit was reached: wait before fetching from it again."
+  if (status >= 500) return "The site failed: try again in a moment."
+  return "Check the URL."
 }

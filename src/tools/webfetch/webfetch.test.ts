@@ -555,7 +555,7 @@ describe("webfetch: the network around it", () => {
 
   it("an error status is an error naming it", async () => {
     expect(await fetchError({ url: `${site.origin}/missing` })).toBe(
-      `Request failed with status 404 (Not Found): ${site.origin}/missing`,
+      `Request failed with status 404 (Not Found): ${site.origin}/missing. Check the URL.`,
     )
   })
 

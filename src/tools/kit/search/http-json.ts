@@ -1,5 +1,6 @@
 import { withEndpointFetch } from "../../../platform/net/endpoint-fetch.ts"
 import { readCapped } from "../../../platform/net/read-capped.ts"
+import { asSentence } from "../../../platform/text/sentence.ts"
 import * as Tool from "../../../runtime/tool/index.ts"
 
 /** A provider's answer is never larger than this; a bigger one is a broken provider. */
@@ -42,8 +43,10 @@ export async function requestJson({
     const text = new TextDecoder().decode(bytes)
     if (!response.ok) {
       const detail = text.replace(/\s+/g, " ").trim().slice(0, 300)
+      const said = detail ? `: ${asSentence(detail)}` : "."
+      const hint = hintFor(provider, response.status)
       throw new Tool.ToolFailure(
-        `The ${provider} search provider answered HTTP ${response.status}${detail ? `: ${detail}` : ""}${hintFor(provider, response.status)}`,
+        `The ${provider} search provider answered HTTP ${response.status}${said} ${hint}`,
       )
     }
     try {
@@ -56,10 +59,12 @@ export async function requestJson({
   })
 }
 
+/** What to do about an HTTP error status, as a sentence. */
 function hintFor(provider: string, status: number): string {
   if (provider === "searxng" && status === 403)
-    return ". Enable the JSON format on the instance: add json to search.formats in its settings.yml."
-  if (status === 401 || status === 403) return `. Check the ${provider} API key.`
-  if (status === 429) return ". The provider's rate limit was reached; wait before searching again."
-  return ""
+    return "Enable the JSON format on the instance: add json to search.formats in its settings.yml."
+  if (status === 401 || status === 403) return `Check the ${provider} API key.`
+  if (status === 429) return "The provider's rate limit was reached; wait before searching again."
+  if (status >= 500) return "The provider failed; try again in a moment."
+  return `Check the ${provider} search provider's URL and settings.`
 }

@@ -1,3 +1,4 @@
+import { asSentence } from "../../../platform/text/sentence.ts"
 import * as Tool from "../../../runtime/tool/index.ts"
 import type { SearchCall } from "./provider.ts"
 
@@ -34,7 +35,7 @@ export async function callMcpText({
   const text = result.content.find((block) => block.type === "text" && block.text)?.text
   if (result.isError)
     throw new Tool.ToolFailure(
-      `The ${call.settings.provider} search provider failed: ${text ?? "no reason given"}`,
+      `The ${call.settings.provider} search provider failed: ${asSentence(text ?? "it gave no reason")} Try again, or a simpler query.`,
     )
   return text
 }

@@ -1,4 +1,5 @@
 import { FetchError, rootMessage } from "../../../platform/net/errors.ts"
+import { asSentence } from "../../../platform/text/sentence.ts"
 import * as Tool from "../../../runtime/tool/index.ts"
 import { services } from "../../../runtime/tool/services.ts"
 import type { ProviderSettings, SearchCall } from "./provider.ts"
@@ -67,6 +68,8 @@ export async function runSearch<T>({
         `Could not reach the ${settings.provider} search provider at ${settings.url}: ${rootMessage(error)}. Check the network, a proxy (HTTPS_PROXY) or the provider's URL; the tool is not offered for the next few minutes.`,
       )
     if (error instanceof FetchError) throw new Tool.ToolFailure(error.message)
-    throw new Tool.ToolFailure(`${label} failed: ${rootMessage(error)}`)
+    throw new Tool.ToolFailure(
+      `${label} failed: ${asSentence(rootMessage(error))} Try again; if it fails again, check the ${settings.provider} search provider's settings.`,
+    )
   }
 }
