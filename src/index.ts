@@ -4,10 +4,20 @@
 // Node to use, instead of the ERR_UNKNOWN_BUILTIN_MODULE some module deeper in would meet.
 import "./platform/store/node-sqlite.ts"
 
-export { type CallInput, createToolbelt, type Toolbelt, type ToolbeltOptions } from "./compose/toolbelt.ts"
+export {
+  type CallInput,
+  createToolbelt,
+  type PermissionReplies,
+  type QuestionReplies,
+  type Toolbelt,
+  type ToolbeltOptions,
+} from "./compose/toolbelt.ts"
 export type { ToolPart, ToolState } from "./platform/store/part.ts"
 export type { FilePart, ModelContent } from "./platform/text/content.ts"
 export { DEFAULT_LIMITS, type Limits } from "./platform/text/limits.ts"
+// What `toolbelt.subscribe` hands its subscribers.
+export type { AnyEvent, Handler, SubscribeOptions, Subscription } from "./runtime/bus/bus.ts"
+export type { Event, Events, EventType } from "./runtime/bus/events.ts"
 export { OutputStore } from "./runtime/output/store.ts"
 export {
   LoopGuardError,
@@ -18,6 +28,7 @@ export {
   PermissionUnansweredError,
   PermissionWithdrawnError,
 } from "./runtime/permission/errors.ts"
+export type { PermissionReply, PermissionReplyKind, PermissionRequest } from "./runtime/permission/request.ts"
 export type { Action, Rule, Ruleset } from "./runtime/permission/rule.ts"
 export type { AskRequest, PermissionService } from "./runtime/permission/service.ts"
 export {
