@@ -17,12 +17,15 @@ import { serverConfig } from "./lsp-config.ts"
 import { nearestRoot } from "./nearest-root.ts"
 import type { ServerClient } from "./server-client.ts"
 import { isLaunch, type Launch, type ServerDefinition } from "./server-definition.ts"
-import { DEFAULT_TIMEOUTS, ServerFailure, type ServerTimeouts } from "./server-failure.ts"
+import { DEFAULT_TIMEOUTS, RESTART_REMEDY, ServerFailure, type ServerTimeouts } from "./server-failure.ts"
 
 /** How long an edit waits for its diagnostics, at most (opencode waits 5 s for a document's). */
 export const DIAGNOSTICS_WAIT_MS = 5000
 
 const GIVEN_UP = "It failed"
+/** Why a call finds no server once the toolbelt closed, and what to do. */
+const SHUT_DOWN =
+  "The language servers were shut down with the toolbelt. Open the project in a new toolbelt to use them again."
 
 const OFF = 'Language servers are turned off in the config ("lsp": false).'
 
@@ -162,7 +165,7 @@ export class LanguageServerPool implements LanguageServers {
   /** Shuts every server down (politely, then by killing its process tree); later calls find none. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      this.#closing.abort(new ServerFailure("The language servers were shut down with the toolbelt."))
+      this.#closing.abort(new ServerFailure(SHUT_DOWN))
       const clients = [...this.#slots.values()].map((slot) => slot.client)
       await Promise.all(clients.map(async (pending) => (await settledClient(pending))?.close()))
     })()
@@ -264,7 +267,7 @@ export class LanguageServerPool implements LanguageServers {
 
   /** The slot's running client, started when there is none; a slot that failed too often throws. */
   async #client(slot: Slot): Promise<ServerClient> {
-    if (this.#closed) throw new ServerFailure("The language servers were shut down with the toolbelt.")
+    if (this.#closed) throw new ServerFailure(SHUT_DOWN)
     const current = slot.client ? await settledClient(slot.client) : undefined
     if (current?.alive) return current
     if (slot.failures >= MAX_FAILURES && slot.lastFailure)
@@ -279,7 +282,8 @@ export class LanguageServerPool implements LanguageServers {
     const message = describe(error)
     if (!(error instanceof ServerFailure) || slot.failures < MAX_FAILURES || message.includes(GIVEN_UP))
       return message
-    return `${message.replace(/ it is started again on the next call\.$/, "")}\n${GIVEN_UP} ${slot.failures} times, so toolbelt does not start it again until toolbelt restarts.`
+    const stays = `${GIVEN_UP} ${slot.failures} times, so toolbelt does not start it again until toolbelt restarts.`
+    return `${message.endsWith(RESTART_REMEDY) ? message.slice(0, -RESTART_REMEDY.length).trimEnd() : message}\n${stays} Fix the server (its output may say why) and restart toolbelt; use grep and read meanwhile.`
   }
 
   async #start(slot: Slot): Promise<ServerClient> {

@@ -31,7 +31,7 @@ import { beforeDeadline } from "./before-deadline.ts"
 import { clientCapabilities } from "./client-capabilities.ts"
 import { languageId } from "./language-id.ts"
 import { type Mark, PublishedDiagnostics } from "./published-diagnostics.ts"
-import { ServerFailure, type ServerTimeouts } from "./server-failure.ts"
+import { RESTART_REMEDY, ServerFailure, type ServerTimeouts } from "./server-failure.ts"
 import { type ProcessExit, ServerProcess } from "./server-process.ts"
 import { answerServerRequests } from "./server-requests.ts"
 
@@ -116,7 +116,10 @@ export class ServerClient {
     this.#connection.listen()
     void process.exited.then((exit) => {
       this.#fail(
-        new ServerFailure(`The ${this.server} language server ${exited(exit, process.stderrTail)}`, "crash"),
+        new ServerFailure(
+          `The ${this.server} language server ${exitedWithRemedy(exit, process.stderrTail)}`,
+          "crash",
+        ),
       )
       this.#connection.dispose()
     })
@@ -202,7 +205,7 @@ export class ServerClient {
       timer = setTimeout(() => {
         const seconds = this.#timeouts.requestMs / 1000
         const failure = new ServerFailure(
-          `The ${this.server} language server did not answer ${method} within ${seconds} s, so it was stopped; it is started again on the next call.`,
+          `The ${this.server} language server did not answer ${method} within ${seconds} s, so it was stopped. ${RESTART_REMEDY}`,
           "hang",
         )
         this.#fail(failure)
@@ -267,7 +270,8 @@ export class ServerClient {
 
   #check(): void {
     if (this.#failed) throw this.#failed
-    if (this.#closing) throw new ServerFailure(`The ${this.server} language server was shut down.`)
+    if (this.#closing)
+      throw new ServerFailure(`The ${this.server} language server was shut down. ${RESTART_REMEDY}`)
   }
 
   async #initialize(options: StartOptions): Promise<void> {
@@ -287,7 +291,7 @@ export class ServerClient {
       timer = setTimeout(() => {
         reject(
           new ServerFailure(
-            `The ${this.server} language server did not finish starting within ${options.timeouts.startMs / 1000} s, so it was stopped.`,
+            `The ${this.server} language server did not finish starting within ${options.timeouts.startMs / 1000} s, so it was stopped. ${RESTART_REMEDY}`,
             "hang",
           ),
         )
@@ -344,7 +348,7 @@ async function readDocument(file: string): Promise<string | undefined> {
   }
   if (bytes.length > MAX_DOCUMENT_BYTES)
     throw new ServerFailure(
-      `${file} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, which is not sent to language servers.`,
+      `${file} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, which is not sent to language servers. Use grep or read on it instead.`,
     )
   return bytes.toString("utf8")
 }
@@ -357,11 +361,12 @@ function pathOf(uri: string): string {
   }
 }
 
-function exited(exit: ProcessExit, stderr: string): string {
-  const how = exit.error
-    ? `could not be started (${exit.error})`
-    : `exited unexpectedly (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`
-  return stderr ? `${how}. Its last output:\n${stderr}` : `${how}.`
+/** How the server's process ended, its last output, and what to do: install it, or call again. */
+function exitedWithRemedy(exit: ProcessExit, stderr: string): string {
+  const output = stderr ? ` Its last output:\n${stderr}\n` : " "
+  if (exit.error)
+    return `could not be started (${exit.error}).${output}Check that it is installed and can be run from the project.`
+  return `exited unexpectedly (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}).${output}${RESTART_REMEDY}`
 }
 
 function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; dispose: () => void } {

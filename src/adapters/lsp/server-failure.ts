@@ -20,4 +20,10 @@ export interface ServerTimeouts {
   readonly shutdownMs: number
 }
 
+/**
+ * What to do about a server that crashed, hung or was shut down: the pool starts it again on the next
+ * call (until it has failed too often, when the pool replaces this sentence with why it stays down).
+ */
+export const RESTART_REMEDY = "Call again to start it anew."
+
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { startMs: 30_000, requestMs: 30_000, shutdownMs: 1000 }

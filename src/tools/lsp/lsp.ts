@@ -77,7 +77,7 @@ export const LspTool = Tool.define<typeof Parameters, LspMetadata>(
       const { directory, languageServers } = services(ctx)
       if (!languageServers)
         throw new Tool.ToolFailure(
-          "No LSP server available: language servers run only inside a toolbelt (toolbelt call, mcp or serve, or createToolbelt).",
+          "No LSP server available: language servers run only inside a toolbelt (toolbelt call, mcp or serve, or createToolbelt). Call lsp through one of them.",
         )
       const lookup = languageServers.lookup(filepath)
       if (lookup.kind === "none") throw new Tool.ToolFailure(lookup.reason)
@@ -95,7 +95,7 @@ export const LspTool = Tool.define<typeof Parameters, LspMetadata>(
       const failed = answers.flatMap((answer) => (answer.ok ? [] : [`${answer.server}: ${answer.error}`]))
       if (answered.length === 0)
         throw new Tool.ToolFailure(
-          `The language server could not answer ${params.operation}.\n${failed.join("\n")}`,
+          `The language server could not answer ${params.operation}.\n${failed.join("\n")}\n\nUse grep or read to find it without the language server.`,
         )
 
       // 5. Shape.
