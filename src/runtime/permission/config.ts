@@ -303,7 +303,9 @@ export function permissionFromEnv(env: NodeJS.ProcessEnv, home: string = env.HOM
   try {
     parsed = JSON.parse(fromEnv)
   } catch (error) {
-    throw new ConfigError(`Invalid TOOLBELT_PERMISSION: not JSON (${(error as Error).message}).`)
+    throw new ConfigError(
+      `Invalid TOOLBELT_PERMISSION: not JSON (${(error as Error).message}). Set it to a JSON object of rules, such as {"bash": "ask"}.`,
+    )
   }
   return fromConfig(parsed, { home, origin: "TOOLBELT_PERMISSION", where: "TOOLBELT_PERMISSION" })
 }

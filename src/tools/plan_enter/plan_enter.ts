@@ -38,7 +38,9 @@ export const PlanEnterTool = Tool.define<typeof Parameters, PlanEnterMetadata>("
     // 2. Switch.
     const { sessionAgent, worktree, directory } = services(ctx)
     if (!sessionAgent)
-      throw new Tool.ToolFailure("Plan mode is not available here (this runtime keeps no session agents).")
+      throw new Tool.ToolFailure(
+        "Plan mode is not available here (this runtime keeps no session agents). Call plan_enter inside a toolbelt (toolbelt mcp, serve or run, or createToolbelt), which keeps them.",
+      )
     const plan = planPath(worktree, ctx.sessionID)
     const exists = await stat(plan).then(
       (stats) => stats.isFile(),

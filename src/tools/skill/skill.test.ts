@@ -142,7 +142,7 @@ describe("loading a skill", () => {
     expect(completed(await tb.call({ tool: "skill", input: { name: "notes" } })).output).toContain("\nNew.\n")
     await writeFile(join(dir, "SKILL.md"), "no frontmatter any more\n")
     expect(failed(await tb.call({ tool: "skill", input: { name: "notes" } })).error).toBe(
-      `Skill "notes" could not be loaded from ${join(dir, "SKILL.md")}: no YAML frontmatter: the file must start with a "---" line, then "name:" and "description:", then "---".`,
+      `Skill "notes" could not be loaded from ${join(dir, "SKILL.md")}: no YAML frontmatter: the file must start with a "---" line, then "name:" and "description:", then "---". Fix the file, or pick another skill.`,
     )
   })
 })

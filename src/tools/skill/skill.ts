@@ -1,6 +1,7 @@
 import { basename, dirname, join } from "node:path"
 import { z } from "zod"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
+import { asSentence } from "../../platform/text/sentence.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
@@ -93,7 +94,7 @@ export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
           body = loaded.body
         } catch (error) {
           throw new Tool.ToolFailure(
-            `Skill "${skill.name}" could not be loaded from ${skill.file}: ${(error as Error).message}`,
+            `Skill "${skill.name}" could not be loaded from ${skill.file}: ${asSentence((error as Error).message)} Fix the file, or pick another skill.`,
           )
         }
 

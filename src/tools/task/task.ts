@@ -132,8 +132,11 @@ export const TaskTool = Tool.define<typeof BackgroundParameters, TaskMetadata>(
         const chosen = runner.agent(params.subagent_type)
         if (!chosen || chosen.mode === "primary") {
           const names = runner.available(ctx.agent).map((each) => each.name)
+          const remedy = names.length
+            ? `Use one of: ${names.join(", ")}.`
+            : `No agent may be started as a subagent here: define one with "mode": "subagent" in the "agent" key of toolbelt.json, or allow it in the caller's "task" rules.`
           throw new Tool.ToolFailure(
-            `Unknown agent type: ${params.subagent_type} is not a valid agent type. ${names.length ? `Use one of: ${names.join(", ")}.` : "No agent may be started as a subagent here."}`,
+            `Unknown agent type: ${params.subagent_type} is not a valid agent type. ${remedy}`,
           )
         }
 

@@ -78,7 +78,7 @@ export const ToolSearchTool = Tool.define<typeof Parameters, ToolSearchMetadata>
       const service = toolSearchService(ctx.extra)
       if (!service)
         throw new Tool.ToolFailure(
-          "tool_search has no tool index here: it works inside a toolbelt (toolbelt mcp, serve, run, or createToolbelt), where deferred tools are registered.",
+          "tool_search has no tool index here: it works inside a toolbelt (toolbelt mcp, serve, run, or createToolbelt), where deferred tools are registered. Call it through one of them.",
         )
       const limit = params.limit ?? DEFAULT_LIMIT
 
