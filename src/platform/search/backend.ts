@@ -1,5 +1,6 @@
 // The contract every search backend implements (ripgrep, the in-process fallback), and the shapes they
 // return. Both backends give the same results on the same tree; the tests hold them to it.
+import { type Stats, statSync } from "node:fs"
 
 /** A file found by `files`, or holding matches of `grep`. */
 export interface FileEntry {
@@ -122,6 +123,17 @@ export class SearchPatternError extends Error {
 /** The search could not run (ripgrep failed, the root is missing, ...). */
 export class SearchError extends Error {
   override readonly name = "SearchError"
+}
+
+/** `root`'s stats when it is a directory or a regular file to search; otherwise a SearchError saying what to give. */
+export function statRoot(root: string): Stats {
+  const stats = statSync(root, { throwIfNoEntry: false })
+  if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
+  if (!stats.isDirectory() && !stats.isFile())
+    throw new SearchError(
+      `Cannot search ${root}: it is not a regular file or a directory. Give a file or a directory.`,
+    )
+  return stats
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000

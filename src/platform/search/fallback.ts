@@ -1,7 +1,6 @@
 // The in-process backend, for when ripgrep is not installed: worker threads walk the tree in parallel (a
 // busy worker hands half its pending directories to an idle one), skip ignored directories without
 // reading them, and search each file with the SIMD kernel (`scan-file.ts`).
-import { statSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { asSentence } from "../text/sentence.ts"
 import { logger } from "../util/log.ts"
@@ -14,6 +13,7 @@ import {
   type GrepResult,
   type SearchBackend,
   SearchError,
+  statRoot,
 } from "./backend.ts"
 import { type PooledWorker, pool } from "./pool.ts"
 import { CANCEL, type FromWorker, HUNGRY, STOP } from "./protocol.ts"
@@ -44,7 +44,7 @@ const STOP_GRACE_MS = 500
 /** How long a search walks in the calling thread before it hands what is left to the workers. */
 const HEAD_START_MS = 15
 /** What to do when a worker failed: ripgrep, forced, searches (and lists files for glob) without them. */
-const WORKER_FAILED_REMEDY =
+const RETRY_REMEDY =
   "Try again; if it fails again, set TOOLBELT_SEARCH_BACKEND=ripgrep (rg on PATH) to search without the workers."
 
 export class FallbackBackend implements SearchBackend {
@@ -90,12 +90,7 @@ export class FallbackBackend implements SearchBackend {
   async grep(root: string, options: GrepOptions): Promise<GrepResult> {
     const pattern = compilePattern(options.pattern, options)
     const maxCount = options.maxCount ?? Infinity
-    const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
-    if (!stats.isDirectory() && !stats.isFile())
-      throw new SearchError(
-        `Cannot search ${root}: it is not a regular file or a directory. Give a file or a directory.`,
-      )
+    const stats = statRoot(root)
     const walked = await this.#walk(
       {
         root,
@@ -138,8 +133,7 @@ export class FallbackBackend implements SearchBackend {
     const { signal } = options
     signal?.throwIfAborted()
     const root = spec.root
-    const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
+    const stats = statRoot(root)
     if (!spec.single && !stats.isDirectory())
       throw new SearchError(`Cannot search ${root}: it is not a directory. Give a directory.`)
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -373,11 +367,7 @@ function walkWithWorkers(
           dispatch()
           break
         case "error":
-          fail(
-            new SearchError(
-              `The search worker failed: ${asSentence(message.message)} ${WORKER_FAILED_REMEDY}`,
-            ),
-          )
+          fail(new SearchError(`The search worker failed: ${asSentence(message.message)} ${RETRY_REMEDY}`))
           break
       }
     }
@@ -387,7 +377,7 @@ function walkWithWorkers(
         busy.delete(pooled)
         fail(
           pooled.started
-            ? new SearchError(`The search worker died: ${asSentence(error.message)} ${WORKER_FAILED_REMEDY}`)
+            ? new SearchError(`The search worker died: ${asSentence(error.message)} ${RETRY_REMEDY}`)
             : new WorkerUnavailable(error.message),
         )
       }

@@ -1,7 +1,7 @@
 // The ripgrep backend: `rg --files` lists, `rg --count` finds the files with matches, `rg --json` reads the
 // lines of the few files shown (`ripgrep-lines.ts`). Each rg runs through `ripgrep-process.ts` (killed on
 // abort and on timeout, never left behind); its command line comes from `ripgrep-arguments.ts`.
-import { closeSync, openSync, readSync, statSync } from "node:fs"
+import { closeSync, openSync, readSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import {
   type FilesOptions,
@@ -11,6 +11,7 @@ import {
   type SearchBackend,
   SearchError,
   SearchPatternError,
+  statRoot,
 } from "./backend.ts"
 import { type GlobTest, globMatcher } from "./glob.ts"
 import { type Hit, planContent } from "./results.ts"
@@ -83,12 +84,7 @@ export class RipgrepBackend implements SearchBackend {
    * A single file given as root is searched alone (and skipped when it is binary, like any other).
    */
   async grep(root: string, options: GrepOptions): Promise<GrepResult> {
-    const stats = statSync(root, { throwIfNoEntry: false })
-    if (!stats) throw new SearchError(`Cannot search ${root}: it does not exist. Check the path.`)
-    if (!stats.isDirectory() && !stats.isFile())
-      throw new SearchError(
-        `Cannot search ${root}: it is not a regular file or a directory. Give a file or a directory.`,
-      )
+    const stats = statRoot(root)
     const single = stats.isFile()
     const test = single ? undefined : globMatcher(options.include)
     const matching = matchFlags(options)
