@@ -2,6 +2,9 @@
 // missed (SSE `Last-Event-ID`). One subscriber feeds it; every SSE client reads it at its own pace.
 import { randomBytes } from "node:crypto"
 import { type AnyEvent, type Bus, type Subscription, sessionOf } from "../../runtime/bus/bus.ts"
+import { HeldFrames, type LoggedEvent } from "./held-frames.ts"
+
+export type { LoggedEvent }
 
 /** Events held for resuming at most (the oldest go first). */
 export const DEFAULT_EVENT_CAPACITY = 20_000
@@ -43,45 +46,6 @@ export interface LogReader {
 
 /** An event the server adds to the stream itself: the client must fetch its state again. */
 export const SYNC_EVENT = "server.sync"
-
-export interface LoggedEvent {
-  /** Its place in the order: 1, 2, 3, … for the life of the process. */
-  readonly seq: number
-  readonly type: string
-  /** The session it belongs to, if any (per-session filtering). */
-  readonly session: string | undefined
-  /** The SSE frame, serialized once for every client: `id:` and `data:` lines. */
-  readonly frame: string
-  /** The frame as UTF-8, when the log holds it so: encoded once for every client. */
-  readonly bytes?: Uint8Array
-}
-
-/**
- * An event as the log holds it: its frame as UTF-8 bytes, encoded once, outside V8's heap (see
- * DEFAULT_EVENT_BYTES); the text only when asked for.
- */
-class HeldEvent implements LoggedEvent {
-  readonly seq: number
-  readonly type: string
-  readonly session: string | undefined
-  readonly bytes: Buffer
-
-  constructor(seq: number, type: string, session: string | undefined, frame: string) {
-    this.seq = seq
-    this.type = type
-    this.session = session
-    // Memory of its own, exactly the frame's size: `Buffer.from` would cut it from Node's shared
-    // 64 KiB pool, whose slab stays whole while any piece of it lives, so each held frame kept the
-    // pieces around it too (the SSE chunks joined for every client, the HTTP layer's buffers): at
-    // the bench's peak 9,100 frames of 5 MiB held 712 slabs, 44.5 MiB, against a 16 MiB budget.
-    this.bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(frame))
-    this.bytes.write(frame, "utf8")
-  }
-
-  get frame(): string {
-    return this.bytes.toString("utf8")
-  }
-}
 
 export interface EventLogOptions {
   /** The bus it follows; none: events come only through `put` (the fleet's log, fleet-events.ts). */
@@ -126,12 +90,10 @@ export class EventLog {
   readonly epoch: string
   readonly #capacity: number
   readonly #maxBytes: number
-  /** Held events, oldest first: `#held[#head]` has seq `#first`. */
-  #held: (HeldEvent | undefined)[] = []
-  #head = 0
+  /** Held events, oldest first: the oldest has seq `#first`. */
+  readonly #held: HeldFrames
   #first = 1
   #next = 1
-  #bytes = 0
   #lost = false
   #waiters = new Set<() => void>()
   #wakeQueued = false
@@ -149,6 +111,8 @@ export class EventLog {
     this.#capacity = options.capacity ?? DEFAULT_EVENT_CAPACITY
     this.#maxBytes = options.maxBytes ?? DEFAULT_EVENT_BYTES
     this.#maxReaders = options.maxReaders ?? DEFAULT_MAX_READERS
+    // Slabs a small part of the budget, so what they keep beyond it stays small too.
+    this.#held = new HeldFrames(this.#maxBytes / 32)
     this.#backfill = options.backfill
     this.#catchUp = options.catchUp
     this.#onClose = options.onClose
@@ -174,7 +138,7 @@ export class EventLog {
     if (seq < this.#next) return
     if (seq > this.#next) this.#restartAt(seq)
     this.#next = seq + 1
-    this.#hold(new HeldEvent(seq, type, session, `id: ${this.id(seq)}\ndata: ${data}\n\n`))
+    this.#hold(type, session, `id: ${this.id(seq)}\ndata: ${data}\n\n`)
     this.#wake()
   }
 
@@ -184,9 +148,7 @@ export class EventLog {
   }
 
   #restartAt(seq: number): void {
-    this.#held = []
-    this.#head = 0
-    this.#bytes = 0
+    this.#held.clear()
     this.#first = seq
     this.#next = seq
   }
@@ -198,12 +160,12 @@ export class EventLog {
 
   /** Events held right now. */
   get size(): number {
-    return this.#held.length - this.#head
+    return this.#held.size
   }
 
   /** Bytes of the frames held right now (at most `maxBytes`, unless one frame is larger). */
   get bytes(): number {
-    return this.#bytes
+    return this.#held.bytes
   }
 
   /** The SSE id of an event. */
@@ -235,9 +197,8 @@ export class EventLog {
       // Gone from the table too when it does not start right after `seq`.
       return earlier.length > 0 && earlier[0]!.seq === seq + 1 ? earlier : undefined
     }
-    const start = this.#head + (seq + 1 - this.#first)
-    const end = Math.min(this.#held.length, start + max)
-    return start >= end ? [] : (this.#held.slice(start, end) as LoggedEvent[])
+    const start = seq + 1 - this.#first
+    return this.#held.slice(start, start + max, this.#first)
   }
 
   /**
@@ -300,27 +261,15 @@ export class EventLog {
 
   #push(type: string, session: string | undefined, properties: unknown): void {
     const seq = this.#next++
-    const frame = `id: ${this.id(seq)}\ndata: ${JSON.stringify({ type, properties })}\n\n`
-    this.#hold(new HeldEvent(seq, type, session, frame))
+    this.#hold(type, session, `id: ${this.id(seq)}\ndata: ${JSON.stringify({ type, properties })}\n\n`)
   }
 
-  #hold(event: HeldEvent): void {
-    this.#held.push(event)
-    this.#bytes += event.bytes.length
-    while (this.size > this.#capacity || (this.#bytes > this.#maxBytes && this.size > 1)) this.#drop()
-  }
-
-  #drop(): void {
-    const oldest = this.#held[this.#head]
-    if (!oldest) return
-    this.#bytes -= oldest.bytes.length
-    this.#held[this.#head] = undefined
-    this.#head++
-    this.#first++
-    // Compact now and then, so the array does not grow with every event ever logged.
-    if (this.#head >= 4096 && this.#head * 2 >= this.#held.length) {
-      this.#held = this.#held.slice(this.#head)
-      this.#head = 0
+  /** 3. Holds the newest event (in `held-frames.ts`: no object of its own), dropping the oldest past the bounds. */
+  #hold(type: string, session: string | undefined, frame: string): void {
+    this.#held.push(type, session, frame)
+    while (this.size > this.#capacity || (this.#held.bytes > this.#maxBytes && this.size > 1)) {
+      this.#held.shift()
+      this.#first++
     }
   }
 
