@@ -13,43 +13,23 @@ import {
   type ElicitRequestFormParams,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { PromptEnd } from "../../src/compose/fleet.ts"
-import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import type { AskRequest } from "../../src/runtime/permission/service.ts"
 import { promptForPermission } from "../../src/surfaces/cli/prompt.ts"
 import { CommandStop } from "../../src/surfaces/cli/stop-signal.ts"
-import { serveHttp } from "../../src/surfaces/http/server.ts"
 import { BIN, cliEnv } from "../fixtures/cli.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
 import { hasPty, onTerminal } from "../fixtures/pty.ts"
-import { api, makeProject, rememberToken } from "../serve/helpers.ts"
+import { api } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
 const pg = await postgresOrSkip()
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { cleanups, served } = fleet()
 
 /** A serve instance (on the store at `store`, else its own SQLite) where `bash` asks. */
-async function instance(store?: string): Promise<{ toolbelt: Toolbelt; url: string; token: string }> {
-  const project = await makeProject()
-  cleanups.push(() => project.remove())
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    ...(store ? { store } : {}),
-    config: { permission: { bash: "ask" } },
-  })
-  cleanups.push(() => toolbelt.close())
-  const server = await serveHttp({ port: 0, toolbelt })
-  cleanups.push(() => server.close())
-  rememberToken(server.url, server.token)
-  return { toolbelt, url: server.url, token: server.token! }
-}
+const instance = (store?: string) => served({ store, config: { permission: { bash: "ask" } } })
 
 /** An MCP client of `url`'s `/mcp` that shows forms and never answers one; it notes each cancellation. */
 async function silentClient(url: string, token: string) {

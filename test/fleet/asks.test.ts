@@ -2,38 +2,19 @@
 // can start): two serve instances of different project folders; a call on A waits for an ask, B's
 // `/api/permissions` (and its library list) shows it, and B's reply reaches A, whose call goes on, or
 // fails on reject, as if answered there. Questions the same.
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { internals } from "../../src/compose/internals.ts"
-import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
-import { serveHttp } from "../../src/surfaces/http/server.ts"
+import type { Toolbelt } from "../../src/compose/toolbelt.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
-import { api, makeProject, rememberToken } from "../serve/helpers.ts"
+import { api } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
 const pg = await postgresOrSkip()
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { served } = fleet()
 
 /** A serve instance of a project of its own on the store at `url`, where `bash` asks. */
-async function instance(url: string): Promise<{ toolbelt: Toolbelt; url: string }> {
-  const project = await makeProject()
-  cleanups.push(() => project.remove())
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    store: url,
-    config: { permission: { bash: "ask" } },
-  })
-  cleanups.push(() => toolbelt.close())
-  const server = await serveHttp({ port: 0, toolbelt })
-  cleanups.push(() => server.close())
-  rememberToken(server.url, server.token)
-  return { toolbelt, url: server.url }
-}
+const instance = (url: string) => served({ store: url, config: { permission: { bash: "ask" } } })
 
 /** The ask of `command` once `url`'s `/api/permissions` lists it. */
 async function listed(url: string, command: string): Promise<{ id: string; sessionID: string }> {

@@ -1,35 +1,17 @@
 // Sessions carry the host and project they were created on, and `GET /api/sessions` filters by both, on
 // each engine: SQLite lists this server's project unless asked for another, PostgreSQL the fleet's.
 import { hostname } from "node:os"
-import { afterEach, describe, expect, it } from "vitest"
-import { createToolbelt } from "../../src/compose/toolbelt.ts"
+import { describe, expect, it } from "vitest"
 import { engines } from "../../src/platform/store/fixtures/engines.ts"
 import { openStore } from "../../src/platform/store/store.ts"
-import { serveHttp } from "../../src/surfaces/http/server.ts"
-import { api, makeProject, type Project, rememberToken } from "../serve/helpers.ts"
+import { api } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { served } = fleet()
 
 /** A serve instance of a fresh project on the store at `store` (a data dir or a URL). */
-async function instance(store: { dataDir?: string; url?: string }) {
-  const project: Project = await makeProject()
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: store.dataDir ?? project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    ...(store.url ? { store: store.url } : {}),
-  })
-  const server = await serveHttp({ port: 0, toolbelt })
-  rememberToken(server.url, server.token)
-  cleanups.push(() => project.remove())
-  cleanups.push(() => toolbelt.close())
-  cleanups.push(() => server.close())
-  return { project, toolbelt, url: server.url }
-}
+const instance = (store: { dataDir?: string; url?: string }) =>
+  served({ store: store.url, ...(store.dataDir ? { dataDir: store.dataDir } : {}) })
 
 for (const engine of await engines()) {
   describe(engine.name, () => {

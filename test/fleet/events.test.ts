@@ -3,43 +3,17 @@
 // another, an event id from one resumes on another, and every subscriber of every instance sees every
 // call finish exactly once.
 import { hostname } from "node:os"
-import { afterEach, expect, it } from "vitest"
-import { createToolbelt } from "../../src/compose/toolbelt.ts"
-import { serveHttp } from "../../src/surfaces/http/server.ts"
+import { expect, it } from "vitest"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
-import {
-  api,
-  EventClient,
-  makeProject,
-  newSession,
-  rememberToken,
-  type StreamEvent,
-} from "../serve/helpers.ts"
+import { api, EventClient, newSession, type StreamEvent } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
 const pg = await postgresOrSkip()
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { cleanups, served } = fleet()
 
 /** A serve instance of a project of its own (and a data dir of its own) on the store at `url`. */
-async function instance(url: string) {
-  const project = await makeProject()
-  cleanups.push(() => project.remove())
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    store: url,
-  })
-  cleanups.push(() => toolbelt.close())
-  const server = await serveHttp({ port: 0, toolbelt })
-  cleanups.push(() => server.close())
-  rememberToken(server.url, server.token)
-  return { project, url: server.url }
-}
+const instance = (url: string) => served({ store: url })
 
 async function subscribe(url: string, lastEventID?: string): Promise<EventClient> {
   const client = await EventClient.open(url, lastEventID ? { lastEventID } : {})

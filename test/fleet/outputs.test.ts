@@ -3,22 +3,18 @@
 // B's `GET /api/outputs/:id`, from the store's chunks; unknown ids are a 404 that says so; the sweep
 // removes old ones. On SQLite the route serves this instance's own file.
 import { basename } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { internals } from "../../src/compose/internals.ts"
-import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
+import type { Toolbelt } from "../../src/compose/toolbelt.ts"
 import { OUTPUT_CHUNK_BYTES } from "../../src/platform/store/outputs.ts"
 import * as Tool from "../../src/runtime/tool/index.ts"
-import { serveHttp } from "../../src/surfaces/http/server.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
-import { makeProject } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
 const pg = await postgresOrSkip()
 
-const cleanups: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { served } = fleet()
 
 interface Instance {
   readonly toolbelt: Toolbelt
@@ -28,21 +24,10 @@ interface Instance {
 
 /** A serve instance of a project of its own, on the store at `store` (a URL, or the data dir's SQLite). */
 async function instance(store: string | undefined): Promise<Instance> {
-  const project = await makeProject()
-  cleanups.push(() => project.remove())
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    ...(store ? { store } : {}),
-  })
-  cleanups.push(() => toolbelt.close())
-  const server = await serveHttp({ port: 0, toolbelt })
-  cleanups.push(() => server.close())
+  const { toolbelt, url, token } = await served({ store })
   return {
     toolbelt,
-    get: (path) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.token}` } }),
+    get: (path) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } }),
   }
 }
 

@@ -7,36 +7,19 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
-import { afterEach, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { internals } from "../../src/compose/internals.ts"
-import { createToolbelt, type Toolbelt } from "../../src/compose/toolbelt.ts"
 import { PROCESS_GONE } from "../../src/platform/store/journal.ts"
 import type { ToolPart } from "../../src/platform/store/part.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
-import { makeProject, type Project } from "../serve/helpers.ts"
+import { fleet } from "./fixtures/instances.ts"
 
 const pg = await postgresOrSkip()
 
-const cleanups: (() => Promise<unknown> | unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { instance: opened } = fleet()
 
 /** A library toolbelt of a project of its own on the store at `url`, where bash runs unasked. */
-async function instance(url: string): Promise<{ toolbelt: Toolbelt; project: Project }> {
-  const project = await makeProject({ permission: { bash: "allow" } })
-  cleanups.push(() => project.remove())
-  const toolbelt = await createToolbelt({
-    directory: project.dir,
-    dataDir: project.env.TOOLBELT_DATA_DIR!,
-    env: project.env,
-    mcp: false,
-    trust: true,
-    store: url,
-  })
-  cleanups.push(() => toolbelt.close())
-  return { toolbelt, project }
-}
+const instance = (url: string) => opened({ store: url, projectConfig: { permission: { bash: "allow" } } })
 
 pg.describe("an instance swept while alive", () => {
   it("keeps the call's interrupted history, records the late result beside it, answers the caller, takes a new lease, never re-runs", async () => {

@@ -48,10 +48,28 @@ async function instance(): Promise<Toolbelt> {
   return toolbelt
 }
 
-async function close(toolbelt: Toolbelt): Promise<void> {
-  open.splice(open.indexOf(toolbelt), 1)
-  await toolbelt.close()
+/**
+ * One turn in a new instance, closed once the turn ends: a turn after another has its history from the
+ * store alone. The stand-in refused none of its requests.
+ */
+async function turn(input: Omit<Parameters<typeof runTurn>[0], "toolbelt">) {
+  const toolbelt = await instance()
+  try {
+    const ended = await runTurn({ toolbelt, ...input })
+    expect(server!.refused).toEqual([])
+    return ended
+  } finally {
+    open.splice(open.indexOf(toolbelt), 1)
+    await toolbelt.close()
+  }
 }
+
+/** The provider's model, on the stand-in. */
+const modelOf = (provider: Provider, origin: string) => ({
+  model: provider.model(origin),
+  providerID: provider.providerID,
+  modelID: provider.modelID,
+})
 
 interface Provider {
   readonly providerID: string
@@ -132,33 +150,18 @@ const providers: Record<string, Provider> = {
 describe("a session continued by a new toolbelt sends the provider's reasoning and signatures back", () => {
   it.each(Object.entries(providers))("%s", async (_name, provider) => {
     server = await standIn(provider.answer)
-    const model = {
-      model: provider.model(server.origin),
-      providerID: provider.providerID,
-      modelID: provider.modelID,
-    }
+    const model = modelOf(provider, server.origin)
     const options = provider.providerOptions ? { providerOptions: provider.providerOptions } : {}
 
     // Turn 1: reasoning and a call, the call runs, the model answers (its history from the SDK's memory).
-    const first = await instance()
-    const one = await runTurn({ toolbelt: first, model, prompt: "What do my notes say?", ...options })
-    expect(server.refused).toEqual([])
+    const one = await turn({ model, prompt: "What do my notes say?", ...options })
     expect(one).toMatchObject({ status: "finished", text: "The notes say to remember the milk." })
     expect(one.parts).toMatchObject([
       { tool: "read", state: { status: "completed", output: expect.stringContaining("remember the milk") } },
     ])
-    await close(first)
 
     // Turn 2, in another instance: the history comes from the store alone.
-    const second = await instance()
-    const two = await runTurn({
-      toolbelt: second,
-      model,
-      sessionID: one.sessionID,
-      prompt: "Say it again.",
-      ...options,
-    })
-    expect(server.refused).toEqual([])
+    const two = await turn({ model, sessionID: one.sessionID, prompt: "Say it again.", ...options })
     expect(two).toMatchObject({ status: "finished", text: "The notes say to remember the milk." })
     expect(server.requests).toHaveLength(3)
     const [, fromMemory, fromStore] = server.requests.map((request) => provider.replayed(request.body))
@@ -172,21 +175,13 @@ describe("switching agents replays the turn so far from the store", () => {
   it("plan_enter mid-turn: the plan agent's first request carries Anthropic's thinking and signature", async () => {
     const anthropic = providers["Anthropic (thinking with its signature, redacted thinking)"]!
     server = await standIn(anthropicAnswer("plan_enter", {}))
-    const model = {
-      model: anthropic.model(server.origin),
-      providerID: "anthropic",
-      modelID: anthropic.modelID,
-    }
-    const toolbelt = await instance()
-    const turn = await runTurn({
-      toolbelt,
-      model,
+    const planned = await turn({
+      model: modelOf(anthropic, server.origin),
       prompt: "Plan the change first.",
       ...(anthropic.providerOptions ? { providerOptions: anthropic.providerOptions } : {}),
     })
-    expect(server.refused).toEqual([])
-    expect(turn).toMatchObject({ status: "finished", agent: "plan" })
-    expect(turn.parts).toMatchObject([{ tool: "plan_enter", state: { status: "completed" } }])
+    expect(planned).toMatchObject({ status: "finished", agent: "plan" })
+    expect(planned.parts).toMatchObject([{ tool: "plan_enter", state: { status: "completed" } }])
     // Two model calls: the build agent's, then the plan agent's on the history rebuilt from the store.
     expect(server.requests).toHaveLength(2)
     expect(anthropic.replayed(server.requests[1]!.body)).toEqual([
@@ -223,36 +218,16 @@ describe("a subagent resumed through task in a new toolbelt", () => {
           : script[index]!,
       ),
     )
-    const model = {
-      model: anthropic.model(server.origin),
-      providerID: "anthropic",
-      modelID: anthropic.modelID,
-    }
+    const model = modelOf(anthropic, server.origin)
     const options = { providerOptions: anthropic.providerOptions! }
 
-    const first = await instance()
-    const one = await runTurn({
-      toolbelt: first,
-      model,
-      prompt: "What do my notes say? Ask a subagent.",
-      ...options,
-    })
-    expect(server.refused).toEqual([])
+    const one = await turn({ model, prompt: "What do my notes say? Ask a subagent.", ...options })
     expect(one).toMatchObject({ status: "finished", text: "The subagent read the notes." })
     const taskCall = one.parts.find((part) => part.tool === "task")
     child = taskCall?.state.status === "completed" ? String(taskCall.state.metadata.sessionId) : ""
     expect(child).toMatch(/^ses_/)
-    await close(first)
 
-    const second = await instance()
-    const two = await runTurn({
-      toolbelt: second,
-      model,
-      sessionID: one.sessionID,
-      prompt: "Ask it again.",
-      ...options,
-    })
-    expect(server.refused).toEqual([])
+    const two = await turn({ model, sessionID: one.sessionID, prompt: "Ask it again.", ...options })
     expect(two).toMatchObject({ status: "finished", text: "The subagent confirmed." })
     expect(server.requests.map((request) => subagent(request.body))).toEqual([
       false,

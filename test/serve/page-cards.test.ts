@@ -3,42 +3,25 @@
 // waiting for approval reads as waiting (and its ask takes the focus and answers keys), a running
 // `sleep` is stopped from its card (its process gone), and axe-core finds no serious or critical
 // violation, light or dark. With TOOLBELT_DOCS_SCREENSHOTS=1 it refreshes the screenshots in docs/.
-import { existsSync } from "node:fs"
-import { mkdir, readdir, readFile } from "node:fs/promises"
-import { createRequire } from "node:module"
+import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectHttp } from "../mcp/helpers.ts"
-import { api, makeProject, type Project, root, type ServeProcess, startServe, until } from "./helpers.ts"
+import { connectHttp, processesWith } from "../mcp/helpers.ts"
+import {
+  ARTIFACTS,
+  chromiumPresent,
+  openLivePage,
+  seriousViolations,
+  serveWithToken,
+} from "./fixtures/chromium.ts"
+import { api, type Project, root, type ServeProcess, until } from "./helpers.ts"
 
-const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
-const ARTIFACTS = join(import.meta.dirname, "artifacts")
 const DOCS = process.env.TOOLBELT_DOCS_SCREENSHOTS === "1" ? join(root, "docs") : undefined
 const TOKEN = "page-cards-secret-token"
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
-const present = existsSync(CHROMIUM)
-if (!present) console.warn(`test/serve/page-cards.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
+const present = chromiumPresent("test/serve/page-cards.test.ts")
 
 type Mcp = Awaited<ReturnType<typeof connectHttp>>
-
-interface Violation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: { target: string[] }[]
-}
-
-/** Pids of processes whose command line contains `needle`. */
-async function processesWith(needle: string): Promise<number[]> {
-  const found: number[] = []
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue
-    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "")
-    if (cmdline.split("\0").join(" ").includes(needle)) found.push(Number(name))
-  }
-  return found
-}
 
 describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () => {
   let project: Project
@@ -54,20 +37,7 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
   }
 
   /** axe-core's serious and critical violations on the page as it is. */
-  async function violations(): Promise<Violation[]> {
-    if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.addScriptTag({ path: AXE })
-    const result = await page.evaluate<{ violations: Violation[] }>(
-      "axe.run(document, { resultTypes: ['violations'] })",
-    )
-    return result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map(({ id, impact, help, nodes }) => ({
-        id,
-        impact,
-        help,
-        nodes: nodes.map(({ target }) => ({ target })),
-      }))
-  }
+  const violations = () => seriousViolations(page)
 
   /**
    * The README's screenshots (light, dark, a phone) of a session of their own: a read, a test run
@@ -113,18 +83,9 @@ describe.skipIf(!present)("call cards, Stop, the empty page, keys and axe", () =
   }
 
   beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true })
-    project = await makeProject({ permission: { edit: "ask" } })
-    project = { ...project, env: { ...project.env, TOOLBELT_SERVE_TOKEN: TOKEN } }
-    serve = await startServe(project)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+    ;({ project, serve } = await serveWithToken({ permission: { edit: "ask" } }, TOKEN))
     // The page's policy allows only its own scripts: axe is injected as the test's own.
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-    await page.goto(serve.pageURL)
-    await until(
-      async () => (await page.locator(".connection").textContent()) === "Live",
-      "the page to be live",
-    )
+    ;({ browser, page } = await openLivePage(serve.pageURL, { bypassCSP: true }))
   }, 60_000)
 
   afterAll(async () => {

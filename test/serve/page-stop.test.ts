@@ -1,8 +1,8 @@
 // Stopping a running call through the API (the page's Stop button): the call ends interrupted, its
 // processes gone, its record saying who stopped it; unknown ids are 404s and a finished call a 409.
-import { readdir, readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { internals } from "../../src/compose/internals.ts"
+import { processesWith } from "../mcp/helpers.ts"
 import { api, newSession, type Running, startServer, until } from "./helpers.ts"
 
 let server: Running
@@ -18,17 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close()
 })
-
-/** Pids of processes whose command line contains `needle`. */
-async function processesWith(needle: string): Promise<number[]> {
-  const found: number[] = []
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue
-    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "")
-    if (cmdline.split("\0").join(" ").includes(needle)) found.push(Number(name))
-  }
-  return found
-}
 
 async function partOf(callID: string): Promise<any> {
   const detail = await api(url, "GET", `/api/sessions/${session}`)

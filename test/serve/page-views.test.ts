@@ -4,9 +4,6 @@
 // from the form its schema drew returns the file; a session created through the API is listed before
 // its first call, marked new; the journal shows a call's steps; axe-core finds no serious or critical
 // violation on these views, light or dark.
-import { existsSync } from "node:fs"
-import { mkdir } from "node:fs/promises"
-import { createRequire } from "node:module"
 import { join } from "node:path"
 import { MockLanguageModelV4 } from "ai/test"
 import { type Browser, chromium, type Page } from "playwright-core"
@@ -18,25 +15,22 @@ import {
   text,
   call as toolCall,
 } from "../../src/adapters/ai/fixtures/mock-model.ts"
+import {
+  ARTIFACTS,
+  CHROMIUM,
+  chromiumPresent,
+  openLivePage,
+  seriousViolations,
+  type Violation,
+} from "./fixtures/chromium.ts"
 import { api, newSession, type Running, root, startServer, until } from "./helpers.ts"
 
-const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
-const ARTIFACTS = join(import.meta.dirname, "artifacts")
 /** With TOOLBELT_DOCS_SCREENSHOTS=1, the conversation and the tools view are the README's too. */
 const DOCS: Record<string, string> =
   process.env.TOOLBELT_DOCS_SCREENSHOTS === "1"
     ? { conversation: join(root, "docs", "serve-turn.png"), tools: join(root, "docs", "serve-tools.png") }
     : {}
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
-const present = existsSync(CHROMIUM)
-if (!present) console.warn(`test/serve/page-views.test.ts: skipped: no Chromium at ${CHROMIUM}.`)
-
-interface Violation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: { target: string[] }[]
-}
+const present = chromiumPresent("test/serve/page-views.test.ts")
 
 /** Lets the gated reply go on past its first words. */
 let release: () => void = () => {}
@@ -70,13 +64,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     const found: Violation[] = []
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme })
-      if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.addScriptTag({ path: AXE })
-      const result = await page.evaluate<{ violations: Violation[] }>(
-        "axe.run(document, { resultTypes: ['violations'] })",
-      )
-      for (const { id, impact, help, nodes } of result.violations)
-        if (impact === "serious" || impact === "critical")
-          found.push({ id, impact, help, nodes: nodes.map(({ target }) => ({ target })) })
+      found.push(...(await seriousViolations(page)))
     }
     await page.emulateMedia({ colorScheme: "light" })
     return found
@@ -88,7 +76,6 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
   }
 
   beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true })
     // Two scripted steps, then a reply that streams as the test says (a gate between its words).
     const steps = [
       step(text("Reading it first. "), toolCall("call_turn_read", "read", { filePath: "hello.txt" })),
@@ -104,13 +91,7 @@ describe.skipIf(!present)("turns, tools, the journal and new sessions on the pag
     running = await startServer({
       model: { model, providerID: "mock", modelID: "mock-model", spec: "mock/mock-model" },
     })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
-    await page.goto(running.server.pageURL)
-    await until(
-      async () => (await page.locator(".connection").textContent()) === "Live",
-      "the page to be live",
-    )
+    ;({ browser, page } = await openLivePage(running.server.pageURL, { bypassCSP: true }))
   }, 60_000)
 
   afterAll(async () => {

@@ -1,23 +1,16 @@
 // The page of `toolbelt serve`, end to end: the real command, a real MCP client at /mcp, and Debian's
 // Chromium driven by playwright-core. Screenshots of the main views go to test/serve/artifacts/.
-import { existsSync } from "node:fs"
-import { mkdir, readFile } from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { database } from "../../src/runtime/question/fixtures/questions.ts"
 import { connectHttp } from "../mcp/helpers.ts"
-import { api, makeProject, type Project, type ServeProcess, startServe, until } from "./helpers.ts"
+import { ARTIFACTS, CHROMIUM, chromiumPresent, openLivePage, serveWithToken } from "./fixtures/chromium.ts"
+import { api, type Project, type ServeProcess, startServe, until } from "./helpers.ts"
 
-const CHROMIUM = process.env.TOOLBELT_CHROMIUM ?? "/usr/bin/chromium"
-const ARTIFACTS = join(import.meta.dirname, "artifacts")
 const TOKEN = "page-test-token"
-const present = existsSync(CHROMIUM)
-if (!present) {
-  console.warn(
-    `test/serve/page.test.ts: skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set TOOLBELT_CHROMIUM). The API tests still run.`,
-  )
-}
+const present = chromiumPresent("test/serve/page.test.ts", "skipping the browser tests")
 
 type Mcp = Awaited<ReturnType<typeof connectHttp>>
 
@@ -37,20 +30,11 @@ describe.skipIf(!present)(`the page in Chromium (${CHROMIUM})`, () => {
   const askCard = () => page.locator("article.ask")
 
   beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true })
     // Edits ask (so an ask shows its diff); everything else is the build agent's defaults.
-    project = await makeProject({ permission: { edit: "ask" } })
-    project = { ...project, env: { ...project.env, TOOLBELT_SERVE_TOKEN: TOKEN } }
-    serve = await startServe(project)
+    ;({ project, serve } = await serveWithToken({ permission: { edit: "ask" } }, TOKEN))
     mcp = await connectHttp(`${serve.url}/mcp`, { headers: auth })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     // The one-time login link sets the page's cookie.
-    await page.goto(serve.pageURL)
-    await until(
-      async () => (await page.locator(".connection").textContent()) === "Live",
-      "the page to be live",
-    )
+    ;({ browser, page } = await openLivePage(serve.pageURL))
   }, 60_000)
 
   afterAll(async () => {
