@@ -8,16 +8,12 @@ import { loadPolicy, type Policy } from "../../src/runtime/permission/agents/pol
 import { loadPermissionRules } from "../../src/runtime/permission/config.ts"
 import { decide } from "../../src/runtime/permission/decision.ts"
 import { policyRootEach, put } from "../../src/runtime/permission/fixtures/policy-root.ts"
+import { SPEC_TOML } from "../custom/fixtures/spec-tool.ts"
 
 let root: string
 let project: string
 let env: NodeJS.ProcessEnv
 policyRootEach("toolbelt-config-toml-", (made) => ({ root, project, env } = made))
-
-/** The spec's `.opencode/config.toml`, word for word. */
-const SPEC_TOML = `[permission]
-my_custom_tool = "ask"  # Always ask before running
-`
 
 const load = (trusted = true) => loadPolicy({ directory: project, dataDir: join(root, "data"), env, trusted })
 const decision = (policy: Policy, permission: string, pattern: string, agent = "build") =>

@@ -4,31 +4,12 @@
 // `my_custom_tool` (its Tool.define id). The ask comes from config.toml alone: no other rule is set, and
 // the refusal without a person names that file as what would lift it (the user's config cannot).
 import { existsSync } from "node:fs"
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HELPERS, SPEC_TOML, SPEC_TOOL } from "../custom/fixtures/spec-tool.ts"
 import { runCli } from "../fixtures/cli.ts"
-
-const SPEC_TOOL = await readFile(
-  join(import.meta.dirname, "..", "custom", "fixtures", "spec-my-tool.ts.txt"),
-  "utf8",
-)
-/** The spec's step 2, word for word. */
-const SPEC_TOML = `[permission]
-my_custom_tool = "ask"  # Always ask before running
-`
-// The spec's tool calls two functions it leaves to the reader; declared after its text, unchanged.
-const HELPERS = `
-async function doCustomWork(input: string): Promise<string> {
-  const { appendFileSync } = await import("node:fs")
-  appendFileSync(new URL("../../work.log", import.meta.url), input + "\\n")
-  return input.toUpperCase()
-}
-async function finishWork(result: string): Promise<string> {
-  return "done: " + result
-}
-`
 
 let base: string
 let project: string

@@ -12,21 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createToolbelt } from "../../src/compose/toolbelt.ts"
 import type { ToolPart } from "../../src/platform/store/part.ts"
 import { runCli } from "../fixtures/cli.ts"
+import { HELPERS, SPEC_TOOL } from "./fixtures/spec-tool.ts"
 
-const SPEC = await readFile(join(import.meta.dirname, "fixtures", "spec-my-tool.ts.txt"), "utf8")
-
-// The spec's example calls two functions it leaves to the reader; declarations after its text (hoisted)
-// supply them without changing a line of it. doCustomWork leaves a mark, so a refused call is seen not to run.
-const HELPERS = `
-async function doCustomWork(input: string): Promise<string> {
-  const { appendFileSync } = await import("node:fs")
-  appendFileSync(new URL("../../work.log", import.meta.url), input + "\\n")
-  return input.toUpperCase()
-}
-async function finishWork(result: string): Promise<string> {
-  return "done: " + result
-}
-`
+const SPEC = SPEC_TOOL
 
 const FILES: Record<string, string> = {
   ".opencode/tool/my_tool.ts": SPEC + HELPERS,

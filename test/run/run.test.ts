@@ -1,76 +1,31 @@
-import { spawn } from "node:child_process"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { readFile, writeFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { Readable } from "node:stream"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { main } from "../../src/surfaces/cli/main.ts"
 import { builtins } from "../../src/tools/index.ts"
-import { type FakeOpenAI, fakeOpenAI, type Reply } from "./openai-server.ts"
+import { runCliAsync } from "../fixtures/cli.ts"
+import { scriptedRuns } from "./scripted-runs.ts"
 
 const root = resolve(import.meta.dirname, "..", "..")
-const bin = join(root, "bin", "toolbelt.js")
 const plugin = join(root, "test", "fixtures", "plugin.ts")
-let project: string
-let home: string
-let server: FakeOpenAI | undefined
+const runs = scriptedRuns("run")
+const serve = runs.serve
 
 beforeEach(async () => {
-  project = await mkdtemp(join(tmpdir(), "toolbelt-run-"))
-  home = await mkdtemp(join(tmpdir(), "toolbelt-run-home-"))
-  await writeFile(join(project, "toolbelt.json"), JSON.stringify({ plugin: [plugin] }))
+  await writeFile(join(runs.project(), "toolbelt.json"), JSON.stringify({ plugin: [plugin] }))
 })
-
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await rm(project, { recursive: true, force: true })
-  await rm(home, { recursive: true, force: true })
-})
-
-interface Run {
-  status: number | null
-  stdout: string
-  stderr: string
-}
 
 /** Runs the real CLI as a subprocess (asynchronously: the scripted server lives in this process). */
-function toolbelt(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: project,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, ".config"),
-        TOOLBELT_DATA_DIR: join(home, "data"),
-        // The project's config loads a plugin: its code, which runs only in a trusted project.
-        TOOLBELT_TRUST: "1",
-        ...env,
-      },
-      stdio: ["pipe", "pipe", "pipe"],
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.stdin.end()
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-    child.on("error", reject)
-    child.on("close", (status) => {
-      clearTimeout(timer)
-      resolvePromise({ status, stdout, stderr })
-    })
+function toolbelt(args: string[], env: Record<string, string> = {}) {
+  return runCliAsync(args, {
+    cwd: runs.project(),
+    home: runs.home(),
+    input: "",
+    // The project's config loads a plugin: its code, which runs only in a trusted project.
+    env: { TOOLBELT_TRUST: "1", ...env },
+    timeout: 30_000,
   })
-}
-
-async function serve(script: Reply[]): Promise<FakeOpenAI> {
-  server = await fakeOpenAI(script)
-  return server
 }
 
 const model = ["--model", "openai-compatible/test-model"]
@@ -91,7 +46,7 @@ describe("toolbelt run against an OpenAI-compatible server", () => {
     expect(result.status).toBe(0)
     expect(result.stdout).toBe("Created hello.txt for you.\n")
     if (fileTool) {
-      expect(await readFile(join(project, "hello.txt"), "utf8")).toBe("hello from the model\n")
+      expect(await readFile(join(runs.project(), "hello.txt"), "utf8")).toBe("hello from the model\n")
       expect(result.stderr).toContain("+hello from the model")
     }
 
@@ -210,8 +165,8 @@ describe("toolbelt run usage", () => {
         stderr += text
       }),
       stdin: Readable.from([]) as NodeJS.ReadableStream & { isTTY?: boolean },
-      env: { PATH: process.env.PATH, HOME: home, ...env },
-      cwd: project,
+      env: { PATH: process.env.PATH, HOME: runs.home(), ...env },
+      cwd: runs.project(),
     }
     const status = await main(args, io)
     return { status, stdout, stderr }
@@ -237,7 +192,7 @@ describe("toolbelt run usage", () => {
     const result = await run(["run", "hi", "--agent", "nobody"], {
       TOOLBELT_MODEL: "openai-compatible/x",
       TOOLBELT_BASE_URL: "http://127.0.0.1:9/v1",
-      TOOLBELT_DATA_DIR: join(home, "data"),
+      TOOLBELT_DATA_DIR: join(runs.home(), "data"),
     })
     expect(result.status).toBe(2)
     expect(result.stderr).toContain('Unknown agent "nobody"')

@@ -1,58 +1,18 @@
 // The session tools through `toolbelt run` against the scripted loopback model server: the todo list a
 // model writes, which tools are offered with and without a terminal, and plan mode across two turns.
-import { spawn } from "node:child_process"
-import { access, mkdtemp, readFile, realpath, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { access, readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { afterEach, beforeEach, expect, it } from "vitest"
-import { BIN, cliEnv, runCli } from "../fixtures/cli.ts"
+import { expect, it } from "vitest"
+import { BIN, cliEnv, runCli, runCliAsync } from "../fixtures/cli.ts"
 import { hasPty, onTerminal } from "../fixtures/pty.ts"
-import { type FakeOpenAI, fakeOpenAI, type Reply } from "../run/openai-server.ts"
+import { scriptedRuns } from "../run/scripted-runs.ts"
 
-let project: string
-let home: string
-let server: FakeOpenAI | undefined
-
-beforeEach(async () => {
-  project = await realpath(await mkdtemp(join(tmpdir(), "toolbelt-session-run-")))
-  home = await mkdtemp(join(tmpdir(), "toolbelt-session-run-home-"))
-})
-
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await rm(project, { recursive: true, force: true })
-  await rm(home, { recursive: true, force: true })
-})
-
-async function serve(script: Reply[]): Promise<FakeOpenAI> {
-  server = await fakeOpenAI(script)
-  return server
-}
-
-const model = (baseURL: string) => ["--model", "openai-compatible/test-model", "--base-url", baseURL]
+const runs = scriptedRuns("session-run")
+const { serve, model } = runs
 
 /** `toolbelt run` without a terminal (stdin is an empty pipe). */
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "run", ...args], {
-      cwd: project,
-      env: cliEnv(home),
-      stdio: ["pipe", "pipe", "pipe"],
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.stdin.end()
-    child.on("error", reject)
-    child.on("close", (status) => resolve({ status, stdout, stderr }))
-  })
-}
+const run = (args: string[]) =>
+  runCliAsync(["run", ...args], { cwd: runs.project(), home: runs.home(), input: "" })
 
 const offered = (request: any): string[] => request.tools.map((tool: any) => tool.function.name)
 
@@ -80,7 +40,10 @@ it("a model keeps its todo list in the session; without a terminal question and 
   ])
 
   // The list outlives the process: another command reads it from the session.
-  const read = runCli(["call", "todoread", "{}", "--json", "--session", "ses_todo"], { cwd: project, home })
+  const read = runCli(["call", "todoread", "{}", "--json", "--session", "ses_todo"], {
+    cwd: runs.project(),
+    home: runs.home(),
+  })
   expect(JSON.parse(JSON.parse(read.stdout).output)).toHaveLength(2)
 })
 
@@ -123,16 +86,16 @@ it.skipIf(!hasPty)(
     expect(offered(requests[1])).not.toContain("plan_enter")
     const denied = requests[2].messages.filter((message: any) => message.role === "tool")
     expect(JSON.stringify(denied)).toContain("the plan agent's defaults")
-    await expect(access(join(project, "app.ts"))).rejects.toThrow()
-    expect(await readFile(join(project, planFile), "utf8")).toBe(plan)
+    await expect(access(join(runs.project(), "app.ts"))).rejects.toThrow()
+    expect(await readFile(join(runs.project(), planFile), "utf8")).toBe(plan)
 
     // Turn 2, at a terminal: the session still runs as plan; the person approves the plan.
     const terminal = onTerminal(
       process.execPath,
       [BIN, "run", "go ahead", "--session", "ses_plan", ...model(baseURL)],
       {
-        cwd: project,
-        env: cliEnv(home),
+        cwd: runs.project(),
+        env: cliEnv(runs.home()),
       },
     )
     await terminal.waitFor("Choose: ")
@@ -151,7 +114,7 @@ it.skipIf(!hasPty)(
     expect(approval.content).toContain("The user approved the plan at .toolbelt/plans/ses_plan.md.")
     expect(approval.content).toContain("Create app.ts exporting answer = 42.")
     expect(offered(requests[4])).toContain("plan_enter")
-    expect(await readFile(join(project, "app.ts"), "utf8")).toBe("export const answer = 42\n")
+    expect(await readFile(join(runs.project(), "app.ts"), "utf8")).toBe("export const answer = 42\n")
     expect(requests).toHaveLength(6)
   },
 )
