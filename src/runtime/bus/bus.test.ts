@@ -150,8 +150,8 @@ describe("Bus microtask delivery", () => {
     bus.subscribe(
       "file.edited",
       (event) => {
-        // 2 ms a handler: a slice of the drain ends after a few of them.
-        const until = performance.now() + 2
+        // 20 ms a handler: a slice of the drain (50 ms for a microtask subscriber) ends after a few.
+        const until = performance.now() + 20
         while (performance.now() < until) {}
         seen.push(Number(event.properties.file))
       },

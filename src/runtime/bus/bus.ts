@@ -28,8 +28,8 @@ export interface OverflowInfo {
  * - `microtask`: as soon as the publisher's synchronous code is done, in the same turn. For cheap
  *   synchronous handlers that others wait on (serve's event log): a `macrotask` subscriber's events
  *   wait for a whole turn of the loop, which under load (a turn full of HTTP requests) is most of
- *   what an SSE client waits. A drain still yields to I/O after `SLICE_MS`, then goes on as a
- *   macrotask.
+ *   what an SSE client waits. A drain still yields to I/O after a slice (`MICROTASK_SLICE_MS`),
+ *   then goes on as a macrotask.
  */
 export type Delivery = "macrotask" | "microtask"
 
@@ -73,6 +73,14 @@ export const DEFAULT_QUEUE_LIMIT = 10_000
 
 /** How long a drain may deliver to synchronous handlers in one macrotask before it yields to I/O. */
 const SLICE_MS = 4
+
+/**
+ * The same for a `microtask` subscriber: longer, since yielding costs its events a whole turn of the
+ * loop, the wait it exists to avoid. On a busy machine a 4 ms slice of wall time could end after one
+ * event (the process was not running), and a commit's burst of events for serve's log waited for the
+ * loop (bench/serve-load.bench.ts: p99 193 ms from publish to the log).
+ */
+const MICROTASK_SLICE_MS = 50
 
 const log = logger("bus")
 
@@ -350,6 +358,7 @@ class Subscriber {
     if (this.#draining) return
     this.#draining = true
     let sliceStart = performance.now()
+    const slice = this.#init.delivery === "microtask" ? MICROTASK_SLICE_MS : SLICE_MS
     let yielding = false
     try {
       while (!this.#closed) {
@@ -365,7 +374,7 @@ class Subscriber {
           this.#report(error, event)
         }
         // Synchronous handlers: yield to I/O now and then, so a flood of events never starves it.
-        if (performance.now() - sliceStart > SLICE_MS) {
+        if (performance.now() - sliceStart > slice) {
           yielding = true
           break
         }
