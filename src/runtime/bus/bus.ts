@@ -76,9 +76,8 @@ const SLICE_MS = 4
 
 /**
  * The same for a `microtask` subscriber: longer, since yielding costs its events a whole turn of the
- * loop, the wait it exists to avoid. On a busy machine a 4 ms slice of wall time could end after one
- * event (the process was not running), and a commit's burst of events for serve's log waited for the
- * loop (bench/serve-load.bench.ts: p99 193 ms from publish to the log).
+ * loop, the wait it exists to avoid: on a busy machine a 4 ms slice of wall time can end after one
+ * event (the process was not running), leaving the rest of a commit's burst for the next turn.
  */
 const MICROTASK_SLICE_MS = 50
 
