@@ -27,7 +27,6 @@ export const PENDING_FOLDERS = [
   "src/runtime/bus/",
   "src/platform/store/",
   "src/platform/fs/",
-  "src/tools/read/",
   "src/surfaces/mcp-server/",
   "src/surfaces/http/",
   "src/compose/",
@@ -77,6 +76,24 @@ export const ALLOWED: readonly Allowance[] = [
     text: "File not found: {filepath}",
     excuse: ["no-period", "no-remedy"],
     why: `opencode's lsp tool: "A missing file gives \`File not found: <path>\`" (${OPENCODE}, lsp)`,
+  },
+  {
+    file: "src/tools/read/read.ts",
+    text: "Cannot read binary file: {filepath}",
+    excuse: ["no-period", "no-remedy"],
+    why: `opencode's read: "Binary files give the error \`Cannot read binary file: <path>\`" (${OPENCODE}, read)`,
+  },
+  {
+    file: "src/tools/read/read.ts",
+    text: "Offset {offset} is out of range for this file (",
+    excuse: ["no-period", "no-remedy"],
+    why: `opencode's read: "\`Offset N is out of range for this file (M lines)\`" (${OPENCODE}, read)`,
+  },
+  {
+    file: "src/tools/read/read.ts",
+    text: "Offset {offset} is out of range for this directory (",
+    excuse: ["no-period", "no-remedy"],
+    why: "opencode's read gives a directory's offset error in the same words, `(N entries)` for the lines",
   },
   {
     file: "src/adapters/mcp-client/mcp-tool.ts",

@@ -551,7 +551,7 @@ describe("images and PDFs", () => {
     await writeFile(file, png(1, 1))
     await truncate(file, MAX_MEDIA_BYTES + 2 * 1024 * 1024)
     expect(errorOf(await read({ filePath: file }))).toBe(
-      `Cannot read ${file}: the image is 12 MB, over the 10 MB limit for attachments.`,
+      `Cannot read ${file}: the image is 12 MB, over the 10 MB limit for attachments. Give a smaller file (resize or split it first).`,
     )
   })
 })

@@ -282,12 +282,12 @@ async function readMedia(input: {
   const what = media.kind === "pdf" ? "PDF" : "image"
   if (input.size > MAX_MEDIA_BYTES)
     throw new Tool.ToolFailure(
-      `Cannot read ${filepath}: the ${what} is ${megabytes(input.size)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
+      `Cannot read ${filepath}: the ${what} is ${megabytes(input.size)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments. Give a smaller file (resize or split it first).`,
     )
   const bytes = input.bytes ?? (await guarded(filepath, () => readFile(filepath, { signal: input.signal })))
   if (bytes.length > MAX_MEDIA_BYTES)
     throw new Tool.ToolFailure(
-      `Cannot read ${filepath}: the ${what} is ${megabytes(bytes.length)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments.`,
+      `Cannot read ${filepath}: the ${what} is ${megabytes(bytes.length)} MB, over the ${megabytes(MAX_MEDIA_BYTES)} MB limit for attachments. Give a smaller file (resize or split it first).`,
     )
   const output = media.kind === "pdf" ? "PDF read successfully" : "Image read successfully"
   const after = await stat(filepath).catch(() => undefined)
@@ -369,11 +369,16 @@ function describeReadError(error: unknown, path: string): unknown {
   switch (errorCode(error)) {
     case "EACCES":
     case "EPERM":
-      return new Tool.ToolFailure(`Cannot read ${path}: permission denied.`)
+      return new Tool.ToolFailure(
+        `Cannot read ${path}: permission denied. Fix the permissions (ls -l shows them), or read another file.`,
+      )
     case "ENOENT":
-      return new Tool.ToolFailure(`File not found: ${path} (it was removed while being read)`)
+      // opencode's words first, as for a file missing from the start; what toolbelt adds goes after them.
+      return new Tool.ToolFailure(
+        `File not found: ${path}\n\nIt was removed while being read. List its directory to see whether it moved.`,
+      )
     case "EISDIR":
-      return new Tool.ToolFailure(`Cannot read ${path}: it is a directory.`)
+      return new Tool.ToolFailure(`Cannot read ${path}: it became a directory. Read it again to see its entries.`)
     default:
       return error
   }
