@@ -26,7 +26,6 @@ export const PENDING_FOLDERS = [
   "src/runtime/settle/",
   "src/runtime/bus/",
   "src/platform/store/",
-  "src/platform/fs/",
   "src/surfaces/mcp-server/",
   "src/surfaces/http/",
   "src/compose/",
@@ -123,6 +122,12 @@ export const ALLOWED: readonly Allowance[] = [
     why: 'wrapped as `Invalid config for MCP server "<name>": <problem>` (McpConfigError, same file)',
   },
   {
+    file: "src/platform/fs/errors.ts",
+    site: "fail",
+    excuse: ["lower-case"],
+    why: "why a write failed, wrapped as `Cannot write <path>: <reason>` (describeWriteError, same file)",
+  },
+  {
     file: "src/runtime/question/service.ts",
     site: "QuestionAnswerError",
     excuse: ALL,
@@ -195,6 +200,12 @@ export const ALLOWED: readonly Allowance[] = [
     text: "{error.message}",
     excuse: ["no-remedy"],
     why: "assertLandsOn's refusal (platform/fs/atomic-write.ts), which ends with what to do: check the path and retry",
+  },
+  {
+    file: "src/platform/fs/errors.ts",
+    text: "Cannot write {path}: {reason}",
+    excuse: ["no-remedy"],
+    why: "describeWriteError's reasons and writeRefusal's (platform/fs/atomic-write.ts) each end with what to do (free space, fix the permissions, check the path); only an unknown system error gives its own text",
   },
   {
     file: "src/tools/kit/file-edit/edit-file.ts",

@@ -164,7 +164,7 @@ describe("writeFileAtomic: failures", () => {
     const error = await writeFileAtomic(path, "x").catch((e: unknown) => e)
     expect(error).toBeInstanceOf(FileSystemError)
     expect((error as Error).message).toBe(
-      `Cannot write ${path}: ${join(dir, "notes.txt")} is a file, not a directory, so nothing can be created under it.`,
+      `Cannot write ${path}: ${join(dir, "notes.txt")} is a file, not a directory, so nothing can be created under it. Move or rename it, or write somewhere else.`,
     )
   })
 
@@ -173,7 +173,7 @@ describe("writeFileAtomic: failures", () => {
     const fifo = join(dir, "pipe")
     spawnSync("mkfifo", [fifo])
     await expect(writeFileAtomic(fifo, "x")).rejects.toThrow(
-      `Cannot write ${fifo}: it is not a regular file (a device, FIFO or socket), so it is not replaced.`,
+      `Cannot write ${fifo}: it is not a regular file (a device, FIFO or socket), so it is not replaced. Give the path of a regular file.`,
     )
     expect((await lstat(fifo)).isFIFO()).toBe(true)
   })
@@ -289,7 +289,7 @@ describe("renameAtomic", () => {
 
   test("a missing source says which file is missing", async () => {
     await expect(renameAtomic(join(dir, "nope.txt"), join(dir, "to.txt"))).rejects.toThrow(
-      `Cannot write ${join(dir, "to.txt")}: the file to move, ${join(dir, "nope.txt")}, does not exist.`,
+      `Cannot write ${join(dir, "to.txt")}: the file to move, ${join(dir, "nope.txt")}, does not exist. Check the path.`,
     )
   })
 

@@ -73,7 +73,10 @@ export async function writeFileAtomic(
     if (existing?.isDirectory())
       throw writeRefusal(path, "it is a directory, not a file. Give the path of a file.", "EISDIR")
     if (existing && !existing.isFile())
-      throw writeRefusal(path, "it is not a regular file (a device, FIFO or socket), so it is not replaced.")
+      throw writeRefusal(
+        path,
+        "it is not a regular file (a device, FIFO or socket), so it is not replaced. Give the path of a regular file.",
+      )
     if (existing) await assertWritable(target, path)
     if (!existing) {
       await mkdir(dir, { recursive: true })
@@ -176,7 +179,7 @@ async function copyAcrossDevices({
   if (stats.isDirectory())
     throw writeRefusal(
       to,
-      `${from} is a directory, and moving a directory to another file system is not supported.`,
+      `${from} is a directory, and moving a directory to another file system is not supported. Copy it instead, then remove the original.`,
     )
   if (stats.isSymbolicLink()) {
     // A link is small: recreate it through the normal path, then remove the original.
@@ -226,7 +229,7 @@ function describeMoveError(
   { from, to, dir }: { from: string; to: string; dir: string },
 ): unknown {
   if (errorCode(error) === "ENOENT")
-    return writeRefusal(to, `the file to move, ${from}, does not exist.`, "ENOENT")
+    return writeRefusal(to, `the file to move, ${from}, does not exist. Check the path.`, "ENOENT")
   return describeWriteError(error, `${to} (moving ${from})`, dir)
 }
 

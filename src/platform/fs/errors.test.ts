@@ -22,9 +22,9 @@ describe("describeWriteError", () => {
   test.each([
     ["ENOSPC", "the disk is full (no space left on the device). Free up space, then try again."],
     ["EDQUOT", "the disk quota is exhausted. Free up space, then try again."],
-    ["EROFS", "the file system is read-only."],
+    ["EROFS", "the file system is read-only. Write somewhere else."],
     ["ENAMETOOLONG", "the file name is too long. Use a shorter name."],
-    ["ELOOP", "too many levels of symbolic links (a symlink loop?)."],
+    ["ELOOP", "too many levels of symbolic links (a symlink loop?). Check the links on the path (ls -l)."],
     ["EMFILE", "too many open files right now. Try again in a moment."],
     ["EISDIR", "it is a directory, not a file. Give the path of a file."],
     ["EIO", "EIO: something"],
@@ -49,7 +49,7 @@ describe("describeWriteError", () => {
   test("a file in the way of a directory is named", () => {
     const under = join(dir, "file.txt", "sub")
     expect((describeWriteError(systemError("ENOTDIR"), "/p", under) as Error).message).toBe(
-      `Cannot write /p: ${join(dir, "file.txt")} is a file, not a directory, so nothing can be created under it.`,
+      `Cannot write /p: ${join(dir, "file.txt")} is a file, not a directory, so nothing can be created under it. Move or rename it, or write somewhere else.`,
     )
   })
 

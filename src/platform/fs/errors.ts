@@ -61,15 +61,18 @@ export function describeWriteError(error: unknown, path: string, dir: string): u
     case "ENOTDIR":
     case "EEXIST": {
       const file = fileAncestor(dir)
-      if (file) return fail(`${file} is a file, not a directory, so nothing can be created under it.`)
-      return fail(`a part of the path is not a directory (${messageOf(error)}).`)
+      if (file)
+        return fail(
+          `${file} is a file, not a directory, so nothing can be created under it. Move or rename it, or write somewhere else.`,
+        )
+      return fail(`a part of the path is not a directory (${messageOf(error)}). Check the path.`)
     }
     case "EROFS":
-      return fail("the file system is read-only.")
+      return fail("the file system is read-only. Write somewhere else.")
     case "ENAMETOOLONG":
       return fail("the file name is too long. Use a shorter name.")
     case "ELOOP":
-      return fail("too many levels of symbolic links (a symlink loop?).")
+      return fail("too many levels of symbolic links (a symlink loop?). Check the links on the path (ls -l).")
     case "EMFILE":
     case "ENFILE":
       return fail("too many open files right now. Try again in a moment.")

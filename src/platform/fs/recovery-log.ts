@@ -296,7 +296,7 @@ async function headerSize(handle: FileHandle): Promise<{ start: number; end: num
   const { bytesRead } = await handle.read(first, 0, first.byteLength, 0)
   const line = first.subarray(0, bytesRead).toString("latin1")
   const match = new RegExp(`^${MAGIC} (\\d+)\\n`).exec(line)
-  if (!match) throw new Error("not a recovery record")
+  if (!match) throw new Error("Not a recovery record: the header line is missing.")
   const start = match[0].length
   return { start, end: start + Number(match[1]) }
 }
