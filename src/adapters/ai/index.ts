@@ -2,6 +2,7 @@
 // tool parts, history replay, and the agent loop behind `toolbelt run`.
 
 export { type CallEntry, type CallPhase, Calls } from "./calls.ts"
+export { sessionHistory } from "./history.ts"
 export {
   DEFAULT_STEPS,
   defaultInstructions,

@@ -5,6 +5,7 @@ import { internals } from "../../compose/internals.ts"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { type Chunk, call, scripted, step, text } from "./fixtures/mock-model.ts"
 import { type TestBelt, testBelt } from "./fixtures/toolbelt.ts"
+import { sessionHistory } from "./history.ts"
 import { runTurn } from "./loop.ts"
 import { StreamProcessor } from "./processor.ts"
 import { toAISDKTools } from "./tools.ts"
@@ -225,5 +226,17 @@ describe("the AI SDK loop with the toolbelt's tools (mock model, real parts)", (
     expect(prompt.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "user"])
     expect(JSON.stringify(prompt[2])).toContain("remember me")
     expect(JSON.stringify(prompt.at(-1))).toContain("second")
+  })
+  it("gives a loop of one's own the same history from the public toolbelt (sessionHistory)", async () => {
+    belt = await testBelt()
+    const first = scripted([
+      step(text("Echoing."), call("c1", "echo", { text: "remember me" })),
+      step(text("Echoed.")),
+    ])
+    const one = await runTurn({ toolbelt: belt.toolbelt, model: { model: first, ...mock }, prompt: "first" })
+    const history = sessionHistory(belt.toolbelt, one.sessionID)
+    expect(history.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"])
+    expect(JSON.stringify(history[2])).toContain("remember me")
+    expect(sessionHistory(belt.toolbelt, "ses_never")).toEqual([])
   })
 })
