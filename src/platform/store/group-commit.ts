@@ -45,7 +45,7 @@ export class GroupCommit {
 
   /** Queues a write; resolves with what `apply` returned, once its batch has committed. */
   run<T>(apply: () => T): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error("The store is closed"))
+    if (this.#closed) return Promise.reject(new Error("The store is closed."))
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ apply, resolve: resolve as (value: unknown) => void, reject })
       this.#schedule()
@@ -59,7 +59,7 @@ export class GroupCommit {
    * own. Resolves like `run`.
    */
   defer<T>(apply: () => T): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error("The store is closed"))
+    if (this.#closed) return Promise.reject(new Error("The store is closed."))
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ apply, resolve: resolve as (value: unknown) => void, reject })
       if (!this.#scheduled) this.#deferred ??= setTimeout(() => this.flush(), DEFER_MS)

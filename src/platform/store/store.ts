@@ -75,11 +75,11 @@ export interface Store {
  */
 export function openStore(options: StoreOptions): Store {
   if (options.path === undefined && options.dataDir === undefined && options.url === undefined) {
-    throw new TypeError("openStore() needs { dataDir }, { path } or { url }")
+    throw new TypeError("openStore() needs { dataDir }, { path } or { url }.")
   }
   if (options.url !== undefined && !isStoreUrl(options.url)) {
     throw new TypeError(
-      "openStore({ url }) takes a postgres:// or postgresql:// URL; give a SQLite file as { path }",
+      "openStore({ url }) takes a postgres:// or postgresql:// URL; give a SQLite file as { path }.",
     )
   }
   const db =

@@ -23,7 +23,7 @@ export function runTransaction<T>(fn: () => T, steps: TransactionSteps): T {
     if (isThenable(result)) {
       // Keep the caller's rejection from surfacing as an unhandled one; the TypeError below is the report.
       Promise.resolve(result).catch(() => {})
-      throw new TypeError("transaction() takes a synchronous function; the async one was rolled back")
+      throw new TypeError("transaction() takes a synchronous function; the async one was rolled back.")
     }
   } catch (error) {
     steps.left()

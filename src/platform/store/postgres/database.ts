@@ -296,7 +296,7 @@ class Connection implements PostgresDatabase {
     }
     this.#held.clear()
     for (const pending of this.#pending.values())
-      pending.reject(new Error(`The store ${this.path} is closed`))
+      pending.reject(new Error(`The store ${this.path} is closed.`))
     this.#pending.clear()
     this.#listeners.clear()
     this.#events.close()
@@ -309,7 +309,7 @@ class Connection implements PostgresDatabase {
   }
 
   #async(request: Exclude<Request, { kind: "query" | "close" }>): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error(`The store ${this.path} is closed`))
+    if (this.#closed) return Promise.reject(new Error(`The store ${this.path} is closed.`))
     const id = this.#nextID++
     return new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject })
@@ -335,7 +335,7 @@ class Connection implements PostgresDatabase {
 
   /** Runs one statement, after what is held (in the same message), and returns its answer. */
   #query(sql: string, params: readonly SqlValue[], mode: Mode): Extract<Reply, { ok: true }> {
-    if (this.#closed) throw new Error(`The store ${this.path} is closed`)
+    if (this.#closed) throw new Error(`The store ${this.path} is closed.`)
     const held = this.#held.take()
     const deferred = held.map((one) => ({ sql: one.sql, params: one.params, mode: one.mode }))
     let reply: Reply

@@ -79,13 +79,13 @@ export class HeldStatements {
     }
     const dropped = this.#held.splice(Math.max(index, 0))
     for (const held of dropped)
-      held.outcome = { error: new Error("The statement was rolled back before it ran") }
+      held.outcome = { error: new Error("The statement was rolled back before it ran.") }
     return index >= 0
   }
 
   /** Forgets everything held (the store closed). */
   clear(): void {
-    for (const held of this.#held.splice(0)) held.outcome = { error: new Error("The store was closed") }
+    for (const held of this.#held.splice(0)) held.outcome = { error: new Error("The store was closed.") }
   }
 }
 
@@ -109,5 +109,5 @@ export class HeldResult implements RunResult {
 }
 
 function notRun(): Error {
-  return new Error("The statement was not run: one before it in the same transaction failed")
+  return new Error("The statement was not run: one before it in the same transaction failed.")
 }

@@ -6,6 +6,7 @@
  * options (files read once, at open).
  */
 import { readFileSync } from "node:fs"
+import { asSentence } from "../../text/sentence.ts"
 
 const SCHEME = /^postgres(ql)?:\/\//i
 
@@ -73,10 +74,13 @@ export function connectionSettings(url: string): ConnectionSettings {
     parsed = new URL(trimmed)
   } catch {
     throw new Error(
-      `The store URL ${redacted} is not a valid URL; expected postgres://user:password@host:port/database`,
+      `The store URL ${redacted} is not a valid URL; expected postgres://user:password@host:port/database.`,
     )
   }
-  if (!SCHEME.test(trimmed)) throw new Error(`The store URL ${redacted} is not a postgres:// URL`)
+  if (!SCHEME.test(trimmed))
+    throw new Error(
+      `The store URL ${redacted} is not a postgres:// URL. Give one of the form postgres://user:password@host:port/database.`,
+    )
   const param = Object.fromEntries(
     TLS_PARAMS.map((name) => [name, parsed.searchParams.get(name) ?? undefined]),
   )
@@ -87,7 +91,7 @@ export function connectionSettings(url: string): ConnectionSettings {
       return readFileSync(path, "utf8")
     } catch (error) {
       throw new Error(
-        `Cannot read ${what} ${path} named by the store URL ${redacted}: ${(error as Error).message}`,
+        `Cannot read ${what} ${path} named by the store URL ${redacted}: ${asSentence((error as Error).message)}`,
       )
     }
   }
@@ -119,7 +123,7 @@ export function connectionSettings(url: string): ConnectionSettings {
       break
     default:
       throw new Error(
-        `The store URL ${redacted} has sslmode=${mode}; expected disable, allow, prefer, require, verify-ca or verify-full`,
+        `The store URL ${redacted} has sslmode=${mode}; expected disable, allow, prefer, require, verify-ca or verify-full.`,
       )
   }
   // A client certificate needs the options object; the server is still checked only as the mode says.
