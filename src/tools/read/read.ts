@@ -378,7 +378,9 @@ function describeReadError(error: unknown, path: string): unknown {
         `File not found: ${path}\n\nIt was removed while being read. List its directory to see whether it moved.`,
       )
     case "EISDIR":
-      return new Tool.ToolFailure(`Cannot read ${path}: it became a directory. Read it again to see its entries.`)
+      return new Tool.ToolFailure(
+        `Cannot read ${path}: it became a directory. Read it again to see its entries.`,
+      )
     default:
       return error
   }
