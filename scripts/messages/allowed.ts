@@ -22,13 +22,7 @@ export interface Allowance {
  * pending (`node scripts/check-messages.ts` lists it) and does not fail the test. Fix next, then
  * remove the folder from this list.
  */
-export const PENDING_FOLDERS = [
-  "src/runtime/settle/",
-  "src/runtime/bus/",
-  "src/surfaces/mcp-server/",
-  "src/surfaces/http/",
-  "src/compose/",
-]
+export const PENDING_FOLDERS = ["src/runtime/bus/", "src/surfaces/http/"]
 
 /**
  * Single files whose messages are not yet brought to the convention, reported as pending like
@@ -213,6 +207,12 @@ export const ALLOWED: readonly Allowance[] = [
     why: "readExisting's refusal (tools/kit/file-edit/target.ts), which ends with what to do: replace it whole, convert it, give a regular file",
   },
   {
+    file: "src/runtime/settle/messages.ts",
+    text: "{shown}: {repeated}, and {reason}",
+    excuse: ["no-remedy"],
+    why: "the loop guard's reason (same file), which ends with what to do: the doom_loop setting to change, or try something else",
+  },
+  {
     file: "src/tools/kit/search/run-search.ts",
     text: "Search is not available: {settings.reason}.",
     excuse: ["no-remedy"],
@@ -233,6 +233,13 @@ export const ALLOWED: readonly Allowance[] = [
     text: "running",
     excuse: ALL,
     why: "the state the call would move to (its second argument), not its message",
+  },
+  {
+    file: "src/compose/child-calls.ts",
+    site: "QuestionUnansweredError",
+    text: "",
+    excuse: ALL,
+    why: "built with an empty reason only to read how every such message begins",
   },
   {
     file: "src/runtime/permission/errors.ts",

@@ -3,6 +3,7 @@
 import type { ToolHost } from "../adapters/ai/host.ts"
 import type { ModelObject } from "../adapters/ai/tools.ts"
 import { killSessionJobs } from "../platform/shell/jobs/index.ts"
+import { asSentence } from "../platform/text/sentence.ts"
 import type { Bus } from "../runtime/bus/bus.ts"
 import type { Agent } from "../runtime/permission/agents/agent.ts"
 import {
@@ -141,7 +142,7 @@ async function modelFor(
     return resolveModel({ spec: agent.model, env })
   } catch (error) {
     throw new Error(
-      `The ${agent.name} agent runs on ${agent.model}, which cannot be used here: ${(error as Error).message}`,
+      `The ${agent.name} agent runs on ${agent.model}, which cannot be used here: ${asSentence((error as Error).message)}`,
     )
   }
 }

@@ -89,7 +89,7 @@ export function fromRecord(part: ToolPart): Settlement {
     }
   }
   throw new Error(
-    `settled() returned call ${part.callID} in state ${state.status}; only finished calls are records`,
+    `settled() returned call ${part.callID} in state ${state.status}; only finished calls are records.`,
   )
 }
 

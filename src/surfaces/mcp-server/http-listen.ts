@@ -100,7 +100,10 @@ export async function listenOn(server: Server, bind: Bind): Promise<Listening> {
   if (bind.socket !== undefined) return listenOnSocket(server, bind.socket)
   await listening(server, (done) => server.listen(bind.port, bind.host, done))
   const address = server.address()
-  if (address === null || typeof address === "string") throw new ListenError("The server has no TCP address.")
+  if (address === null || typeof address === "string")
+    throw new ListenError(
+      "The server has no TCP address after listening (it was closed meanwhile). Start it again.",
+    )
   return {
     port: address.port,
     host: address.family === "IPv6" ? `[${address.address}]` : address.address,
