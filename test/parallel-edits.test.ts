@@ -4,13 +4,13 @@
 import { spawn } from "node:child_process"
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createToolbelt } from "../src/compose/toolbelt.ts"
+import { runCliAsync } from "./fixtures/cli.ts"
 
 const holderScript = join(import.meta.dirname, "..", "src", "platform", "fs", "fixtures", "lock-holder.ts")
 
-const bin = join(resolve(import.meta.dirname, ".."), "bin", "toolbelt.js")
 const PROCESSES = Number(process.env.TOOLBELT_PARALLEL_EDITS) || 50
 /** Generous: on 2 busy cores, starting 50 Node processes alone takes tens of seconds. */
 const TIMEOUT = 600_000
@@ -39,38 +39,25 @@ interface Outcome {
 }
 
 /** Runs `toolbelt call <tool> <input> --json` as its own process. */
-function call(tool: string, input: unknown, session?: string, lockWaitMs = 300_000): Promise<Outcome> {
-  const args = [bin, "call", tool, JSON.stringify(input), "--cwd", project, "--json"]
+async function call(tool: string, input: unknown, session?: string, lockWaitMs = 300_000): Promise<Outcome> {
+  const args = ["call", tool, JSON.stringify(input), "--cwd", project, "--json"]
   if (session) args.push("--session", session)
-  const child = spawn(process.execPath, args, {
+  const { status, stdout, stderr } = await runCliAsync(args, {
+    cwd: process.cwd(),
+    home: root,
     env: {
-      PATH: process.env.PATH,
-      HOME: root,
       TOOLBELT_DATA_DIR: dataDir,
       TOOLBELT_LOCK_DIR: lockDir,
       // By default far beyond what the queue of processes needs: these tests are about lost edits.
       TOOLBELT_LOCK_WAIT_MS: String(lockWaitMs),
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    timeout: TIMEOUT,
   })
-  let out = ""
-  let err = ""
-  child.stdout.on("data", (chunk) => {
-    out += chunk
-  })
-  child.stderr.on("data", (chunk) => {
-    err += chunk
-  })
-  return new Promise((resolve, reject) => {
-    child.on("error", reject)
-    child.on("close", (exitCode) => {
-      try {
-        resolve({ ...(JSON.parse(out) as Omit<Outcome, "exitCode">), exitCode })
-      } catch {
-        reject(new Error(`no JSON from toolbelt call ${tool}: ${out}${err}`))
-      }
-    })
-  })
+  try {
+    return { ...(JSON.parse(stdout) as Omit<Outcome, "exitCode">), exitCode: status }
+  } catch {
+    throw new Error(`no JSON from toolbelt call ${tool}: ${stdout}${stderr}`)
+  }
 }
 
 /** Reads the file once in each session, in this process, through the same store the CLI uses. */
