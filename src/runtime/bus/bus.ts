@@ -153,7 +153,10 @@ export class Bus {
         options.signal?.removeEventListener("abort", onAbort)
         settle()
       }
-      const onAbort = () => finish(() => reject(options.signal?.reason ?? new Error("aborted")))
+      const onAbort = () =>
+        finish(() =>
+          reject(options.signal?.reason ?? new Error("Stopped waiting for the event: the wait was aborted.")),
+        )
       const unsubscribe = this.subscribe(type, (event) => {
         if (unsubscribe.closed) return
         let matched: boolean

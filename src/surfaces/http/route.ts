@@ -120,7 +120,11 @@ function check(schema: z.ZodType | undefined, value: unknown, where: string): an
     message: issue.message,
   }))
   const list = issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
-  throw new ApiError(400, `Invalid request: ${list}.`, issues)
+  throw new ApiError(
+    400,
+    `Invalid request: ${list}. Fix those fields and send the request again (GET /openapi.json describes each route).`,
+    issues,
+  )
 }
 
 /** The query as an object: a key the schema takes as a list collects every value (and splits commas). */
@@ -156,7 +160,10 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new ApiError(400, `Bad Request: the request body is not valid JSON (${(error as Error).message}).`)
+    throw new ApiError(
+      400,
+      `Bad Request: the request body is not valid JSON (${(error as Error).message}). Send a JSON object.`,
+    )
   }
 }
 

@@ -92,7 +92,10 @@ function notRunningHere(deps: ApiDeps, sessionID: string, callID: string): ApiEr
     )
   const { status } = part.state
   if (status === "completed" || status === "error")
-    return new ApiError(409, `The call ${callID} has already ended (${status}): there is nothing to stop.`)
+    return new ApiError(
+      409,
+      `The call ${callID} has already ended (${status}): there is nothing to stop. See how it ended with GET /api/sessions/${sessionID}.`,
+    )
   return new ApiError(
     409,
     `The call ${callID} is ${status}, but not in this server's process: another toolbelt instance sharing this store runs it (stop it through that instance), or the process that ran it is gone and the fleet's sweep will record it interrupted.`,

@@ -43,7 +43,7 @@ export function outputRoutes(deps: ApiDeps): AnyRoute[] {
             : "in this instance's data dir"
           throw new ApiError(
             404,
-            `Output not found: ${params.id}. No output of that id is saved ${where}: outputs are removed after 7 days, and on SQLite only the instance that saved one has it. The id is the last segment of a call's metadata.outputPath.`,
+            `Output not found: ${params.id}. No output of that id is saved ${where}: outputs are removed after 7 days, and on SQLite only the instance that saved one has it. Give the last segment of a call's metadata.outputPath as the id.`,
           )
         }
         return new Response(found.stream, {

@@ -47,7 +47,7 @@ export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
           if (failure instanceof PermissionNotFoundError) {
             throw new ApiError(
               404,
-              `No pending ask ${params.id}: it was answered already, or its call ended. GET /api/permissions lists the pending ones.`,
+              `No pending ask ${params.id}: it was answered already, or its call ended. List the pending ones with GET /api/permissions.`,
             )
           }
           throw failure
@@ -80,7 +80,7 @@ export function permissionRoutes(deps: ApiDeps): AnyRoute[] {
         if (!permission.revoke(params.id)) {
           throw new ApiError(
             404,
-            `No saved approval ${params.id} in this project. GET /api/approvals lists them.`,
+            `No saved approval ${params.id} in this project. List them with GET /api/approvals.`,
           )
         }
         return undefined

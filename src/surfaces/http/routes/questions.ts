@@ -21,7 +21,7 @@ export function questionRoutes(deps: ApiDeps): AnyRoute[] {
       if (failure instanceof QuestionNotFoundError) {
         throw new ApiError(
           404,
-          `No pending question ${id}: it was answered or dismissed already, or its call ended. GET /api/questions lists the pending ones.`,
+          `No pending question ${id}: it was answered or dismissed already, or its call ended. List the pending ones with GET /api/questions.`,
         )
       }
       if (failure instanceof QuestionAnswerError) throw new ApiError(400, failure.message)

@@ -53,9 +53,17 @@ export function serverRoutes(deps: ApiDeps): AnyRoute[] {
         401: errorSpec("Not the token."),
       },
       handler: ({ body, context }) => {
-        if (!deps.access.required) throw new ApiError(400, "This server has no token: nothing to log in to.")
+        if (!deps.access.required)
+          throw new ApiError(
+            400,
+            "This server has no token: nothing to log in to. Open the page without logging in.",
+          )
         const cookie = deps.access.login(body.token)
-        if (!cookie) throw new ApiError(401, "Unauthorized: that is not this server's token.")
+        if (!cookie)
+          throw new ApiError(
+            401,
+            "Unauthorized: that is not this server's token. Use the token toolbelt serve printed when it started (or the one given with --token or TOOLBELT_SERVE_TOKEN).",
+          )
         context.header("set-cookie", cookie)
         return undefined
       },
