@@ -5,7 +5,8 @@
 //    NODE_OPTIONS is passed on, to compare V8 flags), and sample its RSS from /proc while the load runs.
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
 //    (each session's calls one after another: `read` of a file of LINES lines, each with another
-//    `limit`, so the loop guard sees no repeated call). The subscribers run in worker threads of their
+//    `limit`, so the loop guard sees no repeated call), started at RATE calls/s (default 800; RATE=0: as fast
+//    as the server answers). The subscribers run in worker threads of their
 //    own (SUBSCRIBER_THREADS, default one per subscriber; lib/serve-subscribers.ts), not on the loop
 //    that drives the calls: a subscriber read late by a busy bench loop measured the bench, not the
 //    server (with all of it on one loop, that loop's delay reached p99 340 ms under this load).
@@ -40,6 +41,12 @@ const BIN = join(ROOT, "bin", "toolbelt.js")
 const SESSIONS = Number(process.env.SESSIONS ?? 100)
 const CALLS = Number(process.env.CALLS ?? 100)
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 10)
+/**
+ * Calls started per second, all sessions together (issue 31 asks for latency at 800 calls/s): call n
+ * starts no earlier than n / RATE s after the first, each session's calls still one after another.
+ * RATE=0 starts each call as soon as its session's last one returned (the server's saturation).
+ */
+const RATE = Number(process.env.RATE ?? 800)
 const SUBSCRIBER_THREADS = Number(process.env.SUBSCRIBER_THREADS ?? SUBSCRIBERS)
 /** Lines of the file each call reads (3: a small output; 1000: about 45 KB). */
 const LINES = Number(process.env.LINES ?? 3)
@@ -85,9 +92,14 @@ export async function run(): Promise<Record<string, number>> {
     loop.enable()
     const cpuBefore = { server: cpuMs(server.pid), bench: cpuOfThisProcessMs() }
     const started = performance.now()
+    let ticket = 0
     await Promise.all(
       sessions.map(async (session) => {
         for (let call = 0; call < CALLS; call++) {
+          if (RATE > 0) {
+            const due = started + (ticket++ * 1000) / RATE - performance.now()
+            if (due > 0) await new Promise((resolve) => setTimeout(resolve, due))
+          }
           const reply = await post(server.url, `/api/sessions/${session}/calls`, {
             tool: "read",
             input: { filePath: "notes.txt", limit: 1000 + call },
@@ -116,6 +128,7 @@ export async function run(): Promise<Record<string, number>> {
       sessions: SESSIONS,
       calls: total,
       subscribers: SUBSCRIBERS,
+      targetRate: RATE,
       subscriberThreads: Math.min(SUBSCRIBER_THREADS, SUBSCRIBERS),
       callsPerSecond: total / seconds,
       eventsPerSubscriber: reports[0]?.events ?? 0,

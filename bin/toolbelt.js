@@ -1,14 +1,16 @@
 #!/bin/sh
 ":" //; f=$0; while [ -L "$f" ]; do l=$(readlink "$f"); case $l in /*) f=$l ;; *) f=${f%/*}/$l ;; esac; done
 ":" //; case $f in */*) ;; *) f=./$f ;; esac; n=${f%/*}/../node_modules/node/bin/node
-":" //; [ -x "$n" ] || n=node; y=; case $1 in serve) case $NODE_OPTIONS in *semi-space*) ;; *) y=--max-semi-space-size=4 ;; esac ;; esac
+":" //; [ -x "$n" ] || n=node; y=; case $1 in serve) case $NODE_OPTIONS in *semi-space*) ;; *) y=--max-semi-space-size=8 ;; esac ;; esac
 ":" //; exec "$n" $y "$f" "$@"
 // Starts the toolbelt CLI. The four lines above are shell, and JavaScript that does nothing: run as a
 // program (npm's bin link, an MCP client's "command"), /bin/sh picks the Node before any Node starts,
 // the one pinned in our own dependencies when there is one (a clone), else the `node` on PATH, and
 // execs it on this file: no older Node is started only to start another. `serve` gets V8's young
-// generation capped at 2 × 4 MiB semi-spaces (unless NODE_OPTIONS sets it): under load V8 otherwise
-// grows it to 128 MiB and keeps it, most of serve's RSS (bench/serve-load.bench.ts: 319 → 197 MiB).
+// generation capped at 2 × 8 MiB semi-spaces (unless NODE_OPTIONS sets it): under load V8 otherwise
+// grows it to 128 MiB and keeps it, most of serve's RSS (bench/serve-load.bench.ts: 319 MiB). 8 MiB, not
+// 4: at 800-1,300 calls/s 4 MiB scavenged so often that more was promoted to the old generation
+// (RSS 213-219 MiB with 4, 168-178 with 8, in the same runs, and 5-10% more calls/s with 8).
 //
 // Run as `node bin/toolbelt.js` instead, this file stays plain JavaScript that any Node can parse, because
 // a user's PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.13+, 24 LTS the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { coerceInput, exactNumber } from "./coerce.ts"
+import { coerceInput, exactNumber, hasCoercible } from "./coerce.ts"
 
 const jsonOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" })
 
@@ -32,6 +32,22 @@ describe("exactNumber", () => {
     }
     // Past 2^53 the string would not survive the round trip.
     expect(exactNumber("12345678901234567890")).toBeUndefined()
+  })
+})
+
+describe("hasCoercible", () => {
+  it("finds a string coerceInput could change anywhere in the input, and nothing else", () => {
+    expect(hasCoercible({ filePath: "notes.txt", limit: 2, flags: [true] })).toBe(false)
+    expect(hasCoercible({ filePath: "notes.txt", options: { limit: "2" } })).toBe(true)
+    expect(hasCoercible({ list: ["a", "false"] })).toBe(true)
+    expect(hasCoercible({ n: "2abc", m: " 2", k: "01" })).toBe(false)
+    expect(hasCoercible(null)).toBe(false)
+  })
+
+  it("agrees with coerceInput: where it finds nothing, coerceInput changes nothing", () => {
+    const schema = { type: "object", properties: { a: { type: "number" }, b: { type: "boolean" } } }
+    for (const input of [{ a: "x", b: "yes" }, { a: 1, b: true }, { a: "1e3" }])
+      if (!hasCoercible(input)) expect(coerceInput(schema, input).coerced).toEqual([])
   })
 })
 

@@ -35,6 +35,20 @@ export function coerceInput(schema: unknown, value: unknown): Coerced {
   return { value: out.length ? walked : value, coerced: out }
 }
 
+/**
+ * Whether `value` holds a string that `coerceInput` could change (one that is exactly a number, `true` or
+ * `false`): the tool's JSON Schema is needed only then, and writing it costs more than most calls.
+ */
+export function hasCoercible(value: unknown, depth = 0): boolean {
+  if (typeof value === "string")
+    return value === "true" || value === "false" || exactNumber(value) !== undefined
+  if (value === null || typeof value !== "object") return false
+  if (depth > 64) return true // Too deep to look through cheaply: let coerceInput walk it.
+  for (const item of Array.isArray(value) ? value : Object.values(value))
+    if (hasCoercible(item, depth + 1)) return true
+  return false
+}
+
 /** The number a string is exactly, or undefined (`String(n) === text` rules out lost precision). */
 export function exactNumber(text: string): number | undefined {
   if (!DECIMAL.test(text)) return undefined

@@ -17,7 +17,7 @@ import {
 } from "../tool/internal.ts"
 import type { AnyTool } from "../tool/tool.ts"
 import { bound } from "./bound.ts"
-import { type Coercion, coerceInput } from "./coerce.ts"
+import { type Coercion, coerceInput, hasCoercible } from "./coerce.ts"
 import { completedAnswer, errorAnswer } from "./doom-loop.ts"
 import { inputRefusal } from "./input-refusal.ts"
 import { LoopCheck } from "./loop-check.ts"
@@ -148,7 +148,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   if (supplied) projection = { content: [{ type: "text", text: supplied.output }], ...supplied }
   else {
     // 8. Decode.
-    ;({ value: args, coerced } = coerceInput(schemaOf(tool), args))
+    if (hasCoercible(args)) ({ value: args, coerced } = coerceInput(schemaOf(tool), args))
     const decoded = await own.input.safeParseAsync(args)
     const unknown = unknownKeys(own.input, args)
     if (!decoded.success || unknown.length) {
