@@ -14,6 +14,7 @@ import { RulePermissions } from "../permission/simple.ts"
 import { Registry } from "../registry/registry.ts"
 import * as Tool from "../tool/index.ts"
 import { internals } from "../tool/internal.ts"
+import { lookTool } from "./fixtures/look-tool.ts"
 import { journalSink, trailsReply } from "./record.ts"
 import { type CallRequest, settle } from "./settle.ts"
 
@@ -107,14 +108,7 @@ describe("the journal as a call's sink", () => {
   })
 
   it("has a read-only call requested, started and finished in one commit, on disk before it returns", async () => {
-    registry.register({
-      look: Tool.make({
-        description: "l",
-        input: z.object({}),
-        annotations: { readOnly: true },
-        execute: () => "seen",
-      }),
-    })
+    registry.register({ look: lookTool() })
     const events: string[] = []
     bus.subscribe("message.part.updated", (event) => {
       events.push(event.properties.part.state.status)
@@ -165,14 +159,7 @@ describe("the journal as a call's sink", () => {
   })
 
   it("lets read-only calls answered first (recordAfterReply) one after another share one commit", async () => {
-    registry.register({
-      look: Tool.make({
-        description: "l",
-        input: z.object({}),
-        annotations: { readOnly: true },
-        execute: () => "seen",
-      }),
-    })
+    registry.register({ look: lookTool() })
     const before = store.journal.commits
     const calls = [request("look", { recordAfterReply: true }), request("look", { recordAfterReply: true })]
     for (const call of calls)
