@@ -1,6 +1,15 @@
 import { CallSettledError, interrupt, isFinal, PROCESS_GONE, withLateResult } from "./call-outcome.ts"
 import type { GroupCommit } from "./group-commit.ts"
 import { entryData, type JournalKind, lateEntryData } from "./journal-entry.ts"
+import {
+  type AskRow,
+  type EntryRow,
+  entryOfRow,
+  type JournalEntry,
+  type Recovery,
+  type StepOptions,
+  type Swept,
+} from "./journal-shapes.ts"
 import type { Owners } from "./owners.ts"
 import { advance, IllegalTransitionError, type ToolPart, type ToolState } from "./part.ts"
 import type { PartRows } from "./parts.ts"
@@ -10,56 +19,7 @@ import type { Database, Statement } from "./sqlite.ts"
 export { ABORTED, CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
 
 export type { JournalKind } from "./journal-entry.ts"
-
-/** One line of the append-only journal. `seq` orders all entries of the store. */
-export interface JournalEntry {
-  readonly seq: number
-  readonly sessionID: string
-  readonly callID?: string
-  readonly kind: JournalKind
-  readonly data: unknown
-  /** Epoch ms. */
-  readonly time: number
-}
-
-/**
- * How a step is committed. `defer`: the step needs no commit of its own (nothing waits on it before
- * acting): it rides with the next batch anyone flushes, the call's own next step usually, or commits
- * on its own within `DEFER_MS` (group-commit.ts). Its promise still resolves only once it committed.
- */
-export interface StepOptions {
-  readonly defer?: boolean
-}
-
-/** What a fleet sweep did: the calls it closed, the asks and questions it withdrew. */
-export interface Swept {
-  readonly interrupted: ToolPart[]
-  readonly asks: { readonly id: string; readonly sessionID: string }[]
-  readonly questions: { readonly id: string; readonly sessionID: string }[]
-}
-
-/** What start-up recovery found: calls it closed as interrupted, and asks still waiting for a reply. */
-export interface Recovery {
-  readonly interrupted: ToolPart[]
-  readonly pendingAsks: PermissionAsked[]
-}
-
-interface AskRow {
-  id: string
-  session_id: string
-  call_id: string | null
-  data: string
-  owner: string | null
-}
-
-interface EntryRow {
-  seq: number
-  session_id: string
-  call_id: string | null
-  kind: JournalKind
-  data: string
-  time: number
-}
+export type { JournalEntry, Recovery, StepOptions, Swept } from "./journal-shapes.ts"
 
 /**
  * Every tool call, recorded as it moves: requested → (asked → decided) → started → progress… →
@@ -231,14 +191,7 @@ export class Journal {
       callID === undefined
         ? this.#entries.all<EntryRow>(sessionID)
         : this.#entriesOfCall.all<EntryRow>(sessionID, callID)
-    return rows.map((row) => ({
-      seq: row.seq,
-      sessionID: row.session_id,
-      ...(row.call_id === null ? {} : { callID: row.call_id }),
-      kind: row.kind,
-      data: JSON.parse(row.data),
-      time: row.time,
-    }))
+    return rows.map(entryOfRow)
   }
 
   /**
