@@ -12,13 +12,14 @@ import type { Toolbelt } from "../../compose/toolbelt.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { Event, PermissionAsked } from "../../runtime/bus/events.ts"
 import type { AskFallback } from "../../runtime/config/mcp-settings.ts"
-import type { QuestionReply, QuestionRequest } from "../../runtime/question/question.ts"
+import type { QuestionRequest } from "../../runtime/question/question.ts"
 import type { Turn } from "../../runtime/registry/registry.ts"
 import type { TurnModel } from "../../runtime/tool/subagent-services.ts"
-import { type AskAnswer, answerOf, fallbackRejection } from "./ask-form.ts"
+import { answerOf, fallbackRejection } from "./ask-form.ts"
 import { CallLimitError, type Release, type SessionCalls } from "./call-gate.ts"
 import { progressMessage } from "./progress.ts"
 import { canElicit, formOf, isModern, keyOf } from "./prompt-forms.ts"
+import { replyAsk, replyQuestions } from "./prompt-replies.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
 import { questionReplyOf } from "./question-form.ts"
 import { errorResult, notWaiting, toCallToolResult } from "./result.ts"
@@ -247,7 +248,7 @@ export class McpSession {
       }
       const { ask } = prompt
       call.fallbackError ??= `Permission "${ask.permission}" for ${ask.patterns.join(", ")} was not answered (the client could not show the ask: ${message}), so toolbelt rejected the call.`
-      this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
+      replyAsk(this.#options.toolbelt, ask, { reply: "reject", unanswered: call.fallbackError })
       return
     } finally {
       end.stop()
@@ -257,8 +258,8 @@ export class McpSession {
 
   /** Applies the client's answer to what it was shown. */
   #answer(prompt: Prompt, response: unknown): void {
-    if (prompt.kind === "permission") this.#reply(prompt.ask, answerOf(response))
-    else this.#replyQuestions(prompt.request, questionReplyOf(prompt.request, response))
+    if (prompt.kind === "permission") replyAsk(this.#options.toolbelt, prompt.ask, answerOf(response))
+    else replyQuestions(this.#options.toolbelt, prompt.request, questionReplyOf(prompt.request, response))
   }
 
   #start(request: CallRequest): RunningCall {
@@ -360,43 +361,16 @@ export class McpSession {
     request: QuestionRequest,
     why = "this MCP client cannot show questions (it does not support elicitation)",
   ): void {
-    this.#replyQuestions(request, { unanswered: why })
-  }
-
-  #replyQuestions(request: QuestionRequest, reply: QuestionReply): void {
-    const { questions } = this.#options.toolbelt
-    try {
-      if (reply === "dismiss") questions.reject({ requestID: request.id })
-      else if ("unanswered" in reply)
-        questions.reject({ requestID: request.id, unanswered: reply.unanswered })
-      else questions.reply({ requestID: request.id, answers: reply })
-    } catch (error) {
-      // Already answered or withdrawn (the call was aborted).
-      log.debug("question reply not applied", { id: request.id, error: String(error) })
-    }
+    replyQuestions(this.#options.toolbelt, request, { unanswered: why })
   }
 
   #fallback(call: RunningCall, ask: PermissionAsked): void {
     if (this.#options.ask === "allow") {
-      this.#reply(ask, { reply: "once" })
+      replyAsk(this.#options.toolbelt, ask, { reply: "once" })
       return
     }
     call.fallbackError ??= fallbackRejection(ask, this.#options.toolbelt.directory)
     // No one was asked: the engine's error says so (a refused loop's message is built from it).
-    this.#reply(ask, { reply: "reject", unanswered: call.fallbackError })
-  }
-
-  #reply(ask: PermissionAsked, answer: AskAnswer): void {
-    try {
-      this.#options.toolbelt.permission.reply({
-        requestID: ask.id,
-        reply: answer.reply,
-        ...(answer.message ? { message: answer.message } : {}),
-        ...(answer.unanswered ? { unanswered: answer.unanswered } : {}),
-      })
-    } catch (error) {
-      // Already answered (another reply settled it) or withdrawn (the call was aborted).
-      log.debug("permission reply not applied", { id: ask.id, error: String(error) })
-    }
+    replyAsk(this.#options.toolbelt, ask, { reply: "reject", unanswered: call.fallbackError })
   }
 }
