@@ -52,6 +52,11 @@ const SUBSCRIBER_THREADS = Number(process.env.SUBSCRIBER_THREADS ?? SUBSCRIBERS)
 const LINES = Number(process.env.LINES ?? 3)
 /** Where the server writes a heap snapshot once the calls are done (none unless set). */
 const HEAP_SNAPSHOT = process.env.HEAP_SNAPSHOT
+/**
+ * Where the server writes a V8 CPU profile when it stops (none unless set). NODE_OPTIONS may not carry
+ * --cpu-prof, so the server is then started by the pinned Node directly, with the launcher's V8 flag.
+ */
+const CPU_PROF = process.env.CPU_PROF
 /** How long the subscribers may take to see the last event after the last call returned. */
 const DRAIN_MS = 120_000
 
@@ -215,8 +220,14 @@ function post(url: string, path: string, body: unknown): Promise<any> {
 
 /** `toolbelt serve --port 0`, once it printed its address. */
 function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
+  const args = ["serve", "--cwd", dir, "--port", "0", "--token", TOKEN]
+  if (CPU_PROF) {
+    const node = join(ROOT, "node_modules", "node", "bin", "node")
+    const flags = ["--max-semi-space-size=8", "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`]
+    return spawnServe(node, [...flags, BIN, ...args], dir, env)
+  }
   // Started as a program, as users start it: the launcher's shell lines pick the Node and serve's V8 flags.
-  return spawnServe(BIN, ["serve", "--cwd", dir, "--port", "0", "--token", TOKEN], dir, env)
+  return spawnServe(BIN, args, dir, env)
 }
 
 /** One reading of a process's resident memory, in KiB: all of it, anonymous, file pages. */

@@ -1,13 +1,16 @@
 // The session index over a real store: sessions that call get a row once, and what it remembers of
-// the sessions it saw stays at its bound however many there were.
+// the sessions it saw stays at its bound however many there were. Its lookups stay true to the store
+// when another connection (another process, another host of the fleet on PostgreSQL) deletes or
+// creates a session, on each engine.
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { engines } from "../../platform/store/fixtures/engines.ts"
 import { completed, part } from "../../platform/store/fixtures/helpers.ts"
 import { openStore, type Store } from "../../platform/store/store.ts"
 import { Bus } from "../../runtime/bus/bus.ts"
-import { SessionIndex } from "./session-index.ts"
+import { ROW_FRESH_MS, SessionIndex } from "./session-index.ts"
 
 const PROJECT = "/project"
 
@@ -57,7 +60,63 @@ describe("SessionIndex", () => {
 
   it("sessions created through the API count against the same bound", async () => {
     const { index } = await open(10)
-    for (let n = 0; n < 50; n++) index.add(`ses_api_${n}`)
+    for (let n = 0; n < 50; n++) index.add(store!.sessions.create({ projectID: PROJECT, agent: "build" }))
     expect(index.known).toBe(10)
   })
 })
+
+for (const engine of await engines()) {
+  describe(`SessionIndex.get against other connections (${engine.name})`, () => {
+    const opened: Array<{ close(): void }> = []
+    afterEach(() => {
+      for (const one of opened.splice(0).reverse()) one.close()
+    })
+
+    /** The index on one connection to a fresh store, another connection ("elsewhere"), and the index's clock. */
+    function setUp() {
+      const location = engine.location()
+      const here = openStore(location)
+      const elsewhere = openStore(location)
+      const clock = { now: 1_000_000 }
+      const index = new SessionIndex({
+        store: here,
+        bus: new Bus(),
+        projectID: PROJECT,
+        now: () => clock.now,
+      })
+      opened.push(here, elsewhere, index)
+      return { here, elsewhere, index, clock }
+    }
+
+    it("a session deleted elsewhere is refused once its remembered row is ROW_FRESH_MS old", () => {
+      const { here, elsewhere, index, clock } = setUp()
+      const session = here.sessions.create({ projectID: PROJECT, agent: "build", title: "doomed" })
+      index.add(session)
+      expect(index.get(session.id)).toEqual(session)
+
+      expect(elsewhere.sessions.remove(session.id)).toBe(true)
+      clock.now += ROW_FRESH_MS
+      expect(index.get(session.id)).toBeUndefined()
+      // And stays refused: nothing remembers it as there.
+      clock.now += 1
+      expect(index.get(session.id)).toBeUndefined()
+    })
+
+    it("a session not found is not remembered as missing: created elsewhere, it is found at once", () => {
+      const { elsewhere, index } = setUp()
+      expect(index.get("ses_later")).toBeUndefined()
+      const session = elsewhere.sessions.create({ id: "ses_later", projectID: PROJECT, agent: "plan" })
+      expect(index.get("ses_later")).toEqual(session)
+    })
+
+    it("a session deleted and made again elsewhere under its id is read anew: its new row, not the old one", () => {
+      const { here, elsewhere, index, clock } = setUp()
+      const first = here.sessions.create({ id: "ses_again", projectID: PROJECT, agent: "build" })
+      index.add(first)
+      elsewhere.sessions.remove("ses_again")
+      const second = elsewhere.sessions.create({ id: "ses_again", projectID: PROJECT, agent: "plan" })
+      clock.now += ROW_FRESH_MS
+      expect(index.get("ses_again")).toEqual(second)
+    })
+  })
+}

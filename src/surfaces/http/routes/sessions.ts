@@ -29,10 +29,17 @@ const SessionDetail = z.object({
 /** The 404 `requireSession` gives, as the routes that use it document it. */
 export const NO_SESSION = errorSpec("No such session.")
 
-/** The session's row; a 404 that says how to find or make one otherwise. */
+/** The session's row (as `SessionIndex.get` remembers it); a 404 that says how to find or make one otherwise. */
 export function requireSession(deps: ApiDeps, id: string): SessionInfo {
-  const session = internals(deps.toolbelt).store.sessions.get(id)
-  if (session) return session
+  return deps.sessions.get(id) ?? noSession(id)
+}
+
+/** The session's row as the store has it now; the same 404 otherwise. */
+function requireStoredSession(deps: ApiDeps, id: string): SessionInfo {
+  return internals(deps.toolbelt).store.sessions.get(id) ?? noSession(id)
+}
+
+function noSession(id: string): never {
   throw new ApiError(
     404,
     `Session not found: ${id}. List the sessions with GET /api/sessions, or create one with POST /api/sessions.`,
@@ -88,7 +95,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
           agent,
           title: body.title ?? "",
         })
-        deps.sessions.add(session.id)
+        deps.sessions.add(session)
         // The page lists it at once, before its first call.
         internals(toolbelt).bus.publish("session.created", { sessionID: session.id, session })
         return session
@@ -106,7 +113,8 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
         404: NO_SESSION,
       },
       handler: ({ params }) => ({
-        session: requireSession(deps, params.id),
+        // The store's row, not the index's: its `time.updated` is current.
+        session: requireStoredSession(deps, params.id),
         parts: store.parts.list(params.id),
         todos: store.todos.get(params.id),
         permissions: toolbelt.permission.list(params.id),
