@@ -70,19 +70,30 @@ export function isInfo(value: unknown): value is AnyInfo {
   )
 }
 
-const FilePartSchema = z.object({
-  type: z.literal("file").default("file"),
-  mime: z.string(),
-  url: z.string(),
-  filename: z.string().optional(),
-})
+/** What a v1 tool returns, as a schema (its output codec). */
+function buildResultSchema() {
+  const filePart = z.object({
+    type: z.literal("file").default("file"),
+    mime: z.string(),
+    url: z.string(),
+    filename: z.string().optional(),
+  })
+  return z.object({
+    title: z.string().optional(),
+    output: z.string(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    attachments: z.array(filePart).optional(),
+  })
+}
 
-const ResultSchema = z.object({
-  title: z.string().optional(),
-  output: z.string(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  attachments: z.array(FilePartSchema).optional(),
-})
+type ResultSchema = ReturnType<typeof buildResultSchema>
+let resultSchema: ResultSchema | undefined
+
+/** The result schema, built at the first tool initialised rather than when this module is evaluated (every start evaluates it). */
+function theResultSchema(): ResultSchema {
+  resultSchema ??= buildResultSchema()
+  return resultSchema
+}
 
 /** Turns an initialised v1 definition into the one internal representation. */
 export function fromDef(def: Def, options?: Declarations): AnyTool {
@@ -90,13 +101,13 @@ export function fromDef(def: Def, options?: Declarations): AnyTool {
     {
       description: def.description,
       input: def.parameters,
-      output: ResultSchema,
-      execute: (args, ctx) => def.execute(args, ctx) as Promise<z.output<typeof ResultSchema>>,
+      output: theResultSchema(),
+      execute: (args, ctx) => def.execute(args, ctx) as Promise<z.output<ResultSchema>>,
       ...(def.formatValidationError ? { formatValidationError: def.formatValidationError.bind(def) } : {}),
       ...(def.pollable
         ? {
             pollable: (_decoded: unknown, encoded: unknown) => {
-              const result = encoded as z.output<typeof ResultSchema>
+              const result = encoded as z.output<ResultSchema>
               return def.pollable!({ ...result, title: result.title ?? "", metadata: result.metadata ?? {} })
             },
           }
@@ -106,12 +117,12 @@ export function fromDef(def: Def, options?: Declarations): AnyTool {
       ...(options?.permission ? { permission: options.permission } : {}),
       ...(options?.paging ? { paging: options.paging } : {}),
     },
-    (_decoded, encoded) => projectResult(encoded as z.input<typeof ResultSchema>),
+    (_decoded, encoded) => projectResult(encoded as z.input<ResultSchema>),
   )
 }
 
 /** The projection of a v1 result: its text, its attachments as media, its title and metadata. */
-export function projectResult(encoded: z.input<typeof ResultSchema>): Projection {
+export function projectResult(encoded: z.input<ResultSchema>): Projection {
   const metadata = { ...(encoded.metadata ?? {}) }
   const attachments = (encoded.attachments ?? []).map((part) => ({ ...part, type: "file" as const }))
   const content: ModelContent[] = [text(encoded.output)]

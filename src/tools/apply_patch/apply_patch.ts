@@ -15,16 +15,20 @@ import { encodeEdit } from "../kit/file-edit/encode-edit.ts"
 import { lockFailure, recordWritten, staleness } from "../kit/file-edit/ledger.ts"
 import { type Existing, readExisting } from "../kit/file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../kit/file-edit/transaction.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath } from "../kit/paths.ts"
 import type { FileHunk } from "./parse.ts"
 import type { PlannedChange } from "./plan.ts"
 
-export const Parameters = z.object({
-  patchText: z
-    .string()
-    .describe("The whole patch, from the line '*** Begin Patch' to the line '*** End Patch'"),
-})
+const parameters = lazy(() =>
+  z.object({
+    patchText: z
+      .string()
+      .describe("The whole patch, from the line '*** Begin Patch' to the line '*** End Patch'"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 /** One file of the patch, as the metadata (and the approval request) describe it. */
 export interface PatchedFile {
@@ -72,11 +76,11 @@ export interface ApplyPatchMetadata extends Record<string, unknown> {
  * 4. Shape the result: `Success. Updated the following files:` and one `A`/`M`/`D` line per file, then
  *    any tolerance the planner used (looser matching, re-indentation).
  */
-export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>(
+export const ApplyPatchTool = Tool.define<Parameters, ApplyPatchMetadata>(
   "apply_patch",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Parse.
       // The patch engine is loaded at the first patch, not at every start-up (see ARCHITECTURE.md).
@@ -215,7 +219,7 @@ export const ApplyPatchTool = Tool.define<typeof Parameters, ApplyPatchMetadata>
         result,
       )
     },
-  },
+  }),
   { available: forPatchModels, annotations: WRITES },
 )
 

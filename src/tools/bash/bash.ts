@@ -6,6 +6,7 @@ import { sandboxArgv } from "../../platform/shell/sandbox/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { WRITES } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import {
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
@@ -21,59 +22,62 @@ import { runForeground } from "./run-foreground.ts"
 import { checkSandbox, sandboxPolicy } from "./sandbox.ts"
 import { startJob } from "./start-job.ts"
 
-export const Parameters = z.object({
-  command: z.string().min(1).describe("The command to run, as a shell script (one line or several)."),
-  description: z
-    .string()
-    .optional()
-    .describe("What the command does, in 5-10 words, e.g. 'Run the unit tests' or 'Install dependencies'."),
-  workdir: z
-    .string()
-    .optional()
-    .describe(
-      "Directory to run the command in, absolute or relative to the project directory (default: the project directory). Use this instead of `cd <dir> &&`.",
-    ),
-  timeout: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      `Time limit in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS} unless configured otherwise). The whole process tree is killed when it passes. Not for background jobs.`,
-    ),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Start the command as a background job and return its job id at once, for servers, watchers and other long-running processes. Read its output with bash_output and stop it with bash_kill.",
-    ),
-  ready_port: z
-    .number()
-    .int()
-    .min(1)
-    .max(65535)
-    .optional()
-    .describe(
-      "With run_in_background: wait until this TCP port on 127.0.0.1 (or ::1) accepts connections before returning.",
-    ),
-  ready_pattern: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      "With run_in_background: wait until the job's output matches this regular expression (JavaScript syntax), e.g. 'Listening on|ready in'.",
-    ),
-  ready_timeout: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      `With ready_port or ready_pattern: how long to wait for readiness, in milliseconds (default ${DEFAULT_READY_TIMEOUT_MS}).`,
-    ),
-})
+const parameters = lazy(() =>
+  z.object({
+    command: z.string().min(1).describe("The command to run, as a shell script (one line or several)."),
+    description: z
+      .string()
+      .optional()
+      .describe("What the command does, in 5-10 words, e.g. 'Run the unit tests' or 'Install dependencies'."),
+    workdir: z
+      .string()
+      .optional()
+      .describe(
+        "Directory to run the command in, absolute or relative to the project directory (default: the project directory). Use this instead of `cd <dir> &&`.",
+      ),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        `Time limit in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS} unless configured otherwise). The whole process tree is killed when it passes. Not for background jobs.`,
+      ),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Start the command as a background job and return its job id at once, for servers, watchers and other long-running processes. Read its output with bash_output and stop it with bash_kill.",
+      ),
+    ready_port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe(
+        "With run_in_background: wait until this TCP port on 127.0.0.1 (or ::1) accepts connections before returning.",
+      ),
+    ready_pattern: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "With run_in_background: wait until the job's output matches this regular expression (JavaScript syntax), e.g. 'Listening on|ready in'.",
+      ),
+    ready_timeout: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        `With ready_port or ready_pattern: how long to wait for readiness, in milliseconds (default ${DEFAULT_READY_TIMEOUT_MS}).`,
+      ),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
-export type BashParams = z.infer<typeof Parameters>
+export type BashParams = z.infer<Parameters>
 
 /**
  * The `bash` tool: runs one command with its whole process tree under control.
@@ -98,7 +102,7 @@ export const BashTool = Tool.define(
   "bash",
   () => ({
     description: renderDescription(),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params: BashParams, ctx: Tool.Context): Promise<Tool.Result<BashMetadata>> {
       // 1. Settings and arguments.
       const settings = readSettings(ctx.extra)

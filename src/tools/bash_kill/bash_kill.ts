@@ -11,7 +11,7 @@ import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
 export const BashKillTool = defineJobTool({
   annotations: WRITES,
   id: "bash_kill",
-  description: loadText(import.meta.url, "description.txt"),
+  description: () => loadText(import.meta.url, "description.txt"),
   jobIdDescription: 'The id of the background job to stop, as bash returned it (e.g. "job_1a2b3c4d").',
   async act({ job, settings }) {
     const wasRunning = job.status === "running"

@@ -12,7 +12,7 @@ import { defineJobTool, formatRead, readMetadata } from "../kit/session-job.ts"
 export const BashOutputTool = defineJobTool({
   annotations: READS_ONLY,
   id: "bash_output",
-  description: loadText(import.meta.url, "description.txt"),
+  description: () => loadText(import.meta.url, "description.txt"),
   jobIdDescription: 'The id of the background job, as bash returned it (e.g. "job_1a2b3c4d").',
   async act({ job, settings }) {
     const read = await job.readNew(settings.limits)

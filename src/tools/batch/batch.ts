@@ -2,6 +2,7 @@ import { z } from "zod"
 import type { FilePart } from "../../runtime/tool/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { expectedPayload, type Outcome, renderBatch } from "./render.ts"
 
@@ -21,19 +22,22 @@ const MAX_NAMED = 40
 
 const SELF = "batch"
 
-export const Parameters = z.object({
-  tool_calls: z
-    .array(
-      z.object({
-        tool: z.string().describe("The name of the tool to call"),
-        parameters: z
-          .record(z.string(), z.unknown())
-          .describe("The tool's arguments, as that tool's own schema describes them"),
-      }),
-    )
-    .min(1, "Provide at least one tool call")
-    .describe(`The calls to run in parallel (at most ${MAX_CALLS} run)`),
-})
+const parameters = lazy(() =>
+  z.object({
+    tool_calls: z
+      .array(
+        z.object({
+          tool: z.string().describe("The name of the tool to call"),
+          parameters: z
+            .record(z.string(), z.unknown())
+            .describe("The tool's arguments, as that tool's own schema describes them"),
+        }),
+      )
+      .min(1, "Provide at least one tool call")
+      .describe(`The calls to run in parallel (at most ${MAX_CALLS} run)`),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface BatchMetadata extends Record<string, unknown> {
   /** Each entry in order: its number, tool, status, and the call id of its own part when it ran. */
@@ -56,11 +60,11 @@ export interface BatchMetadata extends Record<string, unknown> {
  * 5. The result: a summary line, then each call's title and output or error, in order; the calls'
  *    attachments together.
  */
-export const BatchTool = Tool.define<typeof Parameters, BatchMetadata>(
+export const BatchTool = Tool.define<Parameters, BatchMetadata>(
   SELF,
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     formatValidationError: (error) =>
       `The batch tool was called with invalid arguments: ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}.\n\n${expectedPayload()}`,
     async execute(params, ctx) {
@@ -156,7 +160,7 @@ export const BatchTool = Tool.define<typeof Parameters, BatchMetadata>(
         ...(attachments.length ? { attachments } : {}),
       }
     },
-  },
+  }),
   // Offered only where the project's config turns it on (`"batch": true`; opencode's `experimental.batch_tool`).
   {
     // Off unless config turns it on (as opencode), and then `toolbelt tools` says how.

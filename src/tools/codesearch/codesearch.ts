@@ -1,6 +1,7 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { exaUrl } from "../kit/search/exa.ts"
 import { callMcpText } from "../kit/search/mcp-call.ts"
@@ -9,21 +10,24 @@ import { codesearchSettings } from "../kit/search/settings.ts"
 
 export const DEFAULT_TOKENS = 5000
 
-export const Parameters = z.object({
-  query: z
-    .string()
-    .min(1)
-    .describe(
-      "What to find code and documentation for, e.g. 'React useState hook examples', 'Rust tokio select'",
-    ),
-  tokensNum: z
-    .number()
-    .int()
-    .min(1000)
-    .max(50000)
-    .default(DEFAULT_TOKENS)
-    .describe(`How many tokens of context to return (1000 to 50000, default ${DEFAULT_TOKENS})`),
-})
+const parameters = lazy(() =>
+  z.object({
+    query: z
+      .string()
+      .min(1)
+      .describe(
+        "What to find code and documentation for, e.g. 'React useState hook examples', 'Rust tokio select'",
+      ),
+    tokensNum: z
+      .number()
+      .int()
+      .min(1000)
+      .max(50000)
+      .default(DEFAULT_TOKENS)
+      .describe(`How many tokens of context to return (1000 to 50000, default ${DEFAULT_TOKENS})`),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export const NO_CODE =
   "No code snippets or documentation found. Please try a different query, be more specific about the library or programming concept, or check the spelling of framework names."
@@ -38,11 +42,11 @@ const LABEL = "Exa Code Search"
  * 3. Call Exa within the timeout (25 s by default) and the call's abort.
  * 4. Exa's text, or a note that nothing was found; title `Code search: <query>`.
  */
-export const CodesearchTool = Tool.define<typeof Parameters, { provider: string; found: boolean }>(
+export const CodesearchTool = Tool.define<Parameters, { provider: string; found: boolean }>(
   "codesearch",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. The provider.
       const settings = configuredProvider(codesearchSettings, ctx)
@@ -78,6 +82,6 @@ export const CodesearchTool = Tool.define<typeof Parameters, { provider: string;
         metadata: { provider: settings.provider, found },
       }
     },
-  },
+  }),
   { annotations: READS_THE_WEB, available: offeredWhenConfigured(codesearchSettings) },
 )

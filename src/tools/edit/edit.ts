@@ -5,22 +5,26 @@ import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
 
-export const Parameters = z.object({
-  filePath: z
-    .string()
-    .describe("The file to modify: an absolute path, or one relative to the project directory"),
-  oldString: z
-    .string()
-    .describe("The text to replace, copied from the file; empty to create a new file with newString"),
-  newString: z.string().describe("The text to put in its place (must differ from oldString)"),
-  replaceAll: z
-    .boolean()
-    .optional()
-    .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
-})
+const parameters = lazy(() =>
+  z.object({
+    filePath: z
+      .string()
+      .describe("The file to modify: an absolute path, or one relative to the project directory"),
+    oldString: z
+      .string()
+      .describe("The text to replace, copied from the file; empty to create a new file with newString"),
+    newString: z.string().describe("The text to put in its place (must differ from oldString)"),
+    replaceAll: z
+      .boolean()
+      .optional()
+      .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface EditMetadata extends DiffMetadata {
   /** Which matcher found oldString; absent when the file was created. */
@@ -44,11 +48,11 @@ export interface EditMetadata extends DiffMetadata {
  * 3. Shape the result: `Edit applied successfully.`, plus what was reconciled when the match was not
  *    exact, so the model learns the file's style; the title is the path relative to the worktree.
  */
-export const EditTool = Tool.define<typeof Parameters, EditMetadata>(
+export const EditTool = Tool.define<Parameters, EditMetadata>(
   "edit",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // The matchers are loaded on first use, not at every start of the command line.
       const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(
@@ -95,6 +99,6 @@ export const EditTool = Tool.define<typeof Parameters, EditMetadata>(
         },
       })
     },
-  },
+  }),
   { available: forOtherModels, annotations: WRITES },
 )

@@ -4,24 +4,28 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
 /** Files listed at most. */
 export const LIMIT = 100
 
-export const Parameters = z.object({
-  pattern: z
-    .string()
-    .describe(
-      'The glob to match file paths against, relative to `path`: "**/*.ts", "src/**/*.test.ts", "**/package.json". A glob without "/" matches file names at any depth ("*.md" = "**/*.md").',
-    ),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      'The directory to search in, absolute or relative to the project directory. Omit it to search the project directory (do not pass "undefined" or "null").',
-    ),
-})
+const parameters = lazy(() =>
+  z.object({
+    pattern: z
+      .string()
+      .describe(
+        'The glob to match file paths against, relative to `path`: "**/*.ts", "src/**/*.test.ts", "**/package.json". A glob without "/" matches file names at any depth ("*.md" = "**/*.md").',
+      ),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        'The directory to search in, absolute or relative to the project directory. Omit it to search the project directory (do not pass "undefined" or "null").',
+      ),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface GlobMetadata extends Record<string, unknown> {
   /** Files listed. */
@@ -45,11 +49,11 @@ export interface GlobMetadata extends Record<string, unknown> {
  * 5. Shape: one absolute path per line; when more matched, how many and how to narrow; when the time
  *    limit (`extra.searchTimeoutMs`, default 30 s) was reached, that the list is partial.
  */
-export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>(
+export const GlobTool = Tool.define<Parameters, GlobMetadata>(
   "glob",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern.trim() === "")
@@ -117,7 +121,7 @@ export const GlobTool = Tool.define<typeof Parameters, GlobMetadata>(
         metadata: { count, total: found.total, truncated, timedOut: found.timedOut, backend: backend.name },
       }
     },
-  },
+  }),
   { annotations: READS_ONLY },
 )
 

@@ -5,6 +5,7 @@ import type { GrepMode } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { formatGrep, type OutputMode } from "./format.ts"
 
@@ -22,39 +23,44 @@ const contextLines = (what: string) =>
     .optional()
     .describe(`${what} (content mode only; at most ${MAX_CONTEXT}).`)
 
-export const Parameters = z.object({
-  pattern: z
-    .string()
-    .describe(
-      'The regular expression to search for, in ripgrep (Rust) syntax: "log.*Error", "function\\s+\\w+", "TODO|FIXME". Set fixedStrings to search for the text literally.',
+const parameters = lazy(() =>
+  z.object({
+    pattern: z
+      .string()
+      .describe(
+        'The regular expression to search for, in ripgrep (Rust) syntax: "log.*Error", "function\\s+\\w+", "TODO|FIXME". Set fixedStrings to search for the text literally.',
+      ),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        "A directory to search recursively, or one file to search alone; absolute or relative to the project directory. Default: the project directory.",
+      ),
+    include: z
+      .string()
+      .optional()
+      .describe(
+        'Only search files matching this glob: "*.js", "*.{ts,tsx}", "src/**/*.py". Without "/" it matches file names at any depth.',
+      ),
+    outputMode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe(
+        '"content" (default): the matching lines, "Line N: text" under each file; "files_with_matches": only the paths of matching files; "count": matching lines per file.',
+      ),
+    ignoreCase: z.boolean().optional().describe("Match letters in any case (like grep -i)."),
+    fixedStrings: z
+      .boolean()
+      .optional()
+      .describe("Treat pattern as plain text, not a regular expression (like grep -F)."),
+    before: contextLines("Lines of context to show before each match"),
+    after: contextLines("Lines of context to show after each match"),
+    context: contextLines(
+      "Lines of context to show before and after each match; before and after override it",
     ),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      "A directory to search recursively, or one file to search alone; absolute or relative to the project directory. Default: the project directory.",
-    ),
-  include: z
-    .string()
-    .optional()
-    .describe(
-      'Only search files matching this glob: "*.js", "*.{ts,tsx}", "src/**/*.py". Without "/" it matches file names at any depth.',
-    ),
-  outputMode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe(
-      '"content" (default): the matching lines, "Line N: text" under each file; "files_with_matches": only the paths of matching files; "count": matching lines per file.',
-    ),
-  ignoreCase: z.boolean().optional().describe("Match letters in any case (like grep -i)."),
-  fixedStrings: z
-    .boolean()
-    .optional()
-    .describe("Treat pattern as plain text, not a regular expression (like grep -F)."),
-  before: contextLines("Lines of context to show before each match"),
-  after: contextLines("Lines of context to show after each match"),
-  context: contextLines("Lines of context to show before and after each match; before and after override it"),
-})
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface GrepMetadata extends Record<string, unknown> {
   /** Matching lines in all files searched. */
@@ -89,11 +95,11 @@ const MODES: Record<OutputMode, GrepMode> = {
  * 5. Shape (`format.ts`): grouped by file, `Line N: text`, lines cut at 2000 characters, the totals, and
  *    how to narrow when results were dropped or the time limit (`extra.searchTimeoutMs`, 30 s) was hit.
  */
-export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
+export const GrepTool = Tool.define<Parameters, GrepMetadata>(
   "grep",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern === "")
@@ -168,7 +174,7 @@ export const GrepTool = Tool.define<typeof Parameters, GrepMetadata>(
         },
       }
     },
-  },
+  }),
   { annotations: READS_ONLY },
 )
 

@@ -1,11 +1,14 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-export const Parameters = z.object({
-  tool: z.string().describe("The tool the model tried to call"),
-  error: z.string().describe("Why the call could not be parsed or validated"),
-})
+const parameters = lazy(() =>
+  z.object({
+    tool: z.string().describe("The tool the model tried to call"),
+    error: z.string().describe("Why the call could not be parsed or validated"),
+  }),
+)
 
 /**
  * Where calls land that could not be parsed or validated before dispatch. Never offered to a model:
@@ -13,9 +16,9 @@ export const Parameters = z.object({
  */
 export const InvalidTool = Tool.define(
   "invalid",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params) {
       return {
         title: "Invalid Tool",
@@ -23,6 +26,6 @@ export const InvalidTool = Tool.define(
         metadata: {},
       }
     },
-  },
+  }),
   { available: () => false },
 )

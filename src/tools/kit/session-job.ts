@@ -3,18 +3,16 @@ import { type Job, type JobRead, jobs } from "../../platform/shell/jobs/index.ts
 import { formatBounded } from "../../platform/shell/run/index.ts"
 import type { Pager } from "../../platform/text/hint.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { lazy } from "./lazy.ts"
 import { readSettings, type ShellSettings } from "./shell-settings.ts"
 
 /** The parameters of a tool that acts on a background job: the job's id alone, as bash returned it. */
-function jobParameters(jobIdDescription: string) {
-  return z.object({ job_id: z.string().min(1).describe(jobIdDescription) })
-}
-
-type JobParameters = ReturnType<typeof jobParameters>
+type JobParameters = z.ZodObject<{ job_id: z.ZodString }>
 
 /**
  * Defines a tool that acts on one of this session's background jobs (bash_output, bash_kill); its
- * parameters are `job_id` alone, described to the model by `jobIdDescription`.
+ * parameters are `job_id` alone, described to the model by `jobIdDescription` (built on first use,
+ * kit/lazy.ts).
  * 1. Read the shell settings from the call's `ctx.extra`.
  * 2. Find the job in this session (`sessionJob`: another session's jobs do not exist here).
  * 3. Hand both to the tool's `act`, whose result is the call's.
@@ -22,25 +20,27 @@ type JobParameters = ReturnType<typeof jobParameters>
  */
 export function defineJobTool<M extends Record<string, unknown>>(options: {
   id: string
-  description: string
+  /** Read when the tool is initialised, not when its module is evaluated. */
+  description: () => string
   jobIdDescription: string
   act(input: { job: Job; settings: ShellSettings }): Promise<Tool.Result<M>>
   pollable?: (result: Tool.Result<M>) => boolean
   annotations: Tool.Annotations
 }): Tool.Info<JobParameters, M> {
   const { id, description, jobIdDescription, act, pollable, annotations } = options
+  const parameters = lazy(() => z.object({ job_id: z.string().min(1).describe(jobIdDescription) }))
   return Tool.define(
     id,
-    {
-      description,
-      parameters: jobParameters(jobIdDescription),
+    () => ({
+      description: description(),
+      parameters: parameters(),
       async execute(params, ctx) {
         const settings = readSettings(ctx.extra)
         const job = sessionJob({ sessionID: ctx.sessionID, id: params.job_id })
         return act({ job, settings })
       },
       ...(pollable ? { pollable } : {}),
-    },
+    }),
     { permission: "bash", annotations },
   )
 }

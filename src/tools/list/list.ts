@@ -2,6 +2,7 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath, statOrUndefined } from "../kit/paths.ts"
 import { renderTree } from "./tree.ts"
@@ -10,20 +11,23 @@ import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
 /** Most entries (files and directories) one listing shows. */
 export const LIST_LIMIT = 100
 
-export const Parameters = z.object({
-  path: z
-    .string()
-    .optional()
-    .describe(
-      "The absolute path to the directory to list (a path relative to the project also works); defaults to the project directory",
-    ),
-  ignore: z
-    .array(z.string())
-    .optional()
-    .describe(
-      "Glob patterns to leave out: a pattern without '/' matches names at any depth (e.g. '*.log'), one with '/' the path relative to the listed directory (e.g. 'src/generated/**')",
-    ),
-})
+const parameters = lazy(() =>
+  z.object({
+    path: z
+      .string()
+      .optional()
+      .describe(
+        "The absolute path to the directory to list (a path relative to the project also works); defaults to the project directory",
+      ),
+    ignore: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Glob patterns to leave out: a pattern without '/' matches names at any depth (e.g. '*.log'), one with '/' the path relative to the listed directory (e.g. 'src/generated/**')",
+      ),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface ListMetadata extends Record<string, unknown> {
   /** Entries shown (files and directories). */
@@ -41,14 +45,14 @@ export interface ListMetadata extends Record<string, unknown> {
  * 3. Missing or a file: a failure saying what to do. Otherwise walk breadth first up to 100 entries.
  * 4. Render the tree; when entries were left out, say so (`truncated`) and how to narrow the listing.
  */
-export const ListTool = Tool.define<typeof Parameters, ListMetadata>(
+export const ListTool = Tool.define<Parameters, ListMetadata>(
   "list",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt").replace(
       "{ignored}",
       [...DEFAULT_IGNORED_DIRECTORIES].join(", "),
     ),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       const { directory, worktree } = services(ctx)
 
@@ -86,6 +90,6 @@ export const ListTool = Tool.define<typeof Parameters, ListMetadata>(
           "List a subdirectory, or pass ignore patterns, to see the rest.)"
       return { title, output, metadata: { count: entries.length, truncated } }
     },
-  },
+  }),
   { annotations: { readOnly: true } },
 )

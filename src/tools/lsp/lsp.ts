@@ -5,34 +5,38 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { type ServiceExtra, services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { statOrUndefined } from "../kit/paths.ts"
 import { formatAnswers } from "./format-answer.ts"
 import { type Answer, needsPosition, OPERATIONS, type Operation, runOperation } from "./operations.ts"
 import { SourceText, utf16Offset } from "./source-text.ts"
 
-export const Parameters = z.object({
-  operation: z.enum(OPERATIONS).describe("What to ask the language server (see the tool description)."),
-  filePath: z.string().describe("The file to ask about: absolute, or relative to the project directory."),
-  line: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(
-      "The line of the symbol, 1-based (as read numbers lines). Needed by every operation but documentSymbol and workspaceSymbol.",
-    ),
-  character: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("The column of the symbol in that line, 1-based, in characters (as an editor counts them)."),
-  query: z
-    .string()
-    .optional()
-    .describe('workspaceSymbol: the symbol name, or part of it, to search for ("" for all).'),
-})
+const parameters = lazy(() =>
+  z.object({
+    operation: z.enum(OPERATIONS).describe("What to ask the language server (see the tool description)."),
+    filePath: z.string().describe("The file to ask about: absolute, or relative to the project directory."),
+    line: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "The line of the symbol, 1-based (as read numbers lines). Needed by every operation but documentSymbol and workspaceSymbol.",
+      ),
+    character: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("The column of the symbol in that line, 1-based, in characters (as an editor counts them)."),
+    query: z
+      .string()
+      .optional()
+      .describe('workspaceSymbol: the symbol name, or part of it, to search for ("" for all).'),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface LspMetadata extends Record<string, unknown> {
   operation: Operation
@@ -57,11 +61,11 @@ export interface LspMetadata extends Record<string, unknown> {
  * 5. Shape (format-answer.ts): locations as `path:line:col: source`, hovers as text, outlines indented,
  *    call hierarchies as trees; servers that failed are named with why. Nothing found says so.
  */
-export const LspTool = Tool.define<typeof Parameters, LspMetadata>(
+export const LspTool = Tool.define<Parameters, LspMetadata>(
   "lsp",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Resolve and guard.
       const { filepath, title } = callPath(ctx, params.filePath)
@@ -116,7 +120,7 @@ export const LspTool = Tool.define<typeof Parameters, LspMetadata>(
         },
       }
     },
-  },
+  }),
   { available: offered, annotations: { readOnly: true } },
 )
 
@@ -127,7 +131,7 @@ function offered(env: Tool.Availability): Tool.Offer {
   return languageServers.off ? { reason: languageServers.off } : true
 }
 
-type Params = z.infer<typeof Parameters>
+type Params = z.infer<Parameters>
 
 /** What the ask shows, as opencode: the operation, and the file and position where they matter. */
 function whereMetadata(params: Params, filePath: string): Record<string, unknown> {

@@ -5,29 +5,35 @@ import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
 
-export const Parameters = z.object({
-  filePath: z
-    .string()
-    .describe("The file to modify: an absolute path, or one relative to the project directory"),
-  edits: z
-    .array(
-      z.object({
-        oldString: z
-          .string()
-          .describe("The text to replace; empty only in the first edit, to create a new file with newString"),
-        newString: z.string().describe("The text to put in its place (must differ from oldString)"),
-        replaceAll: z
-          .boolean()
-          .optional()
-          .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
-      }),
-    )
-    .min(1)
-    .describe("The edits, applied in order, each to the result of the ones before it"),
-})
+const parameters = lazy(() =>
+  z.object({
+    filePath: z
+      .string()
+      .describe("The file to modify: an absolute path, or one relative to the project directory"),
+    edits: z
+      .array(
+        z.object({
+          oldString: z
+            .string()
+            .describe(
+              "The text to replace; empty only in the first edit, to create a new file with newString",
+            ),
+          newString: z.string().describe("The text to put in its place (must differ from oldString)"),
+          replaceAll: z
+            .boolean()
+            .optional()
+            .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
+        }),
+      )
+      .min(1)
+      .describe("The edits, applied in order, each to the result of the ones before it"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 /** What one edit of the call did. */
 export interface EditResult {
@@ -56,11 +62,11 @@ export interface MultiEditMetadata extends DiffMetadata {
  * 3. Shape the result: how many edits were applied, and what was reconciled for any that did not match
  *    exactly.
  */
-export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>(
+export const MultiEditTool = Tool.define<Parameters, MultiEditMetadata>(
   "multiedit",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // The matchers are loaded on first use, not at every start of the command line.
       const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(
@@ -129,6 +135,6 @@ export const MultiEditTool = Tool.define<typeof Parameters, MultiEditMetadata>(
         metadata: { ...diffMetadata(result.filepath, result), results },
       })
     },
-  },
+  }),
   { available: forOtherModels, annotations: WRITES },
 )

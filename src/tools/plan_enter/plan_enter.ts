@@ -2,10 +2,12 @@ import { stat } from "node:fs/promises"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-export const Parameters = z.object({})
+const parameters = lazy(() => z.object({}))
+type Parameters = ReturnType<typeof parameters>
 
 export interface PlanEnterMetadata extends Record<string, unknown> {
   /** The agent the session runs as from now on. */
@@ -28,9 +30,9 @@ const PLAN_AGENT = "plan"
  * 3. Shape: what plan mode allows, the plan file (`.toolbelt/plans/<session>.md`; said when it exists
  *    already), and that plan_exit ends it.
  */
-export const PlanEnterTool = Tool.define<typeof Parameters, PlanEnterMetadata>("plan_enter", {
+export const PlanEnterTool = Tool.define<Parameters, PlanEnterMetadata>("plan_enter", () => ({
   description: loadText(import.meta.url, "description.txt"),
-  parameters: Parameters,
+  parameters: parameters(),
   async execute(_params, ctx) {
     // 1. Ask.
     await ctx.ask({ permission: "plan_enter", patterns: ["*"], always: ["*"], metadata: {} })
@@ -61,4 +63,4 @@ export const PlanEnterTool = Tool.define<typeof Parameters, PlanEnterMetadata>("
       metadata: { agent: PLAN_AGENT, previous: ctx.agent, plan },
     }
   },
-})
+}))

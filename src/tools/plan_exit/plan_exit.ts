@@ -4,10 +4,12 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { QuestionRejectedError } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-export const Parameters = z.object({})
+const parameters = lazy(() => z.object({}))
+type Parameters = ReturnType<typeof parameters>
 
 export interface PlanExitMetadata extends Record<string, unknown> {
   /** The agent the session runs as from now on. */
@@ -44,11 +46,11 @@ const NO_APPROVAL =
  * 5. Shape: the approval and the plan itself (as the file holds it now), the instruction the build
  *    agent carries out.
  */
-export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
+export const PlanExitTool = Tool.define<Parameters, PlanExitMetadata>(
   "plan_exit",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(_params, ctx) {
       // 1. Ask; someone must be there to approve the plan, and the runtime must keep session agents.
       const askThePerson = await personToAsk(ctx, "plan_exit", NO_APPROVAL)
@@ -92,7 +94,7 @@ export const PlanExitTool = Tool.define<typeof Parameters, PlanExitMetadata>(
         metadata: { agent: BUILD_AGENT, plan },
       }
     },
-  },
+  }),
   {
     ...WHERE_SOMEONE_ANSWERS,
     available: (env) => {

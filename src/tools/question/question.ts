@@ -2,50 +2,57 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import type { Answers, Question } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-export const OptionSchema = z.object({
-  label: z
-    .string()
-    .trim()
-    .min(1)
-    .describe("The choice as the user sees it and as the answer holds it (1-5 words)"),
-  description: z.string().describe("What choosing it means"),
-})
-
-export const QuestionSchema = z
-  .object({
-    question: z.string().trim().min(1).describe("The complete question"),
-    header: z.string().trim().min(1).describe("A very short label for the question (30 characters at most)"),
-    options: z.array(OptionSchema).describe("The choices, the recommended one first"),
-    multiple: z.boolean().optional().describe("true: the user may pick several options (default: one)"),
-    custom: z
-      .boolean()
-      .optional()
-      .describe("false: only the options may be picked (default: the user may also type an answer)"),
+const parameters = lazy(() => {
+  const option = z.object({
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .describe("The choice as the user sees it and as the answer holds it (1-5 words)"),
+    description: z.string().describe("What choosing it means"),
   })
-  .superRefine((question, check) => {
-    if (question.custom === false && question.options.length === 0)
-      check.addIssue({
-        code: "custom",
-        path: ["options"],
-        message: "a question that allows only its options needs at least one option",
-      })
-    const seen = new Set<string>()
-    question.options.forEach((option, index) => {
-      if (seen.has(option.label))
+
+  const question = z
+    .object({
+      question: z.string().trim().min(1).describe("The complete question"),
+      header: z
+        .string()
+        .trim()
+        .min(1)
+        .describe("A very short label for the question (30 characters at most)"),
+      options: z.array(option).describe("The choices, the recommended one first"),
+      multiple: z.boolean().optional().describe("true: the user may pick several options (default: one)"),
+      custom: z
+        .boolean()
+        .optional()
+        .describe("false: only the options may be picked (default: the user may also type an answer)"),
+    })
+    .superRefine((question, check) => {
+      if (question.custom === false && question.options.length === 0)
         check.addIssue({
           code: "custom",
-          path: ["options", index, "label"],
-          message: `two options are labelled "${option.label}": give each its own label`,
+          path: ["options"],
+          message: "a question that allows only its options needs at least one option",
         })
-      seen.add(option.label)
+      const seen = new Set<string>()
+      question.options.forEach((option, index) => {
+        if (seen.has(option.label))
+          check.addIssue({
+            code: "custom",
+            path: ["options", index, "label"],
+            message: `two options are labelled "${option.label}": give each its own label`,
+          })
+        seen.add(option.label)
+      })
     })
+  return z.object({
+    questions: z.array(question).min(1).describe("The questions to ask, in the order they are asked"),
   })
-
-export const Parameters = z.object({
-  questions: z.array(QuestionSchema).min(1).describe("The questions to ask, in the order they are asked"),
 })
+type Parameters = ReturnType<typeof parameters>
 
 export interface QuestionMetadata extends Record<string, unknown> {
   answers: Answers
@@ -60,11 +67,11 @@ export interface QuestionMetadata extends Record<string, unknown> {
  *    the call and stops the turn.
  * 3. Shape: each question with its answer (`"Unanswered"` when left empty).
  */
-export const QuestionTool = Tool.define<typeof Parameters, QuestionMetadata>(
+export const QuestionTool = Tool.define<Parameters, QuestionMetadata>(
   "question",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Ask; someone must be there to answer.
       const askThePerson = await personToAsk(
@@ -85,7 +92,7 @@ export const QuestionTool = Tool.define<typeof Parameters, QuestionMetadata>(
         metadata: { answers },
       }
     },
-  },
+  }),
   WHERE_SOMEONE_ANSWERS,
 )
 

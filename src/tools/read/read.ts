@@ -13,6 +13,7 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead, readSmallFileSync, statOrUndefinedSync } from "../kit/paths.ts"
 import {
@@ -32,27 +33,30 @@ export const WHOLE_FILE_BYTES = 256 * 1024
 /** Images and PDFs larger than this are refused rather than attached (a data: URL is held in memory). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024
 
-export const Parameters = z.object({
-  filePath: z
-    .string()
-    .describe(
-      "The absolute path to the file or directory to read (a path relative to the project also works)",
-    ),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("The line number to start reading from, 1-indexed (for a directory: the entry number)"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(
-      `The maximum number of lines (or directory entries) to read (default ${DEFAULT_READ_LIMITS.limit})`,
-    ),
-})
+const parameters = lazy(() =>
+  z.object({
+    filePath: z
+      .string()
+      .describe(
+        "The absolute path to the file or directory to read (a path relative to the project also works)",
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The line number to start reading from, 1-indexed (for a directory: the entry number)"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        `The maximum number of lines (or directory entries) to read (default ${DEFAULT_READ_LIMITS.limit})`,
+      ),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface ReadMetadata extends Record<string, unknown> {
   /** The first lines (or entries) of the page, without line numbers. */
@@ -80,11 +84,11 @@ export interface ReadMetadata extends Record<string, unknown> {
  *    the page, the line count and the hash recorded in the session's read ledger.
  * 4. Shape opencode's page with its footer, then the instruction files this session has not seen.
  */
-export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
+export const ReadTool = Tool.define<Parameters, ReadMetadata>(
   "read",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Resolve the path (relative to the project) and see what is there.
       const { filepath, title } = callPath(ctx, params.filePath)
@@ -215,7 +219,7 @@ export const ReadTool = Tool.define<typeof Parameters, ReadMetadata>(
         recentPages.set(version, text, key, { bytes: whole.bytes })
       return answer(text)
     },
-  },
+  }),
   {
     annotations: { readOnly: true },
     // Its own page limits: the hint after a truncated result names calls to it that fit them.

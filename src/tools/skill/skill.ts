@@ -6,17 +6,21 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { sampleFiles } from "./sample-files.ts"
 
 /** How many of a skill's files the result lists (opencode's number). */
 export const FILE_SAMPLE = 10
 
-export const Parameters = z.object({
-  name: z
-    .string()
-    .describe("The name of the skill to load, exactly as it is listed in this tool's description"),
-})
+const parameters = lazy(() =>
+  z.object({
+    name: z
+      .string()
+      .describe("The name of the skill to load, exactly as it is listed in this tool's description"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface SkillMetadata extends Record<string, unknown> {
   name: string
@@ -52,13 +56,13 @@ export function describeSkills(skills: Listed): string {
 export const NO_SKILLS =
   "no Agent Skills were found: add a folder with a SKILL.md (frontmatter: name, description) under .toolbelt/skills/, .opencode/skill/ or .claude/skills/ of the project, or under ~/.config/toolbelt/skills/; toolbelt skills lists what is found"
 
-export const SkillTool = Tool.define<typeof Parameters, SkillMetadata>(
+export const SkillTool = Tool.define<Parameters, SkillMetadata>(
   "skill",
   async (init) => {
     const known = services({ extra: init?.extra ?? {} }).skills?.skills ?? []
     return {
       description: describeSkills(known),
-      parameters: Parameters,
+      parameters: parameters(),
       async execute(params, ctx) {
         const catalog = services(ctx).skills
 

@@ -2,34 +2,36 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { SubagentInfo, SubagentOutcome, SubagentProgress } from "../../runtime/tool/subagent-services.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-const base = {
-  description: z.string().describe("What the task is, in 3-5 words"),
-  prompt: z
-    .string()
-    .describe("The complete brief for the subagent: what to do, what you know, what to give back"),
-  subagent_type: z.string().describe("The agent to run the task as (one of the agent types listed above)"),
-  task_id: z
-    .string()
-    .optional()
-    .describe("The task_id of an earlier result, to continue that subagent's session and its history"),
-}
-
-export const Parameters = z.object(base)
-
-/** The parameters when background runs are turned on. */
-export const BackgroundParameters = z.object({
-  ...base,
-  background: z
-    .boolean()
-    .optional()
-    .describe(
-      "Run it in the background: this call returns at once with the task_id, and the result comes to you in a later message",
-    ),
+/** The parameters, and those when background runs are turned on (built on first use, kit/lazy.ts). */
+const parameters = lazy(() => {
+  const base = {
+    description: z.string().describe("What the task is, in 3-5 words"),
+    prompt: z
+      .string()
+      .describe("The complete brief for the subagent: what to do, what you know, what to give back"),
+    subagent_type: z.string().describe("The agent to run the task as (one of the agent types listed above)"),
+    task_id: z
+      .string()
+      .optional()
+      .describe("The task_id of an earlier result, to continue that subagent's session and its history"),
+  }
+  const background = z.object({
+    ...base,
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run it in the background: this call returns at once with the task_id, and the result comes to you in a later message",
+      ),
+  })
+  return { foreground: z.object(base), background }
 })
+type BackgroundParameters = ReturnType<typeof parameters>["background"]
 
-type Params = z.output<typeof BackgroundParameters>
+type Params = z.output<BackgroundParameters>
 
 export interface TaskMetadata extends Record<string, unknown> {
   /** The child session. */
@@ -92,7 +94,7 @@ export function renderOutcome(outcome: SubagentOutcome): string {
  * 6. The answer as `<task id=... state="completed"><task_result>…`; a failed child as `<task_error>`
  *    (a tool error); a background run as `state="running"`.
  */
-export const TaskTool = Tool.define<typeof BackgroundParameters, TaskMetadata>(
+export const TaskTool = Tool.define<BackgroundParameters, TaskMetadata>(
   "task",
   async (init) => {
     const subagents = services({ extra: init?.extra ?? {} }).subagents
@@ -100,7 +102,7 @@ export const TaskTool = Tool.define<typeof BackgroundParameters, TaskMetadata>(
     const agent = init?.agent?.name ?? "build"
     return {
       description: describeTask(subagents?.available(agent) ?? [], { background }),
-      parameters: (background ? BackgroundParameters : Parameters) as typeof BackgroundParameters,
+      parameters: (background ? parameters().background : parameters().foreground) as BackgroundParameters,
       async execute(params: Params, ctx) {
         const { subagents: runner, model } = services(ctx)
         if (!runner || !model)

@@ -2,10 +2,12 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-export const Parameters = z.object({})
+const parameters = lazy(() => z.object({}))
+type Parameters = ReturnType<typeof parameters>
 
 /**
  * The `todoread` tool: the session's todo list as todowrite last left it (in any process).
@@ -14,11 +16,11 @@ export const Parameters = z.object({})
  * 2. Read the session's list from the store.
  * 3. Shape: the list as JSON, titled with how many items are still to do.
  */
-export const TodoReadTool = Tool.define<typeof Parameters, TodoListMetadata>(
+export const TodoReadTool = Tool.define<Parameters, TodoListMetadata>(
   "todoread",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(_params, ctx) {
       // 1. Ask.
       await ctx.ask({ permission: "todoread", patterns: ["*"], always: ["*"], metadata: {} })
@@ -27,7 +29,7 @@ export const TodoReadTool = Tool.define<typeof Parameters, TodoListMetadata>(
       // 3. Shape.
       return todoListResult(todos)
     },
-  },
+  }),
   {
     annotations: READS_ONLY, // Reads the list todowrite keeps: hidden wherever todowrite is denied (subagents).
     permission: "todowrite",

@@ -2,41 +2,44 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { Todo } from "../../runtime/tool/session-services.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-export const TodoItem = z.object({
-  content: z.string().trim().min(1).describe("What to do, briefly and specifically"),
-  status: z
-    .enum(["pending", "in_progress", "completed", "cancelled"])
-    .describe("pending, in_progress (being worked on now), completed, or cancelled (no longer needed)"),
-  priority: z.enum(["high", "medium", "low"]).describe("high, medium or low"),
-  id: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .describe("The item's id from the list you were last shown; omit it for a new item"),
+const parameters = lazy(() => {
+  const item = z.object({
+    content: z.string().trim().min(1).describe("What to do, briefly and specifically"),
+    status: z
+      .enum(["pending", "in_progress", "completed", "cancelled"])
+      .describe("pending, in_progress (being worked on now), completed, or cancelled (no longer needed)"),
+    priority: z.enum(["high", "medium", "low"]).describe("high, medium or low"),
+    id: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe("The item's id from the list you were last shown; omit it for a new item"),
+  })
+  return z.object({
+    todos: z
+      .array(item)
+      .describe("The whole updated list, in order: every item, changed or not (it replaces the list)")
+      .superRefine((todos, check) => {
+        const seen = new Set<string>()
+        todos.forEach((todo, index) => {
+          if (todo.id === undefined) return
+          if (seen.has(todo.id))
+            check.addIssue({
+              code: "custom",
+              path: [index, "id"],
+              message: `id "${todo.id}" is used by two items: give each item its own id, or omit it`,
+            })
+          seen.add(todo.id)
+        })
+      }),
+  })
 })
-
-export const Parameters = z.object({
-  todos: z
-    .array(TodoItem)
-    .describe("The whole updated list, in order: every item, changed or not (it replaces the list)")
-    .superRefine((todos, check) => {
-      const seen = new Set<string>()
-      todos.forEach((todo, index) => {
-        if (todo.id === undefined) return
-        if (seen.has(todo.id))
-          check.addIssue({
-            code: "custom",
-            path: [index, "id"],
-            message: `id "${todo.id}" is used by two items: give each item its own id, or omit it`,
-          })
-        seen.add(todo.id)
-      })
-    }),
-})
+type Parameters = ReturnType<typeof parameters>
 
 /**
  * The `todowrite` tool: replaces the session's todo list.
@@ -47,11 +50,11 @@ export const Parameters = z.object({
  * 3. Replace the session's list atomically in the store and publish `todo.updated`.
  * 4. Shape: the list as JSON, titled with how many items are still to do.
  */
-export const TodoWriteTool = Tool.define<typeof Parameters, TodoListMetadata>(
+export const TodoWriteTool = Tool.define<Parameters, TodoListMetadata>(
   "todowrite",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Ask.
       await ctx.ask({ permission: "todowrite", patterns: ["*"], always: ["*"], metadata: {} })
@@ -67,12 +70,12 @@ export const TodoWriteTool = Tool.define<typeof Parameters, TodoListMetadata>(
       // 4. Shape.
       return todoListResult(todos)
     },
-  },
+  }),
   { annotations: { idempotent: true } },
 )
 
 /** The items with ids: their own, else a previous item's with the same content, else the next free number. */
-export function withIds(items: readonly z.output<typeof TodoItem>[], previous: readonly Todo[]): Todo[] {
+export function withIds(items: z.output<Parameters>["todos"], previous: readonly Todo[]): Todo[] {
   const taken = new Set(items.flatMap((item) => (item.id === undefined ? [] : [item.id])))
   const byContent = new Map<string, string[]>()
   for (const todo of previous) {

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type DeferredGroup, type FoundTool, toolSearchService } from "./service.ts"
 
@@ -17,25 +18,28 @@ const ABOUT_CHARS = 3_000
 const MAX_QUERY = 2_000
 const ABOUT_MAX = 60
 
-export const Parameters = z.object({
-  query: z
-    .string()
-    .trim()
-    .min(1, 'query must not be empty: describe the action you need, e.g. "create a github issue"')
-    // The ranker reads a query's first 2,000 characters; a longer one is a mistake worth saying.
-    .max(
-      MAX_QUERY,
-      `query must be at most ${MAX_QUERY} characters: describe the action you need in a few words`,
-    )
-    .describe("What you need a tool for, in plain words: the action and what it acts on"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_LIMIT)
-    .optional()
-    .describe(`How many tools to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`),
-})
+const parameters = lazy(() =>
+  z.object({
+    query: z
+      .string()
+      .trim()
+      .min(1, 'query must not be empty: describe the action you need, e.g. "create a github issue"')
+      // The ranker reads a query's first 2,000 characters; a longer one is a mistake worth saying.
+      .max(
+        MAX_QUERY,
+        `query must be at most ${MAX_QUERY} characters: describe the action you need in a few words`,
+      )
+      .describe("What you need a tool for, in plain words: the action and what it acts on"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIMIT)
+      .optional()
+      .describe(`How many tools to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface ToolSearchMetadata extends Record<string, unknown> {
   /** The names found, best first (each now loaded into the session). */
@@ -69,11 +73,11 @@ export function describeToolSearch(groups: readonly DeferredGroup[]): string {
  *    definition (name, description, input JSON Schema) in a `<tool>` block, as many as fit in ~40 KB;
  *    the others are named with how to get them. No match: say so, with what is deferred and from where.
  */
-export const ToolSearchTool = Tool.define<typeof Parameters, ToolSearchMetadata>(
+export const ToolSearchTool = Tool.define<Parameters, ToolSearchMetadata>(
   "tool_search",
-  {
+  () => ({
     description: describeToolSearch([]),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       const service = toolSearchService(ctx.extra)
       if (!service)
@@ -109,7 +113,7 @@ export const ToolSearchTool = Tool.define<typeof Parameters, ToolSearchMetadata>
         metadata: { matches: names },
       }
     },
-  },
+  }),
   {
     annotations: { readOnly: true, idempotent: true }, // Needs a toolbelt's index, which lists it only while some tools (MCP, plugins, tool files) are deferred.
     available: (env) => env.extra?.toolSearch !== undefined,

@@ -5,6 +5,7 @@ import { parseHttpUrl } from "../../platform/net/guarded-fetch.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { convertPage } from "./convert.ts"
 import type { fetchPage } from "./fetch-page.ts"
@@ -14,22 +15,25 @@ import { addressPolicy } from "./settings.ts"
 export const DEFAULT_TIMEOUT_S = 30
 export const MAX_TIMEOUT_S = 120
 
-export const Parameters = z.object({
-  url: z.string().describe("The URL to fetch content from (http:// or https://)"),
-  format: z
-    .enum(["markdown", "text", "html"])
-    .default("markdown")
-    .describe("The format to return the content in: markdown (default), text, or html"),
-  timeout: z
-    .number()
-    .positive()
-    .optional()
-    .describe(`Optional timeout in seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S})`),
-  refresh: z
-    .boolean()
-    .optional()
-    .describe("Fetch the URL again even if it was fetched in the last 15 minutes (default false)"),
-})
+const parameters = lazy(() =>
+  z.object({
+    url: z.string().describe("The URL to fetch content from (http:// or https://)"),
+    format: z
+      .enum(["markdown", "text", "html"])
+      .default("markdown")
+      .describe("The format to return the content in: markdown (default), text, or html"),
+    timeout: z
+      .number()
+      .positive()
+      .optional()
+      .describe(`Optional timeout in seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S})`),
+    refresh: z
+      .boolean()
+      .optional()
+      .describe("Fetch the URL again even if it was fetched in the last 15 minutes (default false)"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface WebfetchMetadata extends Record<string, unknown> {
   /** The URL the content came from, after redirects. */
@@ -58,11 +62,11 @@ const pages = new PageCache()
  *    memory, terminated when the same timeout passes. Then shape the result: title
  *    `<url> (<content type>)`, metadata with the final URL, status, size, cache.
  */
-export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>(
+export const WebfetchTool = Tool.define<Parameters, WebfetchMetadata>(
   "webfetch",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. The URL, then permission (for the URL; "always" for its origin).
       const url = parsed(params.url)
@@ -128,7 +132,7 @@ export const WebfetchTool = Tool.define<typeof Parameters, WebfetchMetadata>(
       pages.set(key, result)
       return answer(result, false)
     },
-  },
+  }),
   { annotations: READS_THE_WEB },
 )
 

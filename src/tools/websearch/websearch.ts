@@ -1,6 +1,7 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { providers } from "../kit/search/providers.ts"
 import { configuredProvider, offeredWhenConfigured, runSearch } from "../kit/search/run-search.ts"
@@ -9,31 +10,34 @@ import { formatAnswer } from "./format-results.ts"
 
 export const DEFAULT_RESULTS = 8
 
-export const Parameters = z.object({
-  query: z.string().min(1).describe("The web search query"),
-  numResults: z
-    .number()
-    .int()
-    .positive()
-    .default(DEFAULT_RESULTS)
-    .describe(`Number of search results to return (default ${DEFAULT_RESULTS})`),
-  livecrawl: z
-    .enum(["fallback", "preferred"])
-    .optional()
-    .describe(
-      "Live crawling (Exa): 'fallback' crawls when cached content is missing (default), 'preferred' crawls first",
-    ),
-  type: z
-    .enum(["auto", "fast", "deep"])
-    .optional()
-    .describe("Search type: 'auto' (default), 'fast' for a quick answer, 'deep' for a thorough search"),
-  contextMaxCharacters: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("The most characters of page context the provider returns (Exa)"),
-})
+const parameters = lazy(() =>
+  z.object({
+    query: z.string().min(1).describe("The web search query"),
+    numResults: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_RESULTS)
+      .describe(`Number of search results to return (default ${DEFAULT_RESULTS})`),
+    livecrawl: z
+      .enum(["fallback", "preferred"])
+      .optional()
+      .describe(
+        "Live crawling (Exa): 'fallback' crawls when cached content is missing (default), 'preferred' crawls first",
+      ),
+    type: z
+      .enum(["auto", "fast", "deep"])
+      .optional()
+      .describe("Search type: 'auto' (default), 'fast' for a quick answer, 'deep' for a thorough search"),
+    contextMaxCharacters: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("The most characters of page context the provider returns (Exa)"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface WebsearchMetadata extends Record<string, unknown> {
   provider: string
@@ -51,12 +55,12 @@ const DESCRIPTION = loadText(import.meta.url, "description.txt")
  * 3. Search within the timeout (25 s by default) and the call's abort.
  * 4. A numbered list of results, or the provider's own text; title `<Label>: <query>`.
  */
-export const WebsearchTool = Tool.define<typeof Parameters, WebsearchMetadata>(
+export const WebsearchTool = Tool.define<Parameters, WebsearchMetadata>(
   "websearch",
   () => ({
     // The date the model reads is the day the tool was prepared for it.
     description: DESCRIPTION.replace("{{date}}", new Date().toISOString().slice(0, 10)),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. The provider.
       const settings = configuredProvider(websearchSettings, ctx)

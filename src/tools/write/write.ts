@@ -21,6 +21,7 @@ import { pathToWrite } from "../kit/call-path.ts"
 import { forOtherModels } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
+import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead } from "../kit/paths.ts"
 
@@ -30,12 +31,15 @@ import { readHead } from "../kit/paths.ts"
  */
 const DIFF_CONTEXT = 4
 
-export const Parameters = z.object({
-  filePath: z
-    .string()
-    .describe("The absolute path to the file to write (a path relative to the project also works)"),
-  content: z.string().describe("The content to write to the file, exactly as it should be saved"),
-})
+const parameters = lazy(() =>
+  z.object({
+    filePath: z
+      .string()
+      .describe("The absolute path to the file to write (a path relative to the project also works)"),
+    content: z.string().describe("The content to write to the file, exactly as it should be saved"),
+  }),
+)
+type Parameters = ReturnType<typeof parameters>
 
 export interface WriteMetadata extends Record<string, unknown> {
   /** Unified diff of the old content (empty for a new file) to the new, common indentation trimmed. */
@@ -61,11 +65,11 @@ export interface WriteMetadata extends Record<string, unknown> {
  *    write again.
  * 3. Publish `file.edited`; return the trimmed diff, its counts and whether the file existed.
  */
-export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
+export const WriteTool = Tool.define<Parameters, WriteMetadata>(
   "write",
-  {
+  () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: Parameters,
+    parameters: parameters(),
     async execute(params, ctx) {
       // 1. Resolve the path (relative to the project) and guard paths outside the project.
       const { filepath, title, resolved } = await pathToWrite(ctx, params.filePath)
@@ -148,7 +152,7 @@ export const WriteTool = Tool.define<typeof Parameters, WriteMetadata>(
         },
       })
     },
-  },
+  }),
   { available: forOtherModels, annotations: { destructive: true } },
 )
 
