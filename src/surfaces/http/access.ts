@@ -1,7 +1,7 @@
 // Who may use the server: requests must name it (Host), come from its own page or from no page at all
 // (Origin, Sec-Fetch-Site: the rules `/mcp` applies too, in ../mcp-server/guard.ts), and, when it has a
 // token (on every port unless --no-token), carry it or the page's cookie.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto"
 import { allowedHostnames, refusedOrigin, sameSecret } from "../mcp-server/guard.ts"
 import { errorResponse } from "./api-error.ts"
 
@@ -104,8 +104,9 @@ export class Access {
   }
 }
 
+/** SHA-256, one-shot (`crypto.hash`: a `createHash` object per request cost as much again). */
 function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest()
+  return hash("sha256", text, "buffer")
 }
 
 /** Whether `sent` is the secret of `expected` (its digest), in constant time whatever its length. */

@@ -104,7 +104,8 @@ export function mount(app: Hono, routes: readonly AnyRoute[], options: { maxBody
     app.on(spec.method.toUpperCase(), spec.path, async (context) => {
       const request = context.req.raw
       const params = check(spec.params, context.req.param(), "path")
-      const query = check(spec.query, queryOf(new URL(request.url), spec.query), "query")
+      // Only a route that takes a query parses the URL's.
+      const query = spec.query ? check(spec.query, queryOf(new URL(request.url), spec.query), "query") : {}
       const body = spec.body
         ? check(spec.body, await readJson(request, options.maxBodyBytes), "body")
         : undefined
