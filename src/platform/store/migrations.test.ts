@@ -23,6 +23,7 @@ const TABLES = [
   "output_chunk",
   "owner",
   "part",
+  "part_output",
   "pending_ask",
   "pending_question",
   "permission_approval",
@@ -141,12 +142,33 @@ describe("part output column (v3)", () => {
     const output = `line "one"\n${"x".repeat(50_000)}\n`
     store.parts.upsert(part("running"))
     store.parts.upsert(part("completed", output))
-    const row = store.db.prepare("SELECT data, output FROM part").get<{ data: string; output: string }>()
+    // A long output is stored once by content (v12), named by the part.
+    const row = store.db
+      .prepare("SELECT p.data, o.text AS output FROM part p JOIN part_output o ON o.digest = p.output_digest")
+      .get<{ data: string; output: string }>()
     expect(row?.output).toBe(output)
     expect(JSON.parse(row!.data).state.output).toBe("")
     expect(store.parts.get("ses_1", "call_1")?.state).toMatchObject({ status: "completed", output })
     expect(store.parts.list("ses_1")[0]?.state).toMatchObject({ output })
     expect(store.journal.settled("ses_1", "call_1")?.state).toMatchObject({ output })
+    store.close()
+  })
+
+  it("reads a part stored before v12, its long output in the part's own row", () => {
+    const path = join(dirs.make(), "toolbelt.db")
+    const old = openDatabase(path)
+    migrate(old, MIGRATIONS.slice(0, 11))
+    const output = "y".repeat(10_000)
+    const stored = part("completed", output)
+    old
+      .prepare(
+        `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, output, time_created, time_updated)
+         VALUES ('prt_1', 'ses_1', 'msg_1', 'call_1', 'read', 'completed', ?, ?, 1, 2)`,
+      )
+      .run(JSON.stringify({ ...stored, state: { ...stored.state, output: "" } }), output)
+    old.close()
+    const store = openStore({ path })
+    expect(store.parts.get("ses_1", "call_1")).toEqual(stored)
     store.close()
   })
 

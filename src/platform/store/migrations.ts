@@ -58,6 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
     postgres: pg.V10,
   },
   { version: 11, name: "full outputs shared by the fleet", up: lite.V11, postgres: pg.V11 },
+  { version: 12, name: "outputs stored once by content", up: lite.V12, postgres: pg.V12 },
 ]
 
 /** Where PostgreSQL keeps the schema version: one row. */

@@ -1,8 +1,19 @@
+import { hash } from "node:crypto"
 import { storedInput, storedString } from "./input-bounds.ts"
 import { advance, type ToolPart } from "./part.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
-const OPEN = "status IN ('pending', 'running')"
+const OPEN = "p.status IN ('pending', 'running')"
+
+/**
+ * Outputs this long or longer are stored once by content (`part_output`, keyed by SHA-256) and named
+ * by the parts that returned them; shorter ones stay in the part's row, where a name would save little.
+ */
+export const SHARED_OUTPUT_CHARS = 2048
+
+/** A part's row with its output, wherever it is kept. */
+const SELECT = `SELECT p.data, COALESCE(p.output, o.text) AS output, p.owner FROM part p
+  LEFT JOIN part_output o ON o.digest = p.output_digest`
 
 /** A stored part and the owner that last wrote it. */
 export interface PartRecord {
@@ -22,24 +33,29 @@ export class PartRows {
   readonly #list: Statement
   readonly #open: Statement
   readonly #openInSession: Statement
+  readonly #share: Statement
 
   constructor(db: Database) {
-    this.#read = db.prepare("SELECT data, output, owner FROM part WHERE session_id = ? AND call_id = ?")
+    this.#read = db.prepare(`${SELECT} WHERE p.session_id = ? AND p.call_id = ?`)
     this.#insert = db.prepare(
-      `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, output, owner, time_created, time_updated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO part (id, session_id, message_id, call_id, tool, status, data, output, output_digest, owner,
+         time_created, time_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     // Two updates: one that leaves `status` alone, so progress does not touch the part_open index.
     this.#update = db.prepare(
-      "UPDATE part SET status = ?, data = ?, output = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
+      `UPDATE part SET status = ?, data = ?, output = ?, output_digest = ?, owner = ?, time_updated = ?
+       WHERE session_id = ? AND call_id = ?`,
     )
     this.#updateData = db.prepare(
-      "UPDATE part SET data = ?, output = ?, owner = ?, time_updated = ? WHERE session_id = ? AND call_id = ?",
+      `UPDATE part SET data = ?, output = ?, output_digest = ?, owner = ?, time_updated = ?
+       WHERE session_id = ? AND call_id = ?`,
     )
-    this.#list = db.prepare("SELECT data, output FROM part WHERE session_id = ? ORDER BY seq")
-    this.#open = db.prepare(`SELECT data, output, owner FROM part WHERE ${OPEN} ORDER BY seq`)
-    this.#openInSession = db.prepare(
-      `SELECT data, output, owner FROM part WHERE ${OPEN} AND session_id = ? ORDER BY seq`,
+    this.#list = db.prepare(`${SELECT} WHERE p.session_id = ? ORDER BY p.seq`)
+    this.#open = db.prepare(`${SELECT} WHERE ${OPEN} ORDER BY p.seq`)
+    this.#openInSession = db.prepare(`${SELECT} WHERE ${OPEN} AND p.session_id = ? ORDER BY p.seq`)
+    this.#share = db.prepare(
+      "INSERT INTO part_output (digest, text) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
     )
   }
 
@@ -53,7 +69,9 @@ export class PartRows {
    * identity columns keep their stored values, as `advance()` keeps them in the part.
    */
   write(part: ToolPart, stored: ToolPart | undefined, owner: string, now: number): void {
-    const { data, output } = encode(part)
+    const { data, output, digest } = encode(part)
+    if (digest !== null) this.#share.run(digest, output)
+    const inline = digest === null ? output : null
     if (!stored) {
       this.#insert.run(
         part.id,
@@ -63,15 +81,16 @@ export class PartRows {
         part.tool,
         part.state.status,
         data,
-        output,
+        inline,
+        digest,
         owner,
         now,
         now,
       )
     } else if (stored.state.status === part.state.status) {
-      this.#updateData.run(data, output, owner, now, part.sessionID, part.callID)
+      this.#updateData.run(data, inline, digest, owner, now, part.sessionID, part.callID)
     } else {
-      this.#update.run(part.state.status, data, output, owner, now, part.sessionID, part.callID)
+      this.#update.run(part.state.status, data, inline, digest, owner, now, part.sessionID, part.callID)
     }
   }
 
@@ -95,16 +114,22 @@ interface PartRow {
 /**
  * A part as stored: its JSON, and a completed part's output apart (kept out of the JSON, where escaping
  * a large output would cost more than the rest of the write). The JSON keeps `output: ""` in its place.
- * An output with a NUL character stays in the JSON (a column NULL), as rows from before the column did.
+ * A long output is named by its `digest` (its text goes to `part_output` once). An output with a NUL
+ * character stays in the JSON (columns NULL), as rows from before the column did.
  */
-function encode(whole: ToolPart): { data: string; output: string | null } {
+function encode(whole: ToolPart): { data: string; output: string | null; digest: string | null } {
   const part = bounded(whole)
   const state = part.state
   // PostgreSQL's TEXT cannot hold NUL: such an output stays in the JSON, which escapes it.
   if (state.status !== "completed" || state.output.includes("\u0000")) {
-    return { data: JSON.stringify(part), output: null }
+    return { data: JSON.stringify(part), output: null, digest: null }
   }
-  return { data: JSON.stringify({ ...part, state: { ...state, output: "" } }), output: state.output }
+  const output = state.output
+  return {
+    data: JSON.stringify({ ...part, state: { ...state, output: "" } }),
+    output,
+    digest: output.length >= SHARED_OUTPUT_CHARS ? hash("sha256", output, "base64url") : null,
+  }
 }
 
 /**

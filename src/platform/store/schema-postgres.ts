@@ -205,3 +205,12 @@ CREATE TABLE output_chunk (
   PRIMARY KEY (output_id, seq)
 );
 `
+
+export const V12 = `
+CREATE TABLE part_output (
+  digest TEXT PRIMARY KEY,
+  text TEXT NOT NULL
+);
+ALTER TABLE part ADD COLUMN output_digest TEXT REFERENCES part_output (digest);
+CREATE INDEX part_output_digest ON part (output_digest) WHERE output_digest IS NOT NULL;
+`

@@ -277,3 +277,18 @@ CREATE TABLE output_chunk (
   PRIMARY KEY (output_id, seq)
 ) STRICT;
 `
+
+/**
+ * Outputs stored once (issue 31). A completed call's output of `SHARED_OUTPUT_CHARS` or more is kept
+ * in `part_output` under its SHA-256, and the part names it in `output_digest`: an agent reading the
+ * same file again and again commits a name instead of the whole text each time (the journal commit and
+ * the WAL checkpoint were a fifth of an MCP read's CPU). Parts written before keep `output` inline.
+ */
+export const V12 = `
+CREATE TABLE part_output (
+  digest TEXT PRIMARY KEY,
+  text TEXT NOT NULL
+) STRICT;
+ALTER TABLE part ADD COLUMN output_digest TEXT REFERENCES part_output (digest);
+CREATE INDEX part_output_digest ON part (output_digest) WHERE output_digest IS NOT NULL;
+`

@@ -1,4 +1,5 @@
 import { ascending } from "../util/id.ts"
+import { logger } from "../util/log.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
 /** One permission rule of a session, as stored (the runtime's `Rule` without its source). */
@@ -51,6 +52,8 @@ interface SessionRow {
   time_updated: number
 }
 
+const log = logger("store")
+
 /** A LIMIT that limits nothing (PostgreSQL refuses SQLite's -1). */
 const NO_LIMIT = Number.MAX_SAFE_INTEGER
 
@@ -75,6 +78,8 @@ export class Sessions {
   readonly #tree: Statement
   readonly #delete: Statement
   readonly #clear: Statement[]
+  readonly #outputs: Statement
+  readonly #orphan: Statement
   readonly #flush: () => void
 
   /** `flush` commits queued journal steps, so `remove` comes after them. */
@@ -102,6 +107,12 @@ export class Sessions {
     )
     this.#delete = db.prepare("DELETE FROM session WHERE id = ?")
     this.#clear = SESSION_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE session_id = ?`))
+    this.#outputs = db.prepare(
+      "SELECT DISTINCT output_digest AS digest FROM part WHERE session_id = ? AND output_digest IS NOT NULL",
+    )
+    this.#orphan = db.prepare(
+      "DELETE FROM part_output WHERE digest = ? AND NOT EXISTS (SELECT 1 FROM part WHERE output_digest = ?)",
+    )
   }
 
   /** Creates a session; a duplicate id or an unknown parent throws (SQLite constraint error). */
@@ -165,12 +176,34 @@ export class Sessions {
    */
   remove(id: string): boolean {
     this.#flush()
-    return this.#db.transaction(() => {
+    const digests = new Set<string>()
+    const removed = this.#db.transaction(() => {
       const ids = this.#tree.all<{ id: string }>(id).map((row) => row.id)
-      for (const sessionID of ids) for (const clear of this.#clear) clear.run(sessionID)
+      for (const sessionID of ids) {
+        for (const row of this.#outputs.all<{ digest: string }>(sessionID)) digests.add(row.digest)
+        for (const clear of this.#clear) clear.run(sessionID)
+      }
       // Messages and child sessions go by ON DELETE CASCADE.
       return this.#delete.run(id).changes > 0
     })
+    this.#dropUnnamed(digests)
+    return removed
+  }
+
+  /**
+   * Drops the stored outputs no part names any more. Apart from the removal: on a shared PostgreSQL
+   * store another host may name one of them at this moment (its part's foreign key then fails this
+   * delete, and the output stays), which must not undo the removal.
+   */
+  #dropUnnamed(digests: Set<string>): void {
+    if (digests.size === 0) return
+    try {
+      this.#db.transaction(() => {
+        for (const digest of digests) this.#orphan.run(digest, digest)
+      })
+    } catch (error) {
+      log.warn("could not drop the outputs of a removed session; they stay", { error: String(error) })
+    }
   }
 }
 
