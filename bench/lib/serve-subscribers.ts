@@ -25,6 +25,8 @@ export interface SubscriberReport {
   readonly closed: number
   /** One per `completed` update, ms. */
   readonly latencies: number[]
+  /** The call's `time.end` (epoch ms) of each of `latencies`. */
+  readonly ends: number[]
 }
 
 export interface SubscriberWorkers {
@@ -100,6 +102,7 @@ interface Subscriber {
   readonly seqs: number[]
   readonly completed: Map<string, number>
   readonly latencies: number[]
+  readonly ends: number[]
   syncs: number
   closed: number
   close(): void
@@ -126,6 +129,7 @@ async function subscribe(url: string, token: string): Promise<Subscriber> {
     seqs: [],
     completed: new Map(),
     latencies: [],
+    ends: [],
     syncs: 0,
     closed: 0,
     close: () => abort.abort(),
@@ -155,6 +159,7 @@ async function subscribe(url: string, token: string): Promise<Subscriber> {
     if (part.state.status !== "completed") return
     subscriber.completed.set(part.callID, (subscriber.completed.get(part.callID) ?? 0) + 1)
     subscriber.latencies.push(readAt - part.state.time.end)
+    subscriber.ends.push(part.state.time.end)
   })
   await hello
   return subscriber
@@ -176,6 +181,7 @@ function reportOf(subscriber: Subscriber, total: number): SubscriberReport {
     syncs: subscriber.syncs,
     closed: subscriber.closed,
     latencies: subscriber.latencies,
+    ends: subscriber.ends,
   }
 }
 
