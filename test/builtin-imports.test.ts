@@ -1,14 +1,18 @@
 // The CLI bundle's rewrite of built-in imports (scripts/builtin-imports.js): costly built-ins are loaded on
 // first use, every use still reaches the same export, and a name the rewrite could get wrong stays eager.
-// Then the real build: `toolbelt call read` from dist/ loads none of the costly built-ins.
+// String.raw templates made ASCII (scripts/ascii-raw.js) keep their value. Then the real build: `toolbelt call
+// read` from dist/ loads none of the costly built-ins and a handful of files, and every chunk is ASCII.
 import { spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import nodeModule from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { parseAst } from "rolldown/parseAst"
 import { afterAll, describe, expect, it } from "vitest"
+// @ts-expect-error: a plain JavaScript build script, without types.
+import { asciiRawTemplates } from "../scripts/ascii-raw.js"
 // @ts-expect-error: a plain JavaScript build script, without types.
 import { rewriteBuiltinImports } from "../scripts/builtin-imports.js"
 
@@ -79,6 +83,26 @@ export { randomUUID };`)
   })
 })
 
+describe("asciiRawTemplates", () => {
+  const ascii = (code: string): string | null => asciiRawTemplates(code, (source: string) => parseAst(source))
+
+  it("moves a String.raw template's other characters into substitutions: same value, ASCII source", () => {
+    const code = `const a = "\u00e9"; export const r = String.raw\`^x[\u00d7\u25cf][ \\t]\${"y"}z\u{1f600}\``
+    const out = ascii(code)!
+    // The template is ASCII; a string literal is left to the bundler, which escapes it.
+    expect(out.slice(out.indexOf("String.raw"))).not.toMatch(/[\u0080-\uffff]/)
+    expect(out).toContain('const a = "\u00e9"')
+    const value = (source: string) => run(`${source}\nconsole.log(JSON.stringify(r))`).out
+    expect(value(out)).toBe(value(code))
+    expect(JSON.parse(value(out))).toBe("^x[\u00d7\u25cf][ \\t]yz\u{1f600}")
+  })
+
+  it("leaves code without such a template alone", () => {
+    expect(ascii("export const s = String.raw`a\\b`")).toBeNull()
+    expect(ascii('export const s = `\u00d7` + "\u00d7"')).toBeNull()
+  })
+})
+
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bundle = join(root, "dist", "cli.bundle.js")
 
@@ -134,4 +158,57 @@ process.on("exit", () => process.stderr.write("LOADED " + process.moduleLoadList
     ])
       expect(loaded, costly).not.toContain(`NativeModule ${costly}`)
   })
+
+  it("is ASCII in every chunk, so V8 keeps each source one byte per character", () => {
+    const chunks = readdirSync(join(root, "dist")).filter((name) => name.startsWith("cli.bundle"))
+    expect(chunks.length).toBeGreaterThan(1)
+    for (const name of chunks)
+      expect(readFileSync(join(root, "dist", name), "latin1").search(/[\u0080-\uffff]/), name).toBe(-1)
+  })
+
+  it.skipIf(!("registerHooks" in nodeModule))(
+    "loads a handful of files for `call read`: the core chunk, not one per shared part",
+    async () => {
+      dir ??= await mkdtemp(join(tmpdir(), "toolbelt-builtins-"))
+      await writeFile(join(dir, "f.txt"), "abc\n")
+      const hooks = join(dir, "hooks.mjs")
+      await writeFile(
+        hooks,
+        `import { registerHooks } from "node:module"
+const files = []
+registerHooks({ load(url, context, next) { if (url.includes("/dist/")) files.push(url.slice(url.lastIndexOf("/") + 1)); return next(url, context) } })
+process.on("exit", () => process.stderr.write("FILES " + files.join(",") + "\\n"))`,
+      )
+      const result = spawnSync(
+        process.execPath,
+        [
+          "--import",
+          pathToFileURL(hooks).href,
+          join(root, "bin", "toolbelt.js"),
+          "call",
+          "read",
+          '{"filePath":"f.txt"}',
+          "--cwd",
+          dir,
+        ],
+        {
+          encoding: "utf8",
+          env: {
+            PATH: process.env.PATH,
+            HOME: dir,
+            TOOLBELT_DATA_DIR: join(dir, "data"),
+            TOOLBELT_RUN: "build",
+          },
+        },
+      )
+      expect(result.stdout).toContain("1: abc")
+      const files = /FILES (.*)/.exec(result.stderr)?.[1]?.split(",") ?? []
+      expect(
+        files.some((name) => name.startsWith("cli.bundle-core-")),
+        files.join(" "),
+      ).toBe(true)
+      // The entry, the call command, core, and the few modules the entry and core share.
+      expect(files.length, files.join(" ")).toBeLessThanOrEqual(6)
+    },
+  )
 })
