@@ -102,6 +102,30 @@ for (const engine of await engines()) {
       expect(index.get(session.id)).toBeUndefined()
     })
 
+    it("marks the sessions whose calls finished updated, together; one deleted elsewhere is dropped by it", async () => {
+      const { here, elsewhere, clock } = setUp()
+      const bus = new Bus()
+      const index = new SessionIndex({ store: here, bus, projectID: PROJECT, now: () => clock.now })
+      opened.push(index)
+      const [a, b, doomed] = ["ses_a", "ses_b", "ses_doomed"].map((id) => {
+        const session = here.sessions.create({ id, projectID: PROJECT, agent: "build" }, clock.now)
+        index.add(session)
+        return session
+      })
+      elsewhere.sessions.remove(doomed!.id)
+      clock.now += 5000
+      for (const session of [a, b, doomed])
+        bus.publish("message.part.updated", { part: part(`call_${session!.id}`, completed(), session!.id) })
+      await bus.idle()
+      await new Promise((resolve) => setImmediate(resolve))
+
+      expect(elsewhere.sessions.get("ses_a")?.time.updated).toBe(clock.now)
+      expect(elsewhere.sessions.get("ses_b")?.time.updated).toBe(clock.now)
+      // The touch found no row: the lookup says so without waiting for ROW_FRESH_MS, and no row comes back.
+      expect(index.get(doomed!.id)).toBeUndefined()
+      expect(elsewhere.sessions.get(doomed!.id)).toBeUndefined()
+    })
+
     it("a session not found is not remembered as missing: created elsewhere, it is found at once", () => {
       const { elsewhere, index } = setUp()
       expect(index.get("ses_later")).toBeUndefined()
