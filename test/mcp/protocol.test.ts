@@ -246,4 +246,24 @@ describe("MCP over stdio under 2025-03-26: batches", () => {
       await stdio.stop()
     }
   })
+
+  it("answers a batch without the request the client cancelled (the spec: no response to it)", async () => {
+    const stdio = stdioLines(project)
+    try {
+      stdio.send(initialize("2025-03-26"))
+      expect(await stdio.next()).toMatchObject({ id: 1, result: { protocolVersion: "2025-03-26" } })
+      stdio.send(initialized)
+      // `slow` runs until it is aborted: the batch would wait for it forever.
+      stdio.send([callTool(2, "slow", {}), callTool(3, "echo", { text: "answered" })])
+      stdio.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } })
+      const answer = (await stdio.next()) as { id: number }[]
+      expect(answer.map((response) => response.id)).toEqual([3])
+      expect(JSON.stringify(answer)).toContain("answered")
+      // A request whose id is "notifications/cancelled"'s method name is no notification: it is answered.
+      stdio.send({ jsonrpc: "2.0", id: 4, method: "notifications/cancelled", params: { requestId: 3 } })
+      expect(await stdio.next()).toMatchObject({ id: 4 })
+    } finally {
+      await stdio.stop()
+    }
+  })
 })

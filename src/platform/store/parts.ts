@@ -11,6 +11,27 @@ const OPEN = "p.status IN ('pending', 'running')"
  */
 export const SHARED_OUTPUT_CHARS = 2048
 
+/** Characters of recent outputs whose digests are kept, so the same output again is not hashed again. */
+const RECENT_DIGEST_CHARS = 4 * 1024 * 1024
+
+const recentDigests = new Map<string, string>()
+let recentChars = 0
+
+/** The SHA-256 of a long output; an output seen lately (a file read again) is looked up, not hashed. */
+function digestOf(output: string): string {
+  const known = recentDigests.get(output)
+  if (known !== undefined) return known
+  const digest = hash("sha256", output, "base64url")
+  recentDigests.set(output, digest)
+  recentChars += output.length
+  for (const oldest of recentDigests.keys()) {
+    if (recentChars <= RECENT_DIGEST_CHARS) break
+    recentDigests.delete(oldest)
+    recentChars -= oldest.length
+  }
+  return digest
+}
+
 /** A part's row with its output, wherever it is kept. */
 const SELECT = `SELECT p.data, COALESCE(p.output, o.text) AS output, p.owner FROM part p
   LEFT JOIN part_output o ON o.digest = p.output_digest`
@@ -128,7 +149,7 @@ function encode(whole: ToolPart): { data: string; output: string | null; digest:
   return {
     data: JSON.stringify({ ...part, state: { ...state, output: "" } }),
     output,
-    digest: output.length >= SHARED_OUTPUT_CHARS ? hash("sha256", output, "base64url") : null,
+    digest: output.length >= SHARED_OUTPUT_CHARS ? digestOf(output) : null,
   }
 }
 

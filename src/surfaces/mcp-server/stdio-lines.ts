@@ -3,7 +3,6 @@
 import type { Readable, Writable } from "node:stream"
 import {
   isJSONRPCErrorResponse,
-  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
@@ -193,7 +192,9 @@ export class StdioLineTransport implements Transport {
 
   /** A cancelled request gets no response (the spec says so): its batch stops waiting for it. */
   #cancelled(message: JSONRPCMessage): void {
-    if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return
+    // Read already checked it is JSON-RPC: a notification is what has a method and no id. (Validating
+    // every message again with the SDK's schema cost each call as much as reading it.)
+    if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return
     const id = (message.params as { requestId?: RequestId } | undefined)?.requestId
     if (id === undefined) return
     for (const batch of this.#batches) {

@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
 import { PermissionRejectedError } from "../../runtime/permission/errors.ts"
 import type { AskInput, Context } from "../../runtime/tool/context.ts"
-import { assertExternalDirectory, checkExternalDirectory, contains } from "./external-directory.ts"
+import {
+  assertExternalDirectory,
+  checkExternalDirectory,
+  contains,
+  ROOT_REUSE_MS,
+} from "./external-directory.ts"
 
 let root: string
 let project: string
@@ -125,6 +130,21 @@ describe("assertExternalDirectory", () => {
     expect(await assertExternalDirectory(ctx, join(project, "src", "a.ts"))).toBe(false)
     expect(await assertExternalDirectory(ctx, "src/a.ts")).toBe(false)
     expect(asks).toEqual([])
+  })
+
+  it("a project path retargeted to another directory is followed once its root is resolved again", async () => {
+    // The project is a symlink the user points elsewhere: the new target's files are inside once the
+    // root's canonical path is looked up again (ROOT_REUSE_MS), and the old target's are outside.
+    const link = join(root, "current")
+    await symlink(project, link)
+    const { ctx, asks } = context({ directory: link })
+    expect(await assertExternalDirectory(ctx, join(project, "src", "a.ts"))).toBe(false)
+    await rm(link)
+    await symlink(outside, link)
+    await new Promise((done) => setTimeout(done, ROOT_REUSE_MS + 50))
+    expect(await assertExternalDirectory(ctx, join(outside, "secret.txt"))).toBe(false)
+    expect(await assertExternalDirectory(ctx, join(project, "src", "a.ts"))).toBe(true)
+    expect(asks.map((ask) => ask.patterns)).toEqual([[join(project, "src", "*")]])
   })
 
   it("does not ask inside the worktree, unless the worktree is /", async () => {

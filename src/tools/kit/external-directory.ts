@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
-import { canonicalPath } from "../../platform/fs/canonical-path.ts"
+import { canonicalPath, canonicalPathSync } from "../../platform/fs/canonical-path.ts"
 import type { Context } from "../../runtime/tool/context.ts"
 
 export interface ExternalDirectoryOptions {
@@ -45,10 +45,11 @@ export async function checkExternalDirectory(
     throw new Error("assertExternalDirectory needs ctx.extra.directory (the project directory).")
   }
   const filepath = await canonicalPath(resolve(directory, target))
-  const roots = [await canonicalPath(resolve(directory))]
+  const roots = [canonicalRoot(resolve(directory))]
   const worktree = ctx.extra.worktree
-  if (typeof worktree === "string" && worktree !== "" && resolve(worktree) !== resolve("/")) {
-    roots.push(await canonicalPath(resolve(worktree)))
+  if (typeof worktree === "string" && worktree !== "") {
+    const tree = resolve(worktree)
+    if (tree !== resolve("/") && tree !== resolve(directory)) roots.push(canonicalRoot(tree))
   }
   if (roots.some((root) => contains(root, filepath))) return { asked: false, resolved: filepath }
 
@@ -61,6 +62,26 @@ export async function checkExternalDirectory(
     metadata: { filepath, parentDir },
   })
   return { asked: true, resolved: filepath }
+}
+
+/**
+ * How long a project root's canonical path is reused. The target is resolved at every check (a symlink
+ * planted in the project is seen at once); the project directory and worktree themselves do not move
+ * under a session, and resolving them too cost every read a realpath each (one readlink per component).
+ */
+export const ROOT_REUSE_MS = 1000
+
+const knownRoots = new Map<string, { readonly real: string; readonly at: number }>()
+
+function canonicalRoot(root: string): string {
+  const now = performance.now()
+  const known = knownRoots.get(root)
+  if (known && now - known.at < ROOT_REUSE_MS) return known.real
+  const real = canonicalPathSync(root)
+  // A process serves a handful of projects; one that walks many keeps only the recent ones.
+  if (knownRoots.size >= 64) knownRoots.clear()
+  knownRoots.set(root, { real, at: now })
+  return real
 }
 
 /** `checkExternalDirectory`, returning only whether it asked. */
