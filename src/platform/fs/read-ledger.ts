@@ -141,16 +141,18 @@ export async function isUnchanged(
 
 /**
  * Records that the session has seen the file: with `stamp` when the caller has it (the read tool hashes
- * during its own pass; a writer knows what it wrote), else the file's current stamp.
+ * during its own pass; a writer knows what it wrote), else the file's current stamp. `canonical` is the
+ * path's canonical form when the caller has just resolved it.
  */
 export async function recordStamp(
   ledger: ReadLedger,
   sessionID: string,
   path: string,
   stamp?: FileStamp,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; canonical?: string } = {},
 ): Promise<void> {
-  const key = await canonicalPath(path)
+  // `canonical`: the caller resolved the path a moment ago (the project check): no second realpath.
+  const key = options.canonical ?? (await canonicalPath(path))
   await ledger.record(sessionID, key, stamp ?? (await fileStamp(key, options)))
 }
 

@@ -12,7 +12,7 @@ import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } fr
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
-import { assertExternalDirectory } from "../kit/external-directory.ts"
+import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead, readSmallFileSync, statOrUndefinedSync } from "../kit/paths.ts"
@@ -95,7 +95,11 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
 
       // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
-      await assertExternalDirectory(ctx, filepath, { kind: stats?.isDirectory() ? "directory" : "file" })
+      const { resolved } = await checkExternalDirectory(ctx, filepath, {
+        kind: stats?.isDirectory() ? "directory" : "file",
+      })
+      // The ledger's key is that canonical path: resolving it again cost a readlink per component.
+      const stamped = resolved === undefined ? {} : { canonical: resolved }
       await ctx.ask({ permission: "read", patterns: [title], always: ["*"], metadata: {} })
 
       // 3. Do the work: a missing path, a directory, media, binary, or text.
@@ -123,11 +127,13 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       const key = pageKey(filepath, offset, limit)
       const known = small ? recentPages.settled(stats, key) : undefined
       if (known) {
-        await recordStamp(readLedger, ctx.sessionID, filepath, {
-          hash: known.hash,
-          mtime: stats.mtimeMs,
-          size: stats.size,
-        })
+        await recordStamp(
+          readLedger,
+          ctx.sessionID,
+          filepath,
+          { hash: known.hash, mtime: stats.mtimeMs, size: stats.size },
+          stamped,
+        )
         return answer(known)
       }
 
@@ -139,11 +145,13 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       // The same bytes as a page kept (a file written moments ago, read again): that page.
       const same = whole ? recentPages.same(whole.bytes, versionOf(whole.stats), key) : undefined
       if (same && whole) {
-        await recordStamp(readLedger, ctx.sessionID, filepath, {
-          hash: same.hash,
-          mtime: whole.stats.mtimeMs,
-          size: whole.bytes.length,
-        })
+        await recordStamp(
+          readLedger,
+          ctx.sessionID,
+          filepath,
+          { hash: same.hash, mtime: whole.stats.mtimeMs, size: whole.bytes.length },
+          stamped,
+        )
         return answer(same)
       }
       const bytes = whole?.bytes
@@ -193,11 +201,13 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
         throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
       const stamp = page.hash ?? identityFingerprint(page)
-      await recordStamp(readLedger, ctx.sessionID, filepath, {
-        hash: stamp,
-        mtime: page.mtimeMs,
-        size: page.size,
-      })
+      await recordStamp(
+        readLedger,
+        ctx.sessionID,
+        filepath,
+        { hash: stamp, mtime: page.mtimeMs, size: page.size },
+        stamped,
+      )
 
       // 4. Shape the result: opencode's page, then the instructions once per session.
       const text: TextPage = {
