@@ -228,7 +228,7 @@ function post(url: string, path: string, body: unknown): Promise<any> {
 
 /** `toolbelt serve --port 0`, once it printed its address. */
 function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
-  // `--token=`: a token starting with "-" (base64url: 1 in 32) would be taken for an option.
+  // `--token=`: a token starting with "-" (base64url: 1 in 64) would be taken for an option.
   const args = ["serve", "--cwd", dir, "--port", "0", `--token=${TOKEN}`]
   if (CPU_PROF) {
     const node = join(ROOT, "node_modules", "node", "bin", "node")
