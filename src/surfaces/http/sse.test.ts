@@ -74,6 +74,35 @@ describe("eventStream", () => {
     await reader.cancel()
   })
 
+  it("hands on exactly the frames the log holds, whole batches as they lie in its memory or filtered by session", async () => {
+    const bus = new Bus()
+    log = new EventLog({ bus })
+    for (let index = 0; index < 300; index++) {
+      const session = index % 3 === 0 ? "ses_mine" : "ses_other"
+      bus.publish("message.part.updated", { part: part(`call_${index}`, completed(`${index} é`), session) })
+    }
+    await bus.idle()
+    const read = async (sessions?: string[]) => {
+      const reader = eventStream({
+        log: log!,
+        lastEventID: log!.id(0),
+        ...(sessions ? { sessions } : {}),
+      }).getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      while (!text.includes(`id: ${log!.id(sessions ? 298 : 300)}\n`) || !text.endsWith("\n\n")) {
+        text += decoder.decode((await reader.read()).value!, { stream: true })
+      }
+      await reader.cancel()
+      return text.split(/(?<=\n\n)/).filter((frame) => frame.startsWith("id: "))
+    }
+    const held = log.after(0, 300)!
+    expect(await read()).toEqual(held.map((event) => event.frame))
+    expect(await read(["ses_mine"])).toEqual(
+      held.filter((event) => event.session === "ses_mine").map((event) => event.frame),
+    )
+  })
+
   it("one reader too many closes the one that stopped reading, saying why and where to resume from", async () => {
     const bus = new Bus()
     log = new EventLog({ bus, maxReaders: 2 })
