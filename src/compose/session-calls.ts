@@ -13,6 +13,7 @@ import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import type { Registry } from "../runtime/registry/registry.ts"
 import { answerOf, type DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
+import { mintCallID, takeMinted } from "../runtime/settle/fresh-call-ids.ts"
 import { withInterruptedCalls } from "../runtime/settle/interrupted-calls.ts"
 import { announceRecorded, journalSink } from "../runtime/settle/record.ts"
 import { type PartSink, type SettleDeps, type Settlement, settle } from "../runtime/settle/settle.ts"
@@ -95,7 +96,7 @@ export function sessionCalls(options: SessionCallsOptions): SessionCalls {
       seed(sessionID)
       // 4. Settle, with the calls this one may make on its behalf (batch's).
       const messageID = input.messageID ?? ascending("msg")
-      const callID = input.callID ?? ascending("call")
+      const callID = input.callID ?? mintCallID()
       const flying = flights.start(sessionID, callID, input.abort)
       // Children (batch's) stop with their parent, whoever stops it.
       const children = services.callsFor({
@@ -177,7 +178,8 @@ function settleDeps(
     parts: record,
     hooks,
     doomLoop,
-    settled: (session, callID) => store.journal.settled(session, callID),
+    // An id minted here has no record: nothing to replay.
+    settled: (session, callID) => (takeMinted(callID) ? undefined : store.journal.settled(session, callID)),
     pager: services.pagerFor,
     // The hint sends the model to a subagent only where `task` is really offered to this call
     // (a turn with a model) and the agent may use it; otherwise it names read calls.

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import type { PermissionAsked } from "../../runtime/bus/events.ts"
 import { engines } from "./fixtures/engines.ts"
 import { completed, part, running } from "./fixtures/helpers.ts"
-import { ABORTED, CallSettledError, interrupt, PROCESS_GONE } from "./journal.ts"
+import { ABORTED, CallSettledError, INTERRUPTED_RECHECK_MS, interrupt, PROCESS_GONE } from "./journal.ts"
 import { IllegalTransitionError } from "./part.ts"
 import { openStore, type Store, type StoreLocation } from "./store.ts"
 
@@ -298,6 +298,23 @@ for (const engine of await engines()) {
         // the session is told once: whoever takes its interrupted calls first gets them
         expect(store.journal.takeInterrupted("ses_other")).toEqual([])
         expect(store.journal.takeInterrupted("ses_test")).toEqual(recovery.interrupted)
+        expect(store.journal.takeInterrupted("ses_test")).toEqual([])
+      })
+
+      it("asks again about a session it found nothing interrupted in once INTERRUPTED_RECHECK_MS passed", async () => {
+        const where = engine.location()
+        const store = open(where)
+        expect(store.journal.takeInterrupted("ses_test")).toEqual([])
+        // Another process closed a call of the session as interrupted (its sweep), on its connection.
+        const other = open(where)
+        const swept = part("swept", interrupt(part("swept", running()), 900, PROCESS_GONE).state)
+        other.parts.upsert(swept)
+        other.db
+          .prepare("INSERT INTO interrupted_call (session_id, call_id, time) VALUES (?, ?, ?)")
+          .run("ses_test", "swept", 900)
+        expect(store.journal.takeInterrupted("ses_test")).toEqual([])
+        await new Promise((done) => setTimeout(done, INTERRUPTED_RECHECK_MS + 50))
+        expect(store.journal.takeInterrupted("ses_test").map((p) => p.callID)).toEqual(["swept"])
         expect(store.journal.takeInterrupted("ses_test")).toEqual([])
       })
 

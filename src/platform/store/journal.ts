@@ -16,6 +16,13 @@ import type { PartRows } from "./parts.ts"
 import type { PermissionAsked, PermissionReply } from "./record-shapes.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
+/**
+ * How long a session found with no interrupted calls to report is taken at its word: the runtime asks
+ * on every call, and the read was a twentieth of a served call's CPU. This store's own sweeps and
+ * recovery are seen at once; another process's within this time.
+ */
+export const INTERRUPTED_RECHECK_MS = 1000
+
 export { ABORTED, CallSettledError, interrupt, isFinal, PROCESS_GONE } from "./call-outcome.ts"
 
 export type { JournalKind } from "./journal-entry.ts"
@@ -75,6 +82,8 @@ export class Journal {
    * flight queued, one commit per arriving call instead of one per batch.
    */
   readonly #queued = new Map<string, number>()
+  /** Sessions `takeInterrupted` found nothing for, and when (`performance.now()`). */
+  readonly #nothingInterrupted = new Map<string, number>()
 
   constructor(
     db: Database,
@@ -288,6 +297,7 @@ export class Journal {
       this.#rows.write(next, part, this.#owners.id, now)
       this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
       this.#noteInterrupted.run(next.sessionID, next.callID, now)
+      this.#nothingInterrupted.clear()
       interrupted.push(next)
     }
     return interrupted
@@ -295,12 +305,21 @@ export class Journal {
 
   /**
    * The calls of a session that recovery closed as interrupted and that nobody has reported yet, oldest
-   * first; taking them marks them reported, so each is reported once. Cheap when there are none (one
-   * indexed read, no write): the runtime asks on every call.
+   * first; taking them marks them reported, so each is reported once. The runtime asks on every call: a
+   * session found with none is asked about again after `INTERRUPTED_RECHECK_MS`, or at once when this
+   * store closes calls as interrupted (a sweep by another process or host is seen within that time).
    */
   takeInterrupted(sessionID: string): ToolPart[] {
+    const now = performance.now()
+    const checked = this.#nothingInterrupted.get(sessionID)
+    if (checked !== undefined && now - checked < INTERRUPTED_RECHECK_MS) return []
     const rows = this.#interruptedIn.all<{ call_id: string }>(sessionID)
-    if (rows.length === 0) return []
+    if (rows.length === 0) {
+      if (this.#nothingInterrupted.size >= 10_000) this.#nothingInterrupted.clear()
+      this.#nothingInterrupted.set(sessionID, now)
+      return []
+    }
+    this.#nothingInterrupted.delete(sessionID)
     this.#group.flush()
     return this.#db.transaction(() => {
       const parts = this.#interruptedIn

@@ -1,25 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest"
-import { engines } from "./fixtures/engines.ts"
+import { describe, expect, it } from "vitest"
+import { engines, openedStores } from "./fixtures/engines.ts"
 import { completed, part, running } from "./fixtures/helpers.ts"
 import { SHARED_OUTPUT_CHARS } from "./parts.ts"
 import { openStore, type Store, type StoreLocation } from "./store.ts"
 
 // Long outputs are stored once by content (part_output) and named by the parts that returned them.
-const stores: Store[] = []
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close()
-})
+const opened = openedStores()
 
 const long = (label: string) =>
   `${label}\n${"line of a file that an agent reads again and again\n".repeat(200)}`
 
 for (const engine of await engines()) {
   describe(engine.name, () => {
-    const open = (where: StoreLocation = engine.location()): Store => {
-      const store = openStore(where)
-      stores.push(store)
-      return store
-    }
+    const open = (where: StoreLocation = engine.location()): Store => opened(where)
     const count = (store: Store, sql: string) => Number(store.db.prepare(sql).get<{ n: number }>()?.n)
     const outputs = (store: Store) => count(store, "SELECT count(*) AS n FROM part_output")
 

@@ -1,22 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Todo } from "../../runtime/bus/events.ts"
-import { engines } from "./fixtures/engines.ts"
+import { engines, openedStores } from "./fixtures/engines.ts"
 import { completed, part, running } from "./fixtures/helpers.ts"
 import { IllegalTransitionError } from "./part.ts"
 import { openStore, type Store, type StoreLocation } from "./store.ts"
 
-const stores: Store[] = []
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close()
-})
+const opened = openedStores()
 
 for (const engine of await engines()) {
   describe(engine.name, () => {
-    const open = (where: StoreLocation = engine.location()): Store => {
-      const store = openStore(where)
-      stores.push(store)
-      return store
-    }
+    const open = (where: StoreLocation = engine.location()): Store => opened(where)
 
     it("closes once, and is disposable", () => {
       const dir = engine.location()

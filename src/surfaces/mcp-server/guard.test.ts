@@ -74,6 +74,16 @@ describe("refuse", () => {
     })
   })
 
+  it("judges a Host the same every time, and per bind (the verdicts it remembers do not cross binds)", async () => {
+    for (let round = 0; round < 3; round++) {
+      expect(await refusal(post({ host: "evil.example:3000" }), loopback)).toMatchObject({ status: 403 })
+      expect(await refusal(post({ host: "127.0.0.1:3000" }), loopback)).toBeUndefined()
+      // A wildcard bind lets the same Host through; its token still guards it.
+      expect(await refusal(post({ host: "evil.example:3000" }), { host: "0.0.0.0" })).toBeUndefined()
+      expect(await refusal(post({}), loopback)).toMatchObject({ status: 403 })
+    }
+  })
+
   it.each([
     ["another port of localhost", { origin: "http://localhost:5173" }],
     ["another loopback name", { origin: "http://127.0.0.1:3000" }],

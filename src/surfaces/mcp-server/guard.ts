@@ -51,8 +51,8 @@ export function allowedHostnames(host: string): string[] | undefined {
 export function refusedOrigin(request: Request, allowed: string[] | undefined): string | undefined {
   const hostHeader = request.headers.get("host")
   if (allowed) {
-    const host = validateHostHeader(hostHeader, allowed)
-    if (!host.ok) return `Forbidden: ${host.message}. Use the address the server printed.`
+    const refused = refusedHost(hostHeader, allowed)
+    if (refused !== undefined) return refused
   }
   const origin = request.headers.get("origin")
   if (origin !== null && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
@@ -63,6 +63,25 @@ export function refusedOrigin(request: Request, allowed: string[] | undefined): 
     return `Forbidden: a request from another site (Sec-Fetch-Site: ${site}) is refused.`
   }
   return undefined
+}
+
+/**
+ * The verdicts on Host headers seen lately, by the allowed names and the header: a client sends the same
+ * one with every request, and parsing it each time was a tenth of serve's routing per call. Bounded, as
+ * a client may send any Host it likes.
+ */
+const hostVerdicts = new Map<string, string | null>()
+
+function refusedHost(hostHeader: string | null, allowed: string[]): string | undefined {
+  const key = `${allowed.join(" ")}\n${hostHeader ?? ""}\n${hostHeader === null}`
+  let verdict = hostVerdicts.get(key)
+  if (verdict === undefined) {
+    const host = validateHostHeader(hostHeader, allowed)
+    verdict = host.ok ? null : `Forbidden: ${host.message}. Use the address the server printed.`
+    if (hostVerdicts.size >= 256) hostVerdicts.clear()
+    hostVerdicts.set(key, verdict)
+  }
+  return verdict ?? undefined
 }
 
 /** Whether an `Authorization` header carries `Bearer <token>`. */

@@ -2,9 +2,9 @@
 // client's answer, and carries what the session needs to resume it.
 import { randomUUID } from "node:crypto"
 import type { ServerContext } from "@modelcontextprotocol/server"
-import { ascending } from "../../platform/util/id.ts"
 import type { PermissionAsked } from "../../runtime/bus/events.ts"
 import type { QuestionRequest } from "../../runtime/question/question.ts"
+import { mintCallID } from "../../runtime/settle/fresh-call-ids.ts"
 import type { Settlement } from "../../runtime/settle/settle.ts"
 import { ProgressReporter } from "./progress.ts"
 
@@ -19,7 +19,7 @@ export type Step =
 
 /** A call in flight; it outlives one MCP request while an ask waits for the client's answer. */
 export class RunningCall {
-  readonly callID = ascending("call")
+  readonly callID = mintCallID()
   readonly abort = new AbortController()
   readonly progress = new ProgressReporter()
   readonly settled: Promise<Settlement>
