@@ -3,6 +3,7 @@
 // reading them, and search each file with the SIMD kernel (`scan-file.ts`).
 import { availableParallelism } from "node:os"
 import { asSentence } from "../text/sentence.ts"
+import { monotonicMs } from "../util/clock.ts"
 import { logger } from "../util/log.ts"
 import {
   DEFAULT_TIMEOUT_MS,
@@ -147,7 +148,7 @@ export class FallbackBackend implements SearchBackend {
       try {
         // A head start in this thread: a small tree is walked before a worker could even start (a cold
         // worker takes ~90 ms); a large one goes on with the workers from where this stopped.
-        const deadline = performance.now() + timeoutMs
+        const deadline = monotonicMs() + timeoutMs
         // A regular expression the caller wrote can backtrack for minutes on one line, and only a worker
         // can be stopped then (terminated at the time limit): this thread searches only when a literal
         // decides every line (a plain word, or words in alternation: no backtracking).
@@ -157,7 +158,7 @@ export class FallbackBackend implements SearchBackend {
           : { timedOut: false, left: [{ rel: "" }] }
         timedOut = head.timedOut
         if (!timedOut && head.left.length > 0) {
-          const rest = Math.max(0, deadline - performance.now())
+          const rest = Math.max(0, deadline - monotonicMs())
           timedOut =
             rest === 0 || (await walkWithWorkers(spec, this.#threads, collected, signal, rest, head.left))
         }
@@ -241,24 +242,24 @@ async function walkHere(
 ): Promise<{ timedOut: boolean; left: DirTask[] }> {
   const task = new SearchTask(spec)
   const stack: DirTask[] = [{ rel: "" }]
-  const started = performance.now()
+  const started = monotonicMs()
   const deadline = started + timeoutMs
   let slice = started
   let timedOut = false
   while (stack.length > 0) {
-    if (performance.now() - slice > 20) {
+    if (monotonicMs() - slice > 20) {
       await new Promise((resolve) => setImmediate(resolve))
       signal?.throwIfAborted()
-      slice = performance.now()
+      slice = monotonicMs()
     }
-    if (performance.now() > deadline) {
+    if (monotonicMs() > deadline) {
       timedOut = true
       break
     }
     const subdirs = task.walk(stack.pop()!)
     for (let k = subdirs.length - 1; k >= 0; k--) stack.push(subdirs[k]!)
     // At least the root is walked here, so a budget of 0 still exercises the hand-over.
-    if (performance.now() - started >= budgetMs) break
+    if (monotonicMs() - started >= budgetMs) break
   }
   collected.add(task, task.take())
   return { timedOut, left: timedOut ? [] : stack }

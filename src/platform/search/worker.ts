@@ -2,6 +2,7 @@
 // what is left back when another worker is idle. Messages are the protocol in `protocol.ts`.
 import { statSync } from "node:fs"
 import { parentPort } from "node:worker_threads"
+import { monotonicMs } from "../util/clock.ts"
 import type { FromWorker, ToWorker } from "./protocol.ts"
 import { CANCEL, HUNGRY, RUNNING, STOP } from "./protocol.ts"
 import { TopHits } from "./results.ts"
@@ -53,11 +54,11 @@ port.on("message", (message: ToWorker) => {
 
 function run(search: { id: number; task: SearchTask; shared: Int32Array }, stack: DirTask[]): void {
   const { id, task, shared } = search
-  let flushed = performance.now()
+  let flushed = monotonicMs()
   const flush = () => {
     if (task.unsent === 0) return
     post({ type: "found", id, ...task.take() })
-    flushed = performance.now()
+    flushed = monotonicMs()
   }
   while (stack.length > 0) {
     const state = Atomics.load(shared, 0)
@@ -69,7 +70,7 @@ function run(search: { id: number; task: SearchTask; shared: Int32Array }, stack
     const dir = stack.pop()!
     const subdirs = task.walk(dir)
     for (let k = subdirs.length - 1; k >= 0; k--) stack.push(subdirs[k]!)
-    if (task.unsent >= FLUSH_COUNT || performance.now() - flushed > FLUSH_MS) flush()
+    if (task.unsent >= FLUSH_COUNT || monotonicMs() - flushed > FLUSH_MS) flush()
     // Another worker has nothing to do: give it the shallowest half of what is left.
     if (stack.length >= 2 && Atomics.load(shared, HUNGRY) > 0) {
       post({ type: "donate", id, dirs: stack.splice(0, stack.length >> 1) })

@@ -1,3 +1,4 @@
+import { monotonicMs } from "../util/clock.ts"
 import { CallSettledError, interrupt, isFinal, PROCESS_GONE, withLateResult } from "./call-outcome.ts"
 import type { GroupCommit } from "./group-commit.ts"
 import { entryData, type JournalKind, lateEntryData } from "./journal-entry.ts"
@@ -82,7 +83,7 @@ export class Journal {
    * flight queued, one commit per arriving call instead of one per batch.
    */
   readonly #queued = new Map<string, number>()
-  /** Sessions `takeInterrupted` found nothing for, and when (`performance.now()`). */
+  /** Sessions `takeInterrupted` found nothing for, and when (`monotonicMs()`). */
   readonly #nothingInterrupted = new Map<string, number>()
 
   constructor(
@@ -310,7 +311,7 @@ export class Journal {
    * store closes calls as interrupted (a sweep by another process or host is seen within that time).
    */
   takeInterrupted(sessionID: string): ToolPart[] {
-    const now = performance.now()
+    const now = monotonicMs()
     const checked = this.#nothingInterrupted.get(sessionID)
     if (checked !== undefined && now - checked < INTERRUPTED_RECHECK_MS) return []
     const rows = this.#interruptedIn.all<{ call_id: string }>(sessionID)

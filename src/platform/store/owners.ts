@@ -1,5 +1,6 @@
 import { hostname } from "node:os"
 import { currentProcess, processAlive } from "../fs/process-identity.ts"
+import { monotonicMs } from "../util/clock.ts"
 import { ascending } from "../util/id.ts"
 import type { Database, Statement } from "./sqlite.ts"
 
@@ -49,13 +50,13 @@ export class Owners {
   readonly #clock: Statement | undefined
   readonly #timer: NodeJS.Timeout | undefined
   /** When this owner's last beat reached the database, and since when they have come on time (monotonic ms). */
-  #lastBeat: number | undefined = performance.now()
-  #steadySince = performance.now()
+  #lastBeat: number | undefined = monotonicMs()
+  #steadySince = monotonicMs()
   #lapses = 0
   /** The `time_started` of this owner's row as last registered: a row taken again by `reclaim()` differs. */
   #registered = 0
   /** Until when (monotonic ms) the lease is certainly held: no sweep can have removed the row before. */
-  #heldUntil = performance.now() + LEASE_MS - HEARTBEAT_MS
+  #heldUntil = monotonicMs() + LEASE_MS - HEARTBEAT_MS
 
   constructor(db: Database, now: () => number = Date.now) {
     this.#db = db
@@ -97,7 +98,7 @@ export class Owners {
    * next beat: the lease lasts four of them.
    */
   beat(): void {
-    const started = performance.now()
+    const started = monotonicMs()
     try {
       const row = this.#beat.get<{ time_started: number | string }>(this.#time(), this.id)
       if (!row) {
@@ -116,7 +117,7 @@ export class Owners {
       this.#lastBeat = undefined
       return
     }
-    const now = performance.now()
+    const now = monotonicMs()
     if (this.#lastBeat === undefined || now - this.#lastBeat > 2 * HEARTBEAT_MS) this.#steadySince = now
     this.#lastBeat = now
   }
@@ -128,7 +129,7 @@ export class Owners {
    * meanwhile would close it as interrupted). Costs nothing while the beats come on time.
    */
   ensureLease(): void {
-    if (this.#reclaim && performance.now() > this.#heldUntil) this.beat()
+    if (this.#reclaim && monotonicMs() > this.#heldUntil) this.beat()
   }
 
   /**
@@ -153,7 +154,7 @@ export class Owners {
    * sweep live instances. The fleet sweeps only while this holds.
    */
   steady(): boolean {
-    return this.#lastBeat !== undefined && performance.now() - this.#steadySince >= LEASE_MS
+    return this.#lastBeat !== undefined && monotonicMs() - this.#steadySince >= LEASE_MS
   }
 
   /**

@@ -1,6 +1,7 @@
 // One subscriber of the bus (bus.ts): its bounded FIFO queue and the loop that drains it, in a macrotask
 // or a microtask, yielding to I/O after a slice.
 
+import { monotonicMs } from "../../platform/util/clock.ts"
 import { logger } from "../../platform/util/log.ts"
 import type {
   AnyEvent,
@@ -156,7 +157,7 @@ export class Subscriber {
   async #drain(): Promise<void> {
     if (this.#draining) return
     this.#draining = true
-    let sliceStart = performance.now()
+    let sliceStart = monotonicMs()
     const slice = this.#init.delivery === "microtask" ? MICROTASK_SLICE_MS : SLICE_MS
     let yielding = false
     try {
@@ -167,13 +168,13 @@ export class Subscriber {
           const result = this.#init.handler(event)
           if (result && typeof result.then === "function") {
             await result
-            sliceStart = performance.now()
+            sliceStart = monotonicMs()
           }
         } catch (error) {
           this.#report(error, event)
         }
         // Synchronous handlers: yield to I/O now and then, so a flood of events never starves it.
-        if (performance.now() - sliceStart > slice) {
+        if (monotonicMs() - sliceStart > slice) {
           yielding = true
           break
         }

@@ -1,4 +1,5 @@
 import type { Pager } from "../../platform/text/hint.ts"
+import { monotonicMs } from "../../platform/util/clock.ts"
 import { logger } from "../../platform/util/log.ts"
 import type { InitContext } from "../tool/context.ts"
 import { fromDef, isInfo } from "../tool/define.ts"
@@ -160,7 +161,7 @@ export class Registry {
     const entries = this.ids().map((name) => this.resolve(name)!)
     const results = await Promise.all(
       entries.map(async (entry): Promise<Advertised | undefined> => {
-        const started = performance.now()
+        const started = monotonicMs()
         try {
           const tool = await this.instantiate(entry, query.agent)
           const own = internals(tool)
@@ -181,7 +182,7 @@ export class Registry {
           })
           return undefined
         } finally {
-          log.debug(`init ${entry.name}`, { ms: Math.round((performance.now() - started) * 1000) / 1000 })
+          log.debug(`init ${entry.name}`, { ms: Math.round((monotonicMs() - started) * 1000) / 1000 })
         }
       }),
     )

@@ -1,6 +1,7 @@
 // The bus's events in one numbered order, kept for a while so a client that reconnects gets what it
 // missed (SSE `Last-Event-ID`). One subscriber feeds it; every SSE client reads it at its own pace.
 import { randomBytes } from "node:crypto"
+import { monotonicMs } from "../../platform/util/clock.ts"
 import { type AnyEvent, type Bus, type Subscription, sessionOf } from "../../runtime/bus/bus.ts"
 import { HeldFrames, type LoggedEvent } from "./held-frames.ts"
 
@@ -286,7 +287,7 @@ export class EventLog {
    */
   #wake(): void {
     if (this.#waiters.size === 0 || this.#wakeQueued) return
-    const wait = this.#lastWake + WAKE_GAP_MS - performance.now()
+    const wait = this.#lastWake + WAKE_GAP_MS - monotonicMs()
     if (wait > 0) {
       this.#wakeTimer ??= setTimeout(() => this.#wakeSoon(), wait)
       return
@@ -301,7 +302,7 @@ export class EventLog {
       clearTimeout(this.#wakeTimer)
       this.#wakeTimer = undefined
       this.#wakeQueued = false
-      this.#lastWake = performance.now()
+      this.#lastWake = monotonicMs()
       this.#wakeNow()
     })
   }

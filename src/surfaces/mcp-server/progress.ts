@@ -1,6 +1,7 @@
 // Live progress of a running call (its `ctx.metadata` updates) as MCP progress notifications.
 import type { ProgressToken } from "@modelcontextprotocol/server"
 import type { RunningState } from "../../platform/store/part.ts"
+import { monotonicMs } from "../../platform/util/clock.ts"
 
 /** At most one notification per this many milliseconds; the latest update wins. */
 export const PROGRESS_INTERVAL_MS = 100
@@ -63,7 +64,7 @@ export class ProgressReporter {
     if (this.#stopped) return
     this.#pending = message
     if (this.#timer) return
-    const wait = this.#lastSent + this.#intervalMs - performance.now()
+    const wait = this.#lastSent + this.#intervalMs - monotonicMs()
     if (wait <= 0) this.#flush()
     else this.#timer = setTimeout(() => this.#flush(), wait)
   }
@@ -87,7 +88,7 @@ export class ProgressReporter {
     const sink = this.#sink
     this.#pending = undefined
     if (message === undefined || !sink || this.#stopped) return
-    this.#lastSent = performance.now()
+    this.#lastSent = monotonicMs()
     this.#count += 1
     sink
       .notify({

@@ -1,5 +1,6 @@
 // The live MCP sessions of the HTTP server: when each was last used, which end by idleness, which make
 // room for a new one, and why an ended one is gone.
+import { monotonicMs } from "../../platform/util/clock.ts"
 
 /** Something that can be ended: its calls aborted, its processes killed, its memory let go. */
 export interface Endable {
@@ -73,7 +74,7 @@ export class SessionTable<S extends Endable> {
       if (victim === undefined) break
       void this.end(victim, "evicted")
     }
-    const entry: Entry<S> = { session, inUse: 0, lastUsed: performance.now(), timer: undefined }
+    const entry: Entry<S> = { session, inUse: 0, lastUsed: monotonicMs(), timer: undefined }
     this.#entries.set(id, entry)
     this.#arm(id, entry)
   }
@@ -83,7 +84,7 @@ export class SessionTable<S extends Endable> {
     const entry = this.#entries.get(id)
     if (!entry) return () => {}
     entry.inUse++
-    entry.lastUsed = performance.now()
+    entry.lastUsed = monotonicMs()
     if (entry.timer) clearTimeout(entry.timer)
     entry.timer = undefined
     let released = false
@@ -91,7 +92,7 @@ export class SessionTable<S extends Endable> {
       if (released) return
       released = true
       entry.inUse--
-      entry.lastUsed = performance.now()
+      entry.lastUsed = monotonicMs()
       if (this.#entries.get(id) === entry) this.#arm(id, entry)
     }
   }

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { canonicalPath, canonicalPathSync } from "../../platform/fs/canonical-path.ts"
+import { monotonicMs } from "../../platform/util/clock.ts"
 import type { Context } from "../../runtime/tool/context.ts"
 
 export interface ExternalDirectoryOptions {
@@ -74,7 +75,7 @@ export const ROOT_REUSE_MS = 1000
 const knownRoots = new Map<string, { readonly real: string; readonly at: number }>()
 
 function canonicalRoot(root: string): string {
-  const now = performance.now()
+  const now = monotonicMs()
   const known = knownRoots.get(root)
   if (known && now - known.at < ROOT_REUSE_MS) return known.real
   const real = canonicalPathSync(root)
