@@ -14,3 +14,11 @@ describe("ids", () => {
     expect(ascending("prt")).toMatch(/^prt_[0-9a-f]{12}[0-9A-Za-z]{14}$/)
   })
 })
+
+describe("the random tail", () => {
+  it("is drawn fresh for every id (5,000 distinct tails over the whole base62 alphabet)", () => {
+    const tails = Array.from({ length: 5000 }, () => ascending("x").slice(2 + 12))
+    expect(new Set(tails).size).toBe(tails.length)
+    expect(new Set(tails.join("")).size).toBe(62)
+  })
+})
