@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { MASKED_CHARS, maskedDigest, maskNoise } from "./noise.ts"
+import { MASKED_CHARS, maskedDigest, maskedTexts, maskNoise } from "./noise.ts"
 
 const same = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).toBe(maskNoise(b))
 const differ = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).not.toBe(maskNoise(b))
@@ -68,5 +68,21 @@ describe("maskedDigest", () => {
     expect(maskedDigest(page(12))).toBe(expected)
     expect(maskedDigest(page(345))).toBe(expected)
     expect(maskedDigest(`${page(12)}one more line\n`)).not.toBe(expected)
+  })
+
+  it("does not mask again a text read before, also after more texts than it keeps whole", () => {
+    // 24 files of 40 KB read in turn: more than the texts kept whole (texts and masks, 1 MiB).
+    const files = Array.from(
+      { length: 24 },
+      (_, n) => `// file ${n} at 12:00:0${n % 10}\n${"const a = 1\n".repeat(3500)}`,
+    )
+    const first = files.map((file) => maskedDigest(file))
+    const before = maskedTexts()
+    const again = files.map((file) => maskedDigest(`${file}`.slice(0)))
+    expect(again).toEqual(first)
+    expect(maskedTexts()).toBe(before)
+    // What it remembers is by content: a changed file is masked anew, and its digest differs.
+    expect(maskedDigest(`${files[3]}more\n`)).not.toBe(first[3])
+    expect(maskedTexts()).toBe(before + 1)
   })
 })

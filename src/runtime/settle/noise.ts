@@ -75,11 +75,30 @@ export function maskNoise(text: string): string {
   return masking(text).masked
 }
 
+/**
+ * Digests of masks by the digest of their text, for texts no longer in `recent`: an agent reading 24
+ * files in turn (more than `recent` holds) paid the patterns' passes on every read, a millisecond each
+ * for a 40 KB page; hashing the text again is a thirtieth of that. Bounded by count (a few KB each).
+ */
+const byDigest = new Map<string, string>()
+const BY_DIGEST = 4096
+
 /** SHA-256 (base64url) of `maskNoise(text)`. */
 export function maskedDigest(text: string): string {
+  const known = recent.get(text)
+  if (known !== undefined) return (known.digest ??= digestOf(known.masked))
+  const own = digestOf(text)
+  const remembered = byDigest.get(own)
+  if (remembered !== undefined) return remembered
   const entry = masking(text)
-  entry.digest ??= createHash("sha256").update(entry.masked).digest("base64url")
+  entry.digest ??= digestOf(entry.masked)
+  if (byDigest.size >= BY_DIGEST) byDigest.delete(byDigest.keys().next().value as string)
+  byDigest.set(own, entry.digest)
   return entry.digest
+}
+
+function digestOf(text: string): string {
+  return createHash("sha256").update(text).digest("base64url")
 }
 
 function masking(text: string): { readonly masked: string; digest?: string } {
@@ -98,7 +117,14 @@ function masking(text: string): { readonly masked: string; digest?: string } {
   return entry
 }
 
+/** How many texts have been masked (not found remembered) in this process, for tests. */
+export function maskedTexts(): number {
+  return masked
+}
+let masked = 0
+
 function maskUncached(text: string): string {
+  masked++
   if (text.length <= MASKED_CHARS) return maskAll(text)
   // Cut at line ends, so no timestamp is split into halves that no longer look like one.
   const half = MASKED_CHARS / 2
