@@ -9,6 +9,7 @@ import { afterEach, expect, it, vi } from "vitest"
 import { part, running } from "../../src/platform/store/fixtures/helpers.ts"
 import { HEARTBEAT_MS, LEASE_MS } from "../../src/platform/store/owners.ts"
 import { openStore, type Store } from "../../src/platform/store/store.ts"
+import { monotonicMs } from "../../src/platform/util/clock.ts"
 import { postgresOrSkip } from "../fixtures/postgres.ts"
 
 const pg = await postgresOrSkip()
@@ -66,9 +67,13 @@ pg.describe("a new call in the window after the lease lapsed", () => {
     const a = open(url)
     const b = open(url)
     sweep(a, b)
-    // A's process stalled past its lease: its clock moved on, no beat came.
-    const now = performance.now()
-    vi.spyOn(performance, "now").mockImplementation(() => now + LEASE_MS + 1)
+    // A's process stalled past its lease: its clock (process.hrtime, platform/util/clock.ts) moved on,
+    // no beat came.
+    const later = monotonicMs() + LEASE_MS + 1
+    vi.spyOn(process, "hrtime").mockImplementation(() => [
+      Math.floor(later / 1e3),
+      Math.round((later % 1e3) * 1e6),
+    ])
 
     await a.journal.requested(part("call_after_stall"))
     expect(a.journal.lapses).toBe(1)
