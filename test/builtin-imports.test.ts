@@ -106,6 +106,18 @@ describe("asciiRawTemplates", () => {
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bundle = join(root, "dist", "cli.bundle.js")
 
+/** `toolbelt call read f.txt` from the build in `dir`, Node started with `flags` first. */
+function callRead(dir: string, flags: string[]) {
+  return spawnSync(
+    process.execPath,
+    [...flags, join(root, "bin", "toolbelt.js"), "call", "read", '{"filePath":"f.txt"}', "--cwd", dir],
+    {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: dir, TOOLBELT_DATA_DIR: join(dir, "data"), TOOLBELT_RUN: "build" },
+    },
+  )
+}
+
 describe.skipIf(!existsSync(bundle))("the CLI build's start-up", () => {
   let dir: string | undefined
   afterAll(async () => {
@@ -121,28 +133,7 @@ describe.skipIf(!existsSync(bundle))("the CLI build's start-up", () => {
       `const before = new Set(process.moduleLoadList);
 process.on("exit", () => process.stderr.write("LOADED " + process.moduleLoadList.filter((m) => !before.has(m)).join(",") + "\\n"));`,
     )
-    const result = spawnSync(
-      process.execPath,
-      [
-        "-r",
-        preload,
-        join(root, "bin", "toolbelt.js"),
-        "call",
-        "read",
-        JSON.stringify({ filePath: "f.txt" }),
-        "--cwd",
-        dir,
-      ],
-      {
-        encoding: "utf8",
-        env: {
-          PATH: process.env.PATH,
-          HOME: dir,
-          TOOLBELT_DATA_DIR: join(dir, "data"),
-          TOOLBELT_RUN: "build",
-        },
-      },
-    )
+    const result = callRead(dir, ["-r", preload])
     expect(result.stdout).toContain("1: abc")
     const loaded = /LOADED (.*)/.exec(result.stderr)?.[1]?.split(",") ?? []
     expect(loaded.length).toBeGreaterThan(0)
@@ -179,28 +170,7 @@ const files = []
 registerHooks({ load(url, context, next) { if (url.includes("/dist/")) files.push(url.slice(url.lastIndexOf("/") + 1)); return next(url, context) } })
 process.on("exit", () => process.stderr.write("FILES " + files.join(",") + "\\n"))`,
       )
-      const result = spawnSync(
-        process.execPath,
-        [
-          "--import",
-          pathToFileURL(hooks).href,
-          join(root, "bin", "toolbelt.js"),
-          "call",
-          "read",
-          '{"filePath":"f.txt"}',
-          "--cwd",
-          dir,
-        ],
-        {
-          encoding: "utf8",
-          env: {
-            PATH: process.env.PATH,
-            HOME: dir,
-            TOOLBELT_DATA_DIR: join(dir, "data"),
-            TOOLBELT_RUN: "build",
-          },
-        },
-      )
+      const result = callRead(dir, ["--import", pathToFileURL(hooks).href])
       expect(result.stdout).toContain("1: abc")
       const files = /FILES (.*)/.exec(result.stderr)?.[1]?.split(",") ?? []
       expect(
