@@ -86,7 +86,10 @@ const BY_DIGEST = 4096
 /** SHA-256 (base64url) of `maskNoise(text)`. */
 export function maskedDigest(text: string): string {
   const known = recent.get(text)
-  if (known !== undefined) return (known.digest ??= digestOf(known.masked))
+  if (known !== undefined) {
+    known.digest ??= digestOf(known.masked)
+    return known.digest
+  }
   const own = digestOf(text)
   const remembered = byDigest.get(own)
   if (remembered !== undefined) return remembered
