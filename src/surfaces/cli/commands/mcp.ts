@@ -191,7 +191,11 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     })
     return EXIT.ok
   } finally {
-    toolbelt.close()
+    // Awaited: the store closes last, committing the records that trail the replies (a read answered
+    // moments before the client left); the process exits once this returns.
+    await toolbelt.close().catch((error: unknown) => {
+      io.stderr.write(`toolbelt mcp: warning: closing the store failed: ${(error as Error).message}\n`)
+    })
     restoreConsole()
   }
 }

@@ -138,7 +138,10 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
   } finally {
     subscription?.()
     stopListening()
-    toolbelt.close()
+    // Awaited: the process exits once this returns, and the store must have closed by then.
+    await toolbelt.close().catch((error: unknown) => {
+      io.stderr.write(`toolbelt run: warning: closing the store failed: ${(error as Error).message}\n`)
+    })
   }
 }
 
