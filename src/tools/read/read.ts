@@ -94,11 +94,10 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       const { filepath, title } = callPath(ctx, params.filePath)
       const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
 
-      // 2. Guard paths outside the project, then ask `read` for the path relative to the worktree.
+      // 2. Guard paths outside the project (its canonical path keys the ledger), then ask `read` (worktree path).
       const { resolved } = await checkExternalDirectory(ctx, filepath, {
         kind: stats?.isDirectory() ? "directory" : "file",
       })
-      // The ledger's key is that canonical path: resolving it again cost a readlink per component.
       const stamped = resolved === undefined ? {} : { canonical: resolved }
       await ctx.ask({ permission: "read", patterns: [title], always: ["*"], metadata: {} })
 
