@@ -28,9 +28,9 @@
 // of node:fs builds its facade, which loads fs's streams, and node:child_process (only a hand-over needs
 // it) costs a tenth of a start on its own. Any older Node imports them.
 const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
-const { existsSync, readdirSync, readFileSync, statSync } = await builtin("node:fs")
+const { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } = await builtin("node:fs")
 const nodeModule = await builtin("node:module")
-const { dirname, join, sep } = await builtin("node:path")
+const { dirname, isAbsolute, join, sep } = await builtin("node:path")
 const { fileURLToPath, pathToFileURL } = await builtin("node:url")
 
 // Node prints an ExperimentalWarning when toolbelt first uses a feature Node still calls experimental
@@ -109,6 +109,35 @@ function whichNode() {
   return `${rerun}toolbelt needs Node 22.13 or newer (this is Node ${process.version}): ${remedy}.`
 }
 
+/**
+ * Where V8's compiled code is cached across starts (Node's compile cache): a directory only this user can
+ * write, `$XDG_CACHE_HOME/toolbelt/compile-cache` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows).
+ * Never Node's default, the shared system temp dir: another local account could create that directory
+ * first and plant compiled code, which this process would then run as its own. A directory this user
+ * does not own, or that others can write, or a link, is not used (toolbelt then starts without the cache).
+ * NODE_COMPILE_CACHE, when the user sets it, wins: Node has enabled it before this file runs.
+ */
+function privateCompileCache() {
+  const env = process.env
+  const windows = process.platform === "win32"
+  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined
+  const base = windows ? env.LOCALAPPDATA : (xdg ?? (env.HOME ? join(env.HOME, ".cache") : undefined))
+  if (!base || !isAbsolute(base)) return undefined
+  const own = join(base, "toolbelt")
+  const dir = join(own, "compile-cache")
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (windows) return dir
+    for (const path of [own, dir]) {
+      const stat = lstatSync(path)
+      if (!stat.isDirectory() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) return undefined
+    }
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
 function pinnedNode() {
   try {
     const require = nodeModule.createRequire(import.meta.url)
@@ -130,8 +159,8 @@ if (canRun) {
       if (process.ppid !== parent) process.kill(process.pid, "SIGTERM")
     }, 250).unref()
   }
-  // Compiled code is cached on disk (in the system temp dir) and reused while the files are unchanged.
-  nodeModule.enableCompileCache?.()
+  const cache = privateCompileCache()
+  if (cache) nodeModule.enableCompileCache?.(cache)
   await import(pathToFileURL(entry).href)
 } else {
   // A re-run that still cannot run (a broken pinned Node, a flag in NODE_OPTIONS) must not re-run again.

@@ -7,11 +7,22 @@ export interface IO {
   readonly cwd: string
 }
 
+/**
+ * The process's own streams, each made on first use: Node builds a stream object (and loads the stream
+ * modules behind it) the first time `process.stdin` is read, a few ms of every start for a command that
+ * never reads its input.
+ */
 export function processIO(): IO {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    get stdout() {
+      return process.stdout
+    },
+    get stderr() {
+      return process.stderr
+    },
+    get stdin() {
+      return process.stdin
+    },
     env: process.env,
     cwd: process.cwd(),
   }

@@ -37,8 +37,9 @@ export async function chooseTrust(options: {
   // 1. --trust.
   if (flag) return { trust: true, asked: false }
   // 2. The prompt.
-  const terminal = Boolean(io.stdin.isTTY) && Boolean((io.stderr as { isTTY?: boolean }).isTTY)
-  if (!options.ask || !terminal) return { trust: undefined, asked: false }
+  // stdin is looked at last: Node builds its stream (and loads its modules) on first use.
+  const terminal = options.ask && Boolean((io.stderr as { isTTY?: boolean }).isTTY) && Boolean(io.stdin.isTTY)
+  if (!terminal) return { trust: undefined, asked: false }
   const directory = realpathSync(options.directory)
   const store = new TrustStore({ env: io.env })
   const assessed = await assessProjectTrust({
