@@ -122,7 +122,7 @@ export class GroupCommit {
   }
 
   #commit(batch: readonly Pending[]): { ok: boolean; value: unknown }[] {
-    return (batch.length > 1 && this.#db.engine === "postgres" && this.#together(batch)) || this.#apart(batch)
+    return (batch.length > 1 && this.#together(batch)) || this.#apart(batch)
   }
 
   /**
@@ -146,8 +146,9 @@ export class GroupCommit {
   }
 
   /**
-   * PostgreSQL, where each savepoint's release is a round trip: the batch is first tried in one
-   * transaction without savepoints. If a write fails, or the commit does because a statement of one
+   * The batch is first tried in one transaction without savepoints: on PostgreSQL each savepoint's
+   * release is a round trip, and on SQLite a savepoint and its release are two statements per write
+   * (a tenth of an MCP read's store work). If a write fails, or the commit does because a statement of one
    * did (held statements fail at the latest there, postgres/held.ts), nothing was committed and the
    * batch is applied again `#apart`, under a new batch number (what a write remembers of the failed
    * attempt is not used). A commit whose connection was lost is not tried apart here: `flush()`
