@@ -1,6 +1,6 @@
 // `toolbelt serve` as a command: what it prints, its usage errors, and stopping on SIGTERM.
-import { spawnSync } from "node:child_process"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -32,6 +32,51 @@ describe("toolbelt serve", () => {
     } finally {
       expect(await serve.stop()).toBe(0)
     }
+  })
+
+  it("warms its call path on a throwaway toolbelt that leaves nothing behind; --no-warm-up skips it", async () => {
+    project = await makeProject()
+    const temp = join(project.home, "tmp")
+    await mkdir(temp)
+    const env = { ...project.env, TMPDIR: temp }
+    for (const args of [[], ["--no-warm-up"]]) {
+      const serve = await startServe({ ...project, env }, args)
+      try {
+        // No warm-up session in the store the server uses, and its temp directory is gone.
+        const sessions = await api(serve.url, "GET", "/api/sessions")
+        expect((sessions.body as { title: string }[]).map((session) => session.title)).toEqual(
+          args.length === 0 ? [] : ["after"],
+        )
+        expect(await readdir(temp)).toEqual([])
+        const call = await api(serve.url, "POST", "/api/sessions", { title: "after" })
+        expect(call.status).toBe(201)
+      } finally {
+        expect(await serve.stop()).toBe(0)
+      }
+    }
+  })
+
+  it("stopped while it warms up, cleans up and exits 0 without starting the server", async () => {
+    project = await makeProject()
+    const temp = join(project.home, "tmp")
+    await mkdir(temp)
+    const child = spawn(process.execPath, [bin, "serve", "--cwd", project.dir, "--port", "0"], {
+      env: { ...project.env, TMPDIR: temp },
+      stdio: ["ignore", "ignore", "pipe"],
+    })
+    let stderr = ""
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    await until(
+      async () => (await readdir(temp)).some((name) => name.startsWith("toolbelt-warm-up-")),
+      "the warm-up's directory",
+    )
+    child.kill("SIGTERM")
+    expect(await exited).toBe(0)
+    expect(await readdir(temp)).toEqual([])
+    expect(stderr).not.toContain("toolbelt serve:")
   })
 
   it("bound beyond loopback, prints the token it made up and the one-time login link", async () => {

@@ -9,7 +9,7 @@ import { EXIT, type IO, UsageError } from "../io.ts"
 import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { checkAgent, warnStartUp } from "../start-up.ts"
-import { serveUntilStopped } from "../stop-signal.ts"
+import { onStopSignal, serveUntilStopped } from "../stop-signal.ts"
 import { storeHelp, storeOption } from "../store-flag.ts"
 import { sayTrust } from "../trust-gate.ts"
 
@@ -40,6 +40,8 @@ Options:
   --base-url URL     the server for --model openai-compatible/... (default: $TOOLBELT_BASE_URL)
   --open             open the page in the browser; when none can be opened (no display, no opener),
                      says so and prints the page's URL to open
+  --no-warm-up       start at once, without first running the call path on a throwaway toolbelt (about
+                     a second, so the first calls are not served by unoptimised code)
   --trust            apply what the project brings (tool files, plugins, MCP servers, ...) without it
                      being trusted, for this run (TOOLBELT_TRUST=1 does the same); said on stderr
 ${storeHelp(21)}  -h, --help         show this help
@@ -63,6 +65,7 @@ const SERVE_LINE = {
     model: { type: "string", short: "m" },
     "base-url": { type: "string" },
     open: { type: "boolean" },
+    "no-warm-up": { type: "boolean" },
   },
 } as const
 
@@ -73,7 +76,8 @@ export const command: Command = { run: serveCommand, help: SERVE_HELP }
  * 1. Check the flags: the port or the socket, the token, the store, and the model (resolved only
  *    when one is named).
  * 2. Open the project's toolbelt (asks wait for a reply: the page gives it).
- * 3. Start the server and print where it is: the page (with its one-time login link when a token
+ * 3. Warm the call path on a throwaway toolbelt (serve-warm-up.ts) unless --no-warm-up, then start the
+ *    server and print where it is: the page (with its one-time login link when a token
  *    is needed), the API, MCP, the store (its password never shown), the token it made up; warn about
  *    `--no-token` at every start.
  * 4. Serve until SIGINT or SIGTERM, then close the server and the toolbelt.
@@ -116,6 +120,19 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
     sayTrust(toolbelt.trust, io, { command: "serve", leftOut: true })
 
     // 3. The server.
+    // After the toolbelt: what a process keeps once (the temp-file list's data dir) is the real one's.
+    if (!values["no-warm-up"]) {
+      const { warmUp } = await import("../serve-warm-up.ts")
+      // Stopped meanwhile: the warm-up ends and cleans up, and the server is not started.
+      const stopped = new AbortController()
+      const stopListening = onStopSignal(() => stopped.abort())
+      try {
+        await warmUp({ signal: stopped.signal })
+      } finally {
+        stopListening()
+      }
+      if (stopped.signal.aborted) return EXIT.ok
+    }
     const http = await import("../../http/server.ts")
     const options: ServeOptions = {
       toolbelt,
