@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -40,6 +40,17 @@ describe("serve's warm-up", () => {
     expect(report.calls).toBeGreaterThan(0)
     expect(report.calls).toBeLessThan(1_000_000)
     expect(await readdir(temp)).toEqual([])
+  })
+
+  it("where a socket's path would be too long, serves on loopback instead, and cleans up", async () => {
+    // Unix socket paths hold at most ~104-108 bytes.
+    const deep = join(temp, "d".repeat(60), "e".repeat(60))
+    await mkdir(deep, { recursive: true })
+    process.env.TMPDIR = deep
+    const report = await warmUp({ calls: 10 })
+    expect(report.failed).toBeUndefined()
+    expect(report.calls).toBe(10)
+    expect(await readdir(deep)).toEqual([])
   })
 
   it("a failure is reported, not thrown: the server then starts cold", async () => {

@@ -6,6 +6,7 @@
 // 13 ms once warm). Running the same code first, where nothing of the user's is touched, lets V8 optimise
 // it before anyone waits on it.
 
+import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { Agent, type ClientRequest, type IncomingMessage, request } from "node:http"
 import { tmpdir } from "node:os"
@@ -19,6 +20,8 @@ export const WARM_UP_MS = 1500
 /** Sessions calling at once, and event subscribers following them. */
 const SESSIONS = 8
 const SUBSCRIBERS = 2
+/** The longest Unix socket path the platforms take (sun_path holds 104 bytes on macOS, 108 on Linux). */
+const MAX_SOCKET_PATH = 103
 
 export interface WarmUpReport {
   /** Calls answered. */
@@ -30,7 +33,8 @@ export interface WarmUpReport {
 
 /**
  * 1. A temp directory of its own (mode 0700) holding a project with one small file, the data dir, and
- *    the server's Unix socket (mode 0600): no port is opened, so no other account can reach it.
+ *    the server's Unix socket (mode 0600): no port is opened, so no other account can reach it. Where
+ *    there can be no socket (Windows, a socket path too long), a loopback port with a random token.
  * 2. A toolbelt on it with an in-memory store, the config given empty (no file of the user's or the
  *    project's is read for it), no tool files, plugins or MCP servers, and a HOME inside the temp dir.
  * 3. The HTTP server on that toolbelt, the code the real one runs; SUBSCRIBERS clients follow /events.
@@ -69,15 +73,28 @@ export async function warmUp(
       // 3.
       const { serveHttp } = await import("../http/server.ts")
       const socketPath = join(dir, "serve.sock")
-      const server = await serveHttp({ toolbelt, socket: socketPath })
+      // Where a socket cannot be (Windows, a temp dir whose path leaves a socket's too long): loopback,
+      // with a token of its own as the real server has.
+      const onSocket = process.platform !== "win32" && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH
+      const token = onSocket ? undefined : randomBytes(32).toString("base64url")
+      const server = await serveHttp(
+        onSocket ? { toolbelt, socket: socketPath } : { toolbelt, port: 0, host: "127.0.0.1", token },
+      )
+      const target: Target = onSocket
+        ? { socketPath, headers: {} }
+        : {
+            host: "127.0.0.1",
+            port: Number(new URL(server.url).port),
+            headers: { authorization: `Bearer ${token}` },
+          }
       const agent = new Agent({ keepAlive: true, maxSockets: SESSIONS + SUBSCRIBERS })
       const streams: ClientRequest[] = []
       try {
-        for (let index = 0; index < SUBSCRIBERS; index++) streams.push(subscribe(socketPath))
+        for (let index = 0; index < SUBSCRIBERS; index++) streams.push(subscribe(target))
         // 4.
         const sessions = await Promise.all(
           Array.from({ length: SESSIONS }, (_, index) =>
-            post(socketPath, agent, "/api/sessions", { title: `warm-up ${index}` }),
+            post(target, agent, "/api/sessions", { title: `warm-up ${index}` }),
           ),
         )
         await Promise.all(
@@ -85,7 +102,7 @@ export async function warmUp(
             const id = (session as { id: string }).id
             while (made < limit && monotonicMs() < deadline && !options.signal?.aborted) {
               const n = made++
-              const reply = await post(socketPath, agent, `/api/sessions/${id}/calls`, {
+              const reply = await post(target, agent, `/api/sessions/${id}/calls`, {
                 tool: "read",
                 input: { filePath: "warm-up.txt", offset: 1 + (n % 20), limit: 20 + n },
               })
@@ -112,16 +129,25 @@ export async function warmUp(
   return { calls, ms: monotonicMs() - started, ...(failed === undefined ? {} : { failed }) }
 }
 
-function post(socketPath: string, agent: Agent, path: string, body: unknown): Promise<unknown> {
+/** Where the throwaway server listens, and what its requests carry. */
+type Target = ({ readonly socketPath: string } | { readonly host: string; readonly port: number }) & {
+  readonly headers: Record<string, string>
+}
+
+function post(target: Target, agent: Agent, path: string, body: unknown): Promise<unknown> {
   const text = JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const call = request(
       {
-        socketPath,
+        ...target,
         path,
         method: "POST",
         agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+        headers: {
+          ...target.headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+        },
       },
       (response) => {
         const chunks: Buffer[] = []
@@ -146,9 +172,9 @@ function post(socketPath: string, agent: Agent, path: string, body: unknown): Pr
 }
 
 /** Follows /events, reading and dropping what comes. */
-function subscribe(socketPath: string): ClientRequest {
+function subscribe(target: Target): ClientRequest {
   const stream = request(
-    { socketPath, path: "/events", headers: { accept: "text/event-stream" } },
+    { ...target, path: "/events", headers: { ...target.headers, accept: "text/event-stream" } },
     (response: IncomingMessage) => {
       response.on("data", () => {})
       response.on("error", () => {})
