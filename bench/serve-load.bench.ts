@@ -6,10 +6,15 @@
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
 //    (each session's calls one after another: `read` of a file of LINES lines, each with another
 //    `limit`, so the loop guard sees no repeated call), started at RATE calls/s (default 800; RATE=0: as fast
-//    as the server answers). The subscribers run in worker threads of their
-//    own (SUBSCRIBER_THREADS, default one per subscriber; lib/serve-subscribers.ts), not on the loop
-//    that drives the calls: a subscriber read late by a busy bench loop measured the bench, not the
-//    server (with all of it on one loop, that loop's delay reached p99 340 ms under this load).
+//    as the server answers). The subscribers run in worker threads (SUBSCRIBER_THREADS, default one
+//    per core, at most one per subscriber; lib/serve-subscribers.ts), not on the loop that drives the
+//    calls: a subscriber read late by a busy bench loop measured the bench, not the server (with all
+//    of it on one loop, that loop's delay reached p99 340 ms under this load). Not more threads than
+//    cores: each is a V8 of its own that starts cold, and ten of them on two cores took the server's
+//    CPU in the load's first second (p99 38-61 ms with ten threads, 26-29 with two, the subscribers'
+//    loop delay p99 ~10 ms either way, the bench's CPU 0.66 against 0.47 ms per call).
+//    The server starts as `toolbelt serve` does, warming its call path first; WARM_UP=0 starts it
+//    with --no-warm-up, to measure a cold start.
 // 3. Each subscriber checks what it got: ids one after another with none missing or repeated, and for
 //    every call exactly one `completed` update; the bench fails (throws) on any event lost, repeated
 //    or out of order. Event latency: when the subscriber read the chunk holding a call's `completed`
@@ -29,7 +34,7 @@ import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { Agent, request as httpRequest } from "node:http"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -47,7 +52,9 @@ const SUBSCRIBERS = Number(process.env.SUBSCRIBERS ?? 10)
  * RATE=0 starts each call as soon as its session's last one returned (the server's saturation).
  */
 const RATE = Number(process.env.RATE ?? 800)
-const SUBSCRIBER_THREADS = Number(process.env.SUBSCRIBER_THREADS ?? SUBSCRIBERS)
+const SUBSCRIBER_THREADS = Number(process.env.SUBSCRIBER_THREADS ?? availableParallelism())
+/** WARM_UP=0: `serve --no-warm-up`, the server taking its first calls cold. */
+const WARM_UP = process.env.WARM_UP !== "0"
 /** Lines of the file each call reads (3: a small output; 1000: about 45 KB). */
 const LINES = Number(process.env.LINES ?? 3)
 /** Where the server writes a heap snapshot once the calls are done (none unless set). */
@@ -142,6 +149,7 @@ export async function run(): Promise<Record<string, number>> {
       subscribers: SUBSCRIBERS,
       targetRate: RATE,
       subscriberThreads: Math.min(SUBSCRIBER_THREADS, SUBSCRIBERS),
+      serverWarmedUp: WARM_UP ? 1 : 0,
       callsPerSecond: total / seconds,
       eventsPerSubscriber: reports[0]?.events ?? 0,
       lostEvents: sum((report) => report.lost),
@@ -229,7 +237,15 @@ function post(url: string, path: string, body: unknown): Promise<any> {
 /** `toolbelt serve --port 0`, once it printed its address. */
 function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
   // `--token=`: a token starting with "-" (base64url: 1 in 64) would be taken for an option.
-  const args = ["serve", "--cwd", dir, "--port", "0", `--token=${TOKEN}`]
+  const args = [
+    "serve",
+    "--cwd",
+    dir,
+    "--port",
+    "0",
+    `--token=${TOKEN}`,
+    ...(WARM_UP ? [] : ["--no-warm-up"]),
+  ]
   if (CPU_PROF) {
     const node = join(ROOT, "node_modules", "node", "bin", "node")
     const flags = ["--max-semi-space-size=8", "--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`]
