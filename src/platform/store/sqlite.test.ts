@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process"
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -20,6 +21,36 @@ const values = (db: ReturnType<typeof openDatabase>) =>
     .map((row) => row.v)
 
 describe("openDatabase", () => {
+  it("waits while another process reads a new database it must switch to WAL", async () => {
+    const path = join(dirs.make(), "new.db")
+    // Another process makes the database (rollback journal, as SQLite starts) and keeps reading it.
+    const reader = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const { DatabaseSync } = require("node:sqlite")
+         const db = new DatabaseSync(${JSON.stringify(path)})
+         db.exec("CREATE TABLE t (x)")
+         db.exec("BEGIN")
+         db.prepare("SELECT count(*) FROM t").get()
+         console.log("reading")
+         setTimeout(() => { db.exec("COMMIT"); db.close() }, 400)`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    )
+    const ended = new Promise((resolve) => reader.once("exit", resolve))
+    await new Promise<void>((resolve) => reader.stdout!.once("data", () => resolve()))
+    const started = Date.now()
+    const db = openDatabase(path)
+    try {
+      expect(Date.now() - started).toBeGreaterThan(100)
+      expect(db.prepare("PRAGMA journal_mode").get<{ journal_mode: string }>()?.journal_mode).toBe("wal")
+    } finally {
+      db.close()
+      await ended
+    }
+  })
+
   it("uses node:sqlite on Node", () => {
     expect(driver).toBe(process.versions.bun ? "bun:sqlite" : "node:sqlite")
   })

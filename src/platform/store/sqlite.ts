@@ -112,7 +112,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 60_000
 
 /** SQLite's busy error (another connection kept the write lock past the busy timeout), said plainly. */
 export function describeBusy(error: unknown, path: string, timeoutMs = DEFAULT_BUSY_TIMEOUT_MS): unknown {
-  if (!(error instanceof Error) || !/database is locked|SQLITE_BUSY/i.test(error.message)) return error
+  if (!isBusy(error)) return error
   return new Error(
     `The toolbelt store ${path} stayed locked by other toolbelt processes for over ${timeoutMs / 1000} s, so nothing was run. Retry the call; if many processes share the store at once, fewer at a time (or separate TOOLBELT_DATA_DIRs) will help.`,
     { cause: error },
@@ -124,12 +124,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   const synchronous = options.synchronous ?? "NORMAL"
   if (path !== ":memory:") createFile(path)
   const native = connect(path)
+  const busyTimeout = Math.max(0, Math.trunc(options.busyTimeout ?? DEFAULT_BUSY_TIMEOUT_MS))
   try {
-    // busy_timeout first: switching to WAL takes a lock another process may hold.
-    native.exec(
-      `PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeout ?? DEFAULT_BUSY_TIMEOUT_MS))}`,
-    )
-    native.exec("PRAGMA journal_mode = WAL")
+    native.exec(`PRAGMA busy_timeout = ${busyTimeout}`)
+    switchToWal(native, busyTimeout)
     native.exec(`PRAGMA synchronous = ${synchronous}`)
     native.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
     native.exec("PRAGMA foreign_keys = ON")
@@ -151,6 +149,34 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
         })
       : undefined
   return new Connection(path, synchronous, native, checkpointer)
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`. Switching a new database to WAL takes an exclusive lock. When two
+ * connections that both hold a read lock on the file want it, SQLite answers one of them "database is
+ * locked" at once, without its busy timeout (waiting could deadlock): 50 processes opening a fresh store
+ * at once (parallel `toolbelt call`s on a new data dir) met it once in a CI run. So the switch is tried
+ * again every few ms until the busy timeout. Once the file is in WAL mode (it stays so), the pragma
+ * takes no lock.
+ */
+function switchToWal(native: NativeDatabase, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      native.exec("PRAGMA journal_mode = WAL")
+      return
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error
+      // Up to 50 ms, with jitter, so processes that met at once do not meet again.
+      Atomics.wait(SLEEP, 0, 0, Math.min(50, 2 ** Math.min(attempt, 5)) * (0.5 + Math.random()))
+    }
+  }
+}
+
+const SLEEP = new Int32Array(new SharedArrayBuffer(4))
+
+function isBusy(error: unknown): boolean {
+  return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message)
 }
 
 /** The parent directory (private to the user) and the file (mode 0600) before SQLite creates it. */

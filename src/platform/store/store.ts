@@ -82,13 +82,19 @@ export function openStore(options: StoreOptions): Store {
       "openStore({ url }) takes a postgres:// or postgresql:// URL; give a SQLite file as { path }.",
     )
   }
-  const db =
-    options.url !== undefined
-      ? openPostgres(options.url, options.postgres)
-      : openDatabase(options.path ?? storePath(options.dataDir!), {
-          ...(options.synchronous ? { synchronous: options.synchronous } : {}),
-          ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
-        })
+  const file = options.url === undefined ? (options.path ?? storePath(options.dataDir!)) : undefined
+  let db: Database
+  try {
+    db =
+      file === undefined
+        ? openPostgres(options.url!, options.postgres)
+        : openDatabase(file, {
+            ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+            ...(options.busyTimeout === undefined ? {} : { busyTimeout: options.busyTimeout }),
+          })
+  } catch (error) {
+    throw file === undefined ? error : describeBusy(error, file, options.busyTimeout)
+  }
   const path = db.path
   let owners: Owners
   try {
