@@ -3,7 +3,7 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempDirs } from "./fixtures/helpers.ts"
-import { driver, type OpenOptions, openDatabase, WAL_CHECKPOINT_PAGES } from "./sqlite.ts"
+import { driver, type OpenOptions, openDatabase, switchToWal, WAL_CHECKPOINT_PAGES } from "./sqlite.ts"
 
 const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
@@ -49,6 +49,35 @@ describe("openDatabase", () => {
       db.close()
       await ended
     }
+  })
+
+  // The race itself (two connections reading a new file, both wanting its exclusive lock) cannot be
+  // made on demand; the switch is given a connection that answers as SQLite does then.
+  it("switching to WAL tries again while SQLite answers 'database is locked' at once, up to the busy timeout", () => {
+    const answers = (busy: number) => {
+      const seen: string[] = []
+      return {
+        seen,
+        exec(sql: string) {
+          seen.push(sql)
+          if (seen.length <= busy) throw new Error("database is locked")
+        },
+      }
+    }
+    const twice = answers(2)
+    switchToWal(twice, 5_000)
+    expect(twice.seen).toEqual(Array(3).fill("PRAGMA journal_mode = WAL"))
+    // Past the busy timeout the error stands; another error is not tried again.
+    expect(() => switchToWal(answers(1_000_000), 30)).toThrow("database is locked")
+    const broken = {
+      calls: 0,
+      exec() {
+        broken.calls++
+        throw new Error("disk I/O error")
+      },
+    }
+    expect(() => switchToWal(broken, 5_000)).toThrow("disk I/O error")
+    expect(broken.calls).toBe(1)
   })
 
   it("uses node:sqlite on Node", () => {

@@ -159,7 +159,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
  * again every few ms until the busy timeout. Once the file is in WAL mode (it stays so), the pragma
  * takes no lock.
  */
-function switchToWal(native: NativeDatabase, busyTimeoutMs: number): void {
+export function switchToWal(native: { exec(sql: string): void }, busyTimeoutMs: number): void {
   const deadline = Date.now() + busyTimeoutMs
   for (let attempt = 0; ; attempt++) {
     try {
