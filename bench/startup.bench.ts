@@ -160,7 +160,7 @@ function build(): boolean {
     return true
   } catch (error) {
     const output = String((error as { stdout?: Buffer }).stdout ?? "").slice(0, 2000)
-    const bundle = existsSync(join(ROOT, "dist", "cli.bundle.js"))
+    const bundle = existsSync(join(ROOT, "dist", "cli.bundle.cjs"))
     console.error(
       `  the build failed${bundle ? "; measuring the bundle dist/ holds from an earlier build" : ", so only the sources are measured"}:\n${output}`,
     )

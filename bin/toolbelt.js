@@ -19,7 +19,7 @@
 // line which Node to use.
 //
 // Which code runs:
-// 1. The bundled build (dist/cli.bundle.js, made by `npm run build`, which `npm install` runs): when
+// 1. The bundled build (dist/cli.bundle.cjs, made by `npm run build`, which `npm install` runs): when
 //    toolbelt is installed as a package, or in a clone when no source file changed since the build
 //    started (dist/build-stamp.json). A developer editing src/ never runs a stale build.
 // 2. Otherwise the TypeScript sources (src/surfaces/cli/bin.ts), type-stripped by Node at every start (slower).
@@ -51,7 +51,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
 const sourceDir = join(root, "src")
 const source = join(sourceDir, "surfaces", "cli", "bin.ts")
-const bundle = join(root, "dist", "cli.bundle.js")
+const bundle = join(root, "dist", "cli.bundle.cjs")
 // Node refuses to strip types from files under node_modules, so an installed package runs its build.
 const installed = here.split(sep).includes("node_modules")
 
@@ -110,21 +110,21 @@ function whichNode() {
 }
 
 /**
- * Where V8's compiled code is cached across starts (Node's compile cache): a directory only this user can
- * write, `$XDG_CACHE_HOME/toolbelt/compile-cache` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows).
- * Never Node's default, the shared system temp dir: another local account could create that directory
- * first and plant compiled code, which this process would then run as its own. A directory this user
- * does not own, or that others can write, or a link, is not used (toolbelt then starts without the cache).
- * NODE_COMPILE_CACHE, when the user sets it, wins: Node has enabled it before this file runs.
+ * A directory for caches of V8's compiled code (`compile-cache`: Node's, for the modules Node loads;
+ * `code-cache`: bin/load-bundle.js's, for the build) that only this user can write:
+ * `$XDG_CACHE_HOME/toolbelt/<leaf>` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows). Never Node's
+ * default, the shared system temp dir: another local account could create that directory first and
+ * plant compiled code, which this process would then run as its own. A directory this user does not own,
+ * or that others can write, or a link, is not used (toolbelt then starts without that cache).
  */
-function privateCompileCache() {
+function privateCacheDir(leaf) {
   const env = process.env
   const windows = process.platform === "win32"
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined
   const base = windows ? env.LOCALAPPDATA : (xdg ?? (env.HOME ? join(env.HOME, ".cache") : undefined))
   if (!base || !isAbsolute(base)) return undefined
   const own = join(base, "toolbelt")
-  const dir = join(own, "compile-cache")
+  const dir = join(own, leaf)
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     if (windows) return dir
@@ -136,6 +136,17 @@ function privateCompileCache() {
   } catch {
     return undefined
   }
+}
+
+/**
+ * What names the build's code caches: the command, and for `call` the tool (`call-read`), so each cache
+ * holds the functions of what it ran. Options are skipped; a word that is no command or tool name is `x`.
+ */
+function commandName(argv) {
+  const words = argv.filter((arg) => !arg.startsWith("-"))
+  const command = /^[a-z][a-z-]{0,31}$/.test(words[0] ?? "") ? words[0] : "x"
+  if (command !== "call") return command
+  return `call-${/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(words[1] ?? "") ? words[1] : "x"}`
 }
 
 function pinnedNode() {
@@ -159,9 +170,14 @@ if (canRun) {
       if (process.ppid !== parent) process.kill(process.pid, "SIGTERM")
     }, 250).unref()
   }
-  const cache = privateCompileCache()
-  if (cache) nodeModule.enableCompileCache?.(cache)
-  await import(pathToFileURL(entry).href)
+  // NODE_COMPILE_CACHE, when the user sets it, wins: Node has enabled it before this file runs.
+  const compileCache = privateCacheDir("compile-cache")
+  if (compileCache) nodeModule.enableCompileCache?.(compileCache)
+  if (entry === bundle) {
+    const { runBundle } = await import("./load-bundle.js")
+    const cacheDir = process.env.TOOLBELT_CODE_CACHE === "0" ? undefined : privateCacheDir("code-cache")
+    runBundle(bundle, { cacheDir, command: commandName(process.argv.slice(2)) })
+  } else await import(pathToFileURL(entry).href)
 } else {
   // A re-run that still cannot run (a broken pinned Node, a flag in NODE_OPTIONS) must not re-run again.
   const node = process.env[PARENT_ENV] ? undefined : pinnedNode()

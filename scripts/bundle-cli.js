@@ -1,6 +1,10 @@
-// Bundles the compiled command line (dist/surfaces/cli/bin.js) into dist/cli.bundle.js, one core chunk, and
+// Bundles the compiled command line (dist/surfaces/cli/bin.js) into dist/cli.bundle.cjs, one core chunk, and
 // chunks for the lazily loaded parts (the other commands, the MCP SDK, the AI SDK), so a start loads a handful
 // of files instead of ~350 modules: Node's module loader, not the work, was most of `toolbelt call read`'s start-up.
+// CommonJS, in strict mode: bin/load-bundle.js runs the chunks through V8 with a code cache made after a
+// run, so a start deserializes the functions it runs instead of compiling them (an ES module can be given
+// a code cache only behind a flag, and Node's own compile cache keeps only what is compiled before a module
+// runs). The sources therefore use no top-level await.
 //
 // 1. Bundle from dist/ (tsc's output, so the bundle is exactly the compiled code) with the dependencies
 //    inlined, except the tree-sitter packages, which locate their wasm files from their own location.
@@ -56,12 +60,14 @@ await build({
   logLevel: "warn",
   output: {
     dir: dist,
-    format: "esm",
+    format: "cjs",
+    // ES modules are strict; their code must not turn sloppy by being bundled as CommonJS.
+    strict: true,
     charset: "ascii",
     // Less to parse at every start; names are kept, so a defect's stack still names its functions.
     minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
-    entryFileNames: "[name].js",
-    chunkFileNames: `${PREFIX}-[name]-[hash].js`,
+    entryFileNames: "[name].cjs",
+    chunkFileNames: `${PREFIX}-[name]-[hash].cjs`,
     // Only the modules core holds, not what they import: the entry's own modules stay in the entry.
     codeSplitting: {
       groups: [{ name: "core", test: (id) => core.has(id), includeDependenciesRecursively: false }],

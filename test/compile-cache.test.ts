@@ -34,10 +34,11 @@ function layout(): { root: string; home: string } {
   mkdirSync(join(root, "bin"), { recursive: true })
   mkdirSync(join(root, "dist"))
   copyFileSync(BIN, join(root, "bin", "toolbelt.js"))
+  copyFileSync(join(BIN, "..", "load-bundle.js"), join(root, "bin", "load-bundle.js"))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   writeFileSync(
-    join(root, "dist", "cli.bundle.js"),
-    'import { getCompileCacheDir } from "node:module"\nconsole.log(getCompileCacheDir() ?? "none")\n',
+    join(root, "dist", "cli.bundle.cjs"),
+    'const { getCompileCacheDir } = require("node:module")\nconsole.log(getCompileCacheDir() ?? "none")\n',
   )
   const home = join(base, "home")
   mkdirSync(home, { mode: 0o700 })

@@ -133,10 +133,11 @@ function layout(pinned?: { link: string } | { file: string }): string {
   const root = join(tempDir("toolbelt-floor-bin-"), "toolbelt")
   for (const dir of ["bin", "src/surfaces/cli", "dist"]) mkdirSync(join(root, dir), { recursive: true })
   writeFileSync(join(root, "bin", "toolbelt.js"), readFileSync(BIN))
+  writeFileSync(join(root, "bin", "load-bundle.js"), readFileSync(join(BIN, "..", "load-bundle.js")))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   const entry = 'console.log(typeof process.getBuiltinModule("node:sqlite"))\n'
   writeFileSync(join(root, "src", "surfaces", "cli", "bin.ts"), entry)
-  writeFileSync(join(root, "dist", "cli.bundle.js"), entry)
+  writeFileSync(join(root, "dist", "cli.bundle.cjs"), entry)
   // Started after every file above was written: the build is current.
   writeFileSync(join(root, "dist", "build-stamp.json"), JSON.stringify({ started: Date.now() + 60_000 }))
   if (pinned) {
@@ -218,7 +219,7 @@ describe("no ExperimentalWarning reaches the user", () => {
   it("the launcher drops that kind of warning, and only that kind", () => {
     const root = layout()
     writeFileSync(
-      join(root, "dist", "cli.bundle.js"),
+      join(root, "dist", "cli.bundle.cjs"),
       [
         'process.emitWarning("Something is an experimental feature", "ExperimentalWarning")',
         'process.emitWarning("Another is experimental", { type: "ExperimentalWarning" })',
@@ -249,7 +250,7 @@ describe("no ExperimentalWarning reaches the user", () => {
     ...supported.map((node) => ({ name: `Node ${node.version} (${node.path})`, node: node.path, flags: [] })),
   ]
   // A stale build is still a build that opens the store: forcing it tests what the launcher lets through.
-  const bundled = existsSync(join(ROOT, "dist", "cli.bundle.js"))
+  const bundled = existsSync(join(ROOT, "dist", "cli.bundle.cjs"))
   for (const mode of bundled ? (["build", "source"] as const) : (["source"] as const)) {
     it.each(callers)(`$name, TOOLBELT_RUN=${mode}: a normal call prints nothing on stderr`, (runner) => {
       const { cwd, home } = project()

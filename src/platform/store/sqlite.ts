@@ -1,4 +1,5 @@
 import { closeSync, mkdirSync, openSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import { Checkpointer } from "./checkpointer.ts"
 import { nodeSqlite, unsupportedNodeMessage } from "./node-sqlite.ts"
@@ -312,13 +313,14 @@ type Connect = (path: string) => NativeDatabase
 /** Which runtime's SQLite: chosen once, when this module loads. */
 export const driver: "bun:sqlite" | "node:sqlite" = process.versions.bun ? "bun:sqlite" : "node:sqlite"
 
-const connect: Connect = await loadDriver()
+// Loaded synchronously, without a top-level await: the command line's build is CommonJS.
+const connect: Connect = loadDriver()
 
-async function loadDriver(): Promise<Connect> {
+function loadDriver(): Connect {
   if (driver === "bun:sqlite") {
     // Through a variable, so neither Node nor a bundler ever tries to resolve it.
     const specifier = "bun:sqlite"
-    const bun = (await import(specifier)) as {
+    const bun = createRequire(import.meta.url)(specifier) as {
       Database: new (path: string, options: { create: boolean }) => BunDatabase
     }
     return (path) => {
