@@ -11,7 +11,9 @@
 // 2. Every module keeps its own URL: `import.meta.url` in dist/X/Y.js becomes the URL of dist/X/Y.js,
 //    computed from the bundle's location (the bundle files sit in dist/ itself). Tool descriptions,
 //    worker files, package.json and the plugin helper are then found where the unbundled module would
-//    find them, in a clone and in an installed package alike.
+//    find them, in a clone and in an installed package alike. The location is each chunk's __dirname,
+//    made a URL once per chunk (DIST_URL): the bundler's own stand-in for import.meta.url in CommonJS
+//    calls require("url") at every use, and the first require of a start costs milliseconds.
 // 3. Our modules' imports of Node's built-ins become `process.getBuiltinModule` reads, the costly ones
 //    (child processes, crypto, worker threads, sockets...) on first use (scripts/builtin-imports.js). A
 //    dependency's `import process from "node:process"` reads the global instead (the same object): its
@@ -37,6 +39,8 @@ const dist = join(root, "dist")
 const PREFIX = "cli.bundle"
 /** A dependency's default import of node:process under the global's own name. */
 const PROCESS_IMPORT = /^import\s+process\s+from\s*["']node:process["'];?$/gm
+/** The file URL of dist/ (with its trailing slash), set at the top of every chunk (2). */
+const DIST_URL = "__toolbeltDistUrl"
 /** The commands whose modules, and every module they import statically, make the one core chunk (5). */
 const CORE_ROOTS = [
   ["surfaces", "cli", "commands", "call.js"],
@@ -63,6 +67,7 @@ await build({
     format: "cjs",
     // ES modules are strict; their code must not turn sloppy by being bundled as CommonJS.
     strict: true,
+    intro: `const ${DIST_URL} = process.getBuiltinModule("node:url").pathToFileURL(__dirname + "/").href;`,
     charset: "ascii",
     // Less to parse at every start; names are kept, so a defect's stack still names its functions.
     minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
@@ -122,7 +127,7 @@ await build({
       transform(code, id) {
         if (!id.startsWith(dist + sep) || !code.includes("import.meta.url")) return null
         const own = `./${relative(dist, id).split(sep).join("/")}`
-        return code.replaceAll("import.meta.url", `new URL(${JSON.stringify(own)}, import.meta.url).href`)
+        return code.replaceAll("import.meta.url", `new URL(${JSON.stringify(own)}, ${DIST_URL}).href`)
       },
     },
   ],
