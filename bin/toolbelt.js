@@ -28,9 +28,23 @@
 // of node:fs builds its facade, which loads fs's streams, and node:child_process (only a hand-over needs
 // it) costs a tenth of a start on its own. Any older Node imports them.
 const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
-const { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } = await builtin("node:fs")
+const {
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = await builtin("node:fs")
 const nodeModule = await builtin("node:module")
-const { dirname, isAbsolute, join, sep } = await builtin("node:path")
+const { basename, dirname, isAbsolute, join, sep } = await builtin("node:path")
 const { fileURLToPath, pathToFileURL } = await builtin("node:url")
 
 // Node prints an ExperimentalWarning when toolbelt first uses a feature Node still calls experimental
@@ -111,7 +125,7 @@ function whichNode() {
 
 /**
  * A directory for caches of V8's compiled code (`compile-cache`: Node's, for the modules Node loads;
- * `code-cache`: bin/load-bundle.js's, for the build) that only this user can write:
+ * `code-cache`: BundleLoader's below, for the build) that only this user can write:
  * `$XDG_CACHE_HOME/toolbelt/<leaf>` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows). Never Node's
  * default, the shared system temp dir: another local account could create that directory first and
  * plant compiled code, which this process would then run as its own. A directory this user does not own,
@@ -159,6 +173,176 @@ function pinnedNode() {
   }
 }
 
+// ---- Running the build (in this file: a second module to import cost ~5 ms of every start, mostly
+// Node resolving its path). Node's own compile cache stores a module's code right after compiling it,
+// before it runs, so it holds only top-level code, and every function a command calls is compiled again
+// at every start (~25 ms of `call read`). Here each chunk is compiled with vm.Script and its code cache
+// made once the command has run (at exit, or 2 s into a long-lived one): the next start of the same
+// command deserializes the functions it ran.
+// - One cache per chunk and command (`call-read`, `tools`, `mcp`...); a command without its own starts
+//   from another's cache of the same chunk (the core chunk is shared) and then saves its own.
+// - Named after the chunk's size, mtime and inode, the Node version, platform and V8 flags (execArgv,
+//   NODE_OPTIONS): a rebuilt or edited chunk never runs from an older one's cache (V8 itself checks
+//   only the source's length). A cache V8 rejects is made again.
+// - Only in privateCacheDir("code-cache"), written to a temp file of mode 0600 and renamed into place;
+//   caches not rewritten for 30 days are removed when one is written. No directory, or
+//   TOOLBELT_CODE_CACHE=0: the chunks run the same way, without a cache.
+const vm = await builtin("node:vm")
+
+/** How a chunk requires another: a file of this build beside it. */
+const CHUNK = /^\.\/cli\.bundle[^/\\]*\.cjs$/
+const CACHE_SUFFIX = ".v8cache"
+/** When a long-lived command (mcp, serve) writes its caches: its start-up has run by then. */
+const SAVE_AFTER_MS = 2000
+const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000
+const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {"
+const WRAPPER_END = "\n})"
+
+/**
+ * Runs chunks as CommonJS: their requires of `./cli.bundle*` chunks load through the cache, any other
+ * through Node. `cacheDir` undefined: no cache is read or written. `command` names the caches.
+ */
+class BundleLoader {
+  #dir
+  #cacheDir
+  #flags
+  #command
+  /** The cache directory's names, read once, when a chunk has no cache of its own command. */
+  #names
+  /** file → its module object, set before it runs (a cycle gets the exports made so far, as in Node). */
+  #modules = new Map()
+  /** What was compiled without an accepted cache and still has to be saved. */
+  #unsaved = []
+  #saving = false
+
+  constructor(dir, cacheDir, command) {
+    this.#dir = dir
+    this.#cacheDir = cacheDir
+    const { version, platform, arch, execArgv, env } = process
+    this.#flags = fnv1a([version, platform, arch, ...execArgv, env.NODE_OPTIONS].join("\0"))
+    this.#command = command
+  }
+
+  load(file) {
+    const known = this.#modules.get(file)
+    if (known) return known.exports
+    const module = { id: file, filename: file, exports: {}, loaded: false }
+    this.#modules.set(file, module)
+    const { bytes, stat } = readWhole(file)
+    const source = bytes.toString("utf8")
+    const stem = `${basename(file)}.${fnv1a(`${stat.size}:${stat.mtimeMs}:${stat.ino}`)}.${this.#flags}.`
+    const cacheFile = this.#cacheDir
+      ? join(this.#cacheDir, `${stem}${this.#command}${CACHE_SUFFIX}`)
+      : undefined
+    // This command's own cache, else another command's of the same chunk (the core chunk is shared: what
+    // `call` compiled of the store and the config serves `mcp` too), which is then saved as this one's.
+    const own = cacheFile ? readCache(cacheFile) : undefined
+    const cachedData = own ?? (cacheFile ? readCache(this.#another(stem)) : undefined)
+    const script = new vm.Script(`${WRAPPER_START}${source}${WRAPPER_END}`, {
+      filename: file,
+      // Positions in stack traces are the chunk's own, not shifted by the wrapper on its first line.
+      columnOffset: -WRAPPER_START.length,
+      cachedData,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    })
+    if (cacheFile && (!own || script.cachedDataRejected)) this.#remember(script, cacheFile)
+    const base = nodeModule.createRequire(file)
+    const require = (id) => (CHUNK.test(id) ? this.load(join(this.#dir, id)) : base(id))
+    require.resolve = base.resolve
+    require.cache = base.cache
+    module.require = require
+    script.runInThisContext().call(module.exports, module.exports, require, module, file, this.#dir)
+    module.loaded = true
+    return module.exports
+  }
+
+  /** Another command's cache of the chunk `stem` names, if there is one. */
+  #another(stem) {
+    try {
+      if (this.#names === undefined) this.#names = readdirSync(this.#cacheDir)
+    } catch {
+      this.#names = []
+    }
+    const name = this.#names.find((name) => name.startsWith(stem) && name.endsWith(CACHE_SUFFIX))
+    return name === undefined ? undefined : join(this.#cacheDir, name)
+  }
+
+  #remember(script, cacheFile) {
+    if (this.#unsaved.length === 0 && !this.#saving) {
+      this.#saving = true
+      process.once("exit", () => this.#save())
+      setTimeout(() => this.#save(), SAVE_AFTER_MS).unref()
+    }
+    this.#unsaved.push({ script, cacheFile })
+  }
+
+  /** Writes the caches of what was compiled without one; never fails the command. */
+  #save() {
+    const unsaved = this.#unsaved.splice(0)
+    if (unsaved.length === 0) return
+    for (const { script, cacheFile } of unsaved) {
+      const temp = `${cacheFile}.${process.pid}.tmp`
+      try {
+        writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: "wx" })
+        renameSync(temp, cacheFile)
+      } catch {
+        rmSync(temp, { force: true })
+      }
+    }
+    pruneOld(this.#cacheDir)
+  }
+}
+
+/** The chunk's text and its stat, from one open (the stat names its cache). */
+/** A file's bytes and its stat, from one open (the chunk's stat names its cache). */
+function readWhole(file) {
+  const fd = openSync(file, "r")
+  try {
+    const stat = fstatSync(fd)
+    const bytes = Buffer.allocUnsafe(stat.size)
+    let read = 0
+    for (let n = 1; n > 0 && read < stat.size; read += n)
+      n = readSync(fd, bytes, read, stat.size - read, null)
+    return { bytes: bytes.subarray(0, read), stat }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** A cache's bytes, or undefined when there is none (or it cannot be read: it is only a cache). */
+function readCache(file) {
+  try {
+    return file === undefined ? undefined : readWhole(file).bytes
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes caches (and temp files a killed writer left) not written for MAX_AGE_MS. */
+function pruneOld(dir) {
+  try {
+    const now = Date.now()
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith(CACHE_SUFFIX) && !name.endsWith(".tmp")) continue
+      const path = join(dir, name)
+      const age = now - statSync(path).mtimeMs
+      if (age > (name.endsWith(".tmp") ? 60_000 : MAX_AGE_MS)) rmSync(path, { force: true })
+    }
+  } catch {
+    // Pruning is housekeeping: a file another process removed first is not an error.
+  }
+}
+
+/** FNV-1a (32 bits) as 8 hex digits: a name, not a checksum (node:crypto costs ~10 ms to load). */
+function fnv1a(text) {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, "0")
+}
+
 if (canRun) {
   const parent = Number(process.env[PARENT_ENV])
   // Not inherited further: a command that runs toolbelt itself must not watch this process's parent.
@@ -174,9 +358,8 @@ if (canRun) {
   const compileCache = privateCacheDir("compile-cache")
   if (compileCache) nodeModule.enableCompileCache?.(compileCache)
   if (entry === bundle) {
-    const { runBundle } = await import("./load-bundle.js")
     const cacheDir = process.env.TOOLBELT_CODE_CACHE === "0" ? undefined : privateCacheDir("code-cache")
-    runBundle(bundle, { cacheDir, command: commandName(process.argv.slice(2)) })
+    new BundleLoader(dirname(bundle), cacheDir, commandName(process.argv.slice(2))).load(bundle)
   } else await import(pathToFileURL(entry).href)
 } else {
   // A re-run that still cannot run (a broken pinned Node, a flag in NODE_OPTIONS) must not re-run again.

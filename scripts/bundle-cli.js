@@ -1,7 +1,7 @@
 // Bundles the compiled command line (dist/surfaces/cli/bin.js) into dist/cli.bundle.cjs, one core chunk, and
 // chunks for the lazily loaded parts (the other commands, the MCP SDK, the AI SDK), so a start loads a handful
 // of files instead of ~350 modules: Node's module loader, not the work, was most of `toolbelt call read`'s start-up.
-// CommonJS, in strict mode: bin/load-bundle.js runs the chunks through V8 with a code cache made after a
+// CommonJS, in strict mode: bin/toolbelt.js runs the chunks through V8 with a code cache made after a
 // run, so a start deserializes the functions it runs instead of compiling them (an ES module can be given
 // a code cache only behind a flag, and Node's own compile cache keeps only what is compiled before a module
 // runs). The sources therefore use no top-level await.

@@ -26,7 +26,6 @@ function layout(under = "toolbelt"): string {
   for (const dir of ["bin", "src/surfaces/cli", "src/tools/read", "dist"])
     mkdirSync(join(root, dir), { recursive: true })
   copyFileSync(BIN, join(root, "bin", "toolbelt.js"))
-  copyFileSync(join(BIN, "..", "load-bundle.js"), join(root, "bin", "load-bundle.js"))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   writeFileSync(join(root, "src", "surfaces", "cli", "bin.ts"), 'console.log("source")\n')
   writeFileSync(join(root, "src", "tools", "read", "read.ts"), "export {}\n")

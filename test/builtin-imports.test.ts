@@ -167,7 +167,7 @@ process.on("exit", () => process.stderr.write("LOADED " + process.moduleLoadList
   it("loads a handful of files for `call read`: the core chunk, not one per shared part", async () => {
     dir ??= await mkdtemp(join(tmpdir(), "toolbelt-builtins-"))
     await writeFile(join(dir, "f.txt"), "abc\n")
-    // bin/load-bundle.js compiles each chunk it loads with vm.Script: count those.
+    // bin/toolbelt.js compiles each chunk it loads with vm.Script: count those.
     const preload = join(dir, "chunks.cjs")
     await writeFile(
       preload,

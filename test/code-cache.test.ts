@@ -1,4 +1,4 @@
-// bin/load-bundle.js runs the build's chunks with a V8 code cache made after a run: the next start of the
+// bin/toolbelt.js runs the build's chunks with a V8 code cache made after a run: the next start of the
 // same command compiles nothing it compiled before. Checked on a stand-in build (an entry and a core chunk)
 // run by the real bin/toolbelt.js: what is cached, where, under which name, and that a changed chunk or a
 // bad cache never runs stale code.
@@ -58,8 +58,7 @@ function layout(): { root: string; home: string; cacheDir: string } {
   const root = join(base, "toolbelt")
   mkdirSync(join(root, "bin"), { recursive: true })
   mkdirSync(join(root, "dist"))
-  for (const file of ["toolbelt.js", "load-bundle.js"])
-    copyFileSync(join(BIN_DIR, file), join(root, "bin", file))
+  copyFileSync(join(BIN_DIR, "toolbelt.js"), join(root, "bin", "toolbelt.js"))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   writeFileSync(
     join(root, "dist", "cli.bundle.cjs"),

@@ -34,7 +34,6 @@ function layout(): { root: string; home: string } {
   mkdirSync(join(root, "bin"), { recursive: true })
   mkdirSync(join(root, "dist"))
   copyFileSync(BIN, join(root, "bin", "toolbelt.js"))
-  copyFileSync(join(BIN, "..", "load-bundle.js"), join(root, "bin", "load-bundle.js"))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   writeFileSync(
     join(root, "dist", "cli.bundle.cjs"),

@@ -133,7 +133,6 @@ function layout(pinned?: { link: string } | { file: string }): string {
   const root = join(tempDir("toolbelt-floor-bin-"), "toolbelt")
   for (const dir of ["bin", "src/surfaces/cli", "dist"]) mkdirSync(join(root, dir), { recursive: true })
   writeFileSync(join(root, "bin", "toolbelt.js"), readFileSync(BIN))
-  writeFileSync(join(root, "bin", "load-bundle.js"), readFileSync(join(BIN, "..", "load-bundle.js")))
   writeFileSync(join(root, "package.json"), '{"type":"module"}')
   const entry = 'console.log(typeof process.getBuiltinModule("node:sqlite"))\n'
   writeFileSync(join(root, "src", "surfaces", "cli", "bin.ts"), entry)
