@@ -1,5 +1,4 @@
-import type { Dirent } from "node:fs"
-import { readdir, stat } from "node:fs/promises"
+import { type Dirent, readdirSync, statSync } from "node:fs"
 import { basename, dirname, extname, join, relative } from "node:path"
 import { asSentence } from "../../platform/text/sentence.ts"
 import { globalDirs, isInside, projectLevels } from "../../runtime/config/search-dirs.ts"
@@ -266,7 +265,7 @@ async function toolFiles(dir: string, errors: CustomToolError[]): Promise<string
     const path = join(dir, folder)
     let entries: Dirent[]
     try {
-      entries = await readdir(path, { withFileTypes: true })
+      entries = readdirSync(path, { withFileTypes: true })
     } catch {
       continue // missing, or not a directory
     }
@@ -277,7 +276,7 @@ async function toolFiles(dir: string, errors: CustomToolError[]): Promise<string
       if (entry.isFile()) files.push(file)
       else if (entry.isSymbolicLink()) {
         try {
-          if ((await stat(file)).isFile()) files.push(file)
+          if (statSync(file).isFile()) files.push(file)
         } catch (failure) {
           // A dangling dotfile link is an editor's lock file (`.#name.ts`), not a tool.
           if (!entry.name.startsWith(".")) {

@@ -12,7 +12,8 @@
 // original bytes of every file that existed, one after another.
 
 import { createHash, randomBytes } from "node:crypto"
-import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from "node:fs/promises"
+import { readdirSync } from "node:fs"
+import { type FileHandle, mkdir, open, readFile, rename, rm, rmdir, stat } from "node:fs/promises"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { syncDirectory, writeFileAtomic } from "./atomic-write.ts"
@@ -166,7 +167,7 @@ export class RecoveryLog {
   async recover(): Promise<RolledBackChange[]> {
     let names: string[]
     try {
-      names = await readdir(this.dir)
+      names = readdirSync(this.dir)
     } catch (error) {
       if (errorCode(error) === "ENOENT") return []
       throw error

@@ -7,8 +7,8 @@
 // before creating it; the next start (`sweepDeadTemps`) removes what dead writers listed and left.
 
 import { randomBytes } from "node:crypto"
-import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from "node:fs"
-import { lstat, mkdir, readdir, readFile, rm } from "node:fs/promises"
+import { closeSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from "node:fs"
+import { lstat, mkdir, readFile, rm } from "node:fs/promises"
 import { hostname } from "node:os"
 import { basename, join } from "node:path"
 import { errorCode } from "./errors.ts"
@@ -107,7 +107,7 @@ export async function sweepDeadTemps(dataDir: string): Promise<string[]> {
   const dir = listDir(dataDir)
   let names: string[]
   try {
-    names = await readdir(dir)
+    names = readdirSync(dir)
   } catch (error) {
     if (errorCode(error) === "ENOENT") return []
     throw error

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { asSentence } from "../../platform/text/sentence.ts"
@@ -168,7 +168,7 @@ function mergeFiles(files: readonly ConfigFile[]): Config {
 export async function readConfigFile(file: string): Promise<Record<string, unknown> | undefined> {
   let text: string
   try {
-    text = await readFile(file, "utf8")
+    text = readFileSync(file, "utf8")
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
     throw new ConfigError(

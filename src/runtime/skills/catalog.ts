@@ -1,7 +1,7 @@
 // The skills of one project: found once when the toolbelt opens, each SKILL.md read again when loaded.
 
-import type { Dirent } from "node:fs"
-import { readdir, readFile, realpath, stat } from "node:fs/promises"
+import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { type SkillRoot, skillRoots } from "./locations.ts"
 
@@ -122,7 +122,7 @@ interface Candidate {
 async function skillFiles(root: SkillRoot): Promise<Candidate[]> {
   let entries: Dirent[]
   try {
-    entries = await readdir(root.dir, { withFileTypes: true })
+    entries = readdirSync(root.dir, { withFileTypes: true })
   } catch {
     return [] // missing, or not a directory
   }
@@ -134,7 +134,7 @@ async function skillFiles(root: SkillRoot): Promise<Candidate[]> {
     folders.map(async (folder) => {
       const file = join(root.dir, folder, "SKILL.md")
       try {
-        return (await stat(file)).isFile() ? [{ file, scope: root.scope }] : []
+        return statSync(file).isFile() ? [{ file, scope: root.scope }] : []
       } catch {
         return [] // a folder without SKILL.md (or a link to nothing) is not a skill
       }
@@ -146,8 +146,8 @@ async function skillFiles(root: SkillRoot): Promise<Candidate[]> {
 async function parseCandidate(candidate: Candidate, parse: Parse): Promise<Skill | SkillError> {
   const dir = dirname(candidate.file)
   try {
-    const { name, description } = parse(await readFile(candidate.file, "utf8"), basename(dir))
-    const [realDir, realFile] = await Promise.all([realpath(dir), realpath(candidate.file)])
+    const { name, description } = parse(readFileSync(candidate.file, "utf8"), basename(dir))
+    const [realDir, realFile] = [realpathSync(dir), realpathSync(candidate.file)]
     return { name, description, dir, file: candidate.file, realDir, realFile, scope: candidate.scope }
   } catch (error) {
     return { file: candidate.file, error: (error as Error).message }

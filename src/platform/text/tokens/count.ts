@@ -1,7 +1,7 @@
 // Exact token counts (o200k_base, gpt-tokenizer), counted off the main thread and only when missed.
 
 import { createHash } from "node:crypto"
-import { readFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
@@ -143,7 +143,7 @@ export class TokenCounter {
     this.#read ??= (async () => {
       if (!this.#file) return
       try {
-        const parsed = JSON.parse(await readFile(this.#file, "utf8")) as { v?: unknown; counts?: unknown }
+        const parsed = JSON.parse(readFileSync(this.#file, "utf8")) as { v?: unknown; counts?: unknown }
         if (parsed?.v !== 1 || typeof parsed.counts !== "object" || parsed.counts === null) return
         for (const [key, value] of Object.entries(parsed.counts as Record<string, unknown>)) {
           if (typeof value === "number" && Number.isInteger(value) && value >= 0) this.#remember(key, value)

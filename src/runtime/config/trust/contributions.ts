@@ -1,7 +1,6 @@
 // What a project would run, contact or loosen, found by reading its files (nothing is run or imported).
 
-import type { Dirent } from "node:fs"
-import { readdir, readFile, stat } from "node:fs/promises"
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { extname, isAbsolute, join, relative } from "node:path"
 import { type ConfigFile, type ConfigLayers, readConfigFile } from "../config.ts"
@@ -106,7 +105,7 @@ export async function findContributions(options: {
     for (const file of agentFiles) {
       let front: unknown
       try {
-        const split = splitFrontmatter(await readFile(file, "utf8"))
+        const split = splitFrontmatter(readFileSync(file, "utf8"))
         front = split ? parseFrontmatter(split.yaml) : undefined
       } catch {
         continue // an agent file that does not parse does not load: it loosens nothing
@@ -282,9 +281,18 @@ async function toolFiles(dir: string): Promise<string[]> {
     if (!TOOL_EXTENSIONS.has(extname(entry.name)) || /\.d\.m?ts$/.test(entry.name)) continue
     const file = join(dir, entry.name)
     if (entry.isFile()) files.push(file)
-    else if (entry.isSymbolicLink() && (await stat(file).catch(() => undefined))?.isFile()) files.push(file)
+    else if (entry.isSymbolicLink() && isFile(file)) files.push(file)
   }
   return files
+}
+
+/** Whether `path` is a file, links followed; false for a dangling or looping link. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
 }
 
 /** Every file under `dir` (links followed to files, not into folders), at most `MAX_TOOL_FOLDER_FILES`. */
@@ -315,7 +323,7 @@ async function markdown(dir: string): Promise<string[]> {
 
 async function entries(dir: string): Promise<Dirent[]> {
   try {
-    return (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     )
   } catch {

@@ -1,7 +1,7 @@
 // What a project would run, as one hash: a change to any file behind a contribution changes it.
 
 import { createHash } from "node:crypto"
-import { readFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
 
 /** sha256 of zero bytes. */
 export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -19,7 +19,7 @@ export async function fingerprintFiles(files: Iterable<string>): Promise<string>
   for (const file of sorted) {
     let content: Buffer
     try {
-      content = await readFile(file)
+      content = readFileSync(file)
     } catch (error) {
       content = Buffer.from(`\0unreadable:${(error as NodeJS.ErrnoException).code ?? "error"}`)
     }

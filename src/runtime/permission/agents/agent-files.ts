@@ -1,7 +1,6 @@
 // Where agent files are looked for, and loading them: each broken one is reported, the rest load.
 
-import type { Dirent } from "node:fs"
-import { readdir, readFile } from "node:fs/promises"
+import { type Dirent, readdirSync, readFileSync } from "node:fs"
 import { join, relative, sep } from "node:path"
 import { globalDirs, homeDir, projectLevels } from "../../config/search-dirs.ts"
 import type { Layer } from "../config.ts"
@@ -88,7 +87,7 @@ export async function loadAgentFiles(options: {
         continue
       }
       try {
-        const text = await readFile(file, "utf8")
+        const text = readFileSync(file, "utf8")
         const { parseAgentFile } = await import("./agent-file.ts")
         files.push({ ...parseAgentFile(text, { name, file, home: homeDir(env) }), layer })
       } catch (error) {
@@ -103,7 +102,7 @@ export async function loadAgentFiles(options: {
 async function markdownFiles(folder: string): Promise<string[]> {
   let entries: Dirent[]
   try {
-    entries = await readdir(folder, { withFileTypes: true, recursive: true })
+    entries = readdirSync(folder, { withFileTypes: true, recursive: true })
   } catch {
     return []
   }
