@@ -44,6 +44,7 @@ const {
   writeFileSync,
 } = await builtin("node:fs")
 const nodeModule = await builtin("node:module")
+const { homedir } = await builtin("node:os")
 const { basename, dirname, isAbsolute, join, sep } = await builtin("node:path")
 const { fileURLToPath, pathToFileURL } = await builtin("node:url")
 
@@ -126,8 +127,8 @@ function whichNode() {
 /**
  * A directory for caches of V8's compiled code (`compile-cache`: Node's, for the modules Node loads;
  * `code-cache`: BundleLoader's below, for the build) that only this user can write:
- * `$XDG_CACHE_HOME/toolbelt/<leaf>` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows). Never Node's
- * default, the shared system temp dir: another local account could create that directory first and
+ * `$XDG_CACHE_HOME/toolbelt/<leaf>` (else `~/.cache/...`, `%LOCALAPPDATA%\\...` on Windows). Never
+ * Node's default, the shared system temp dir: another local account could create that directory first and
  * plant compiled code, which this process would then run as its own. A directory this user does not own,
  * or that others can write, or a link, is not used (toolbelt then starts without that cache).
  */
@@ -135,7 +136,8 @@ function privateCacheDir(leaf) {
   const env = process.env
   const windows = process.platform === "win32"
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined
-  const base = windows ? env.LOCALAPPDATA : (xdg ?? (env.HOME ? join(env.HOME, ".cache") : undefined))
+  const home = env.HOME || (windows ? undefined : accountHome())
+  const base = windows ? env.LOCALAPPDATA : (xdg ?? (home ? join(home, ".cache") : undefined))
   if (!base || !isAbsolute(base)) return undefined
   const own = join(base, "toolbelt")
   const dir = join(own, leaf)
@@ -147,6 +149,15 @@ function privateCacheDir(leaf) {
       if (!stat.isDirectory() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) return undefined
     }
     return dir
+  } catch {
+    return undefined
+  }
+}
+
+/** Without HOME (a service, a bare env): the account's home from the password database, if it has one. */
+function accountHome() {
+  try {
+    return homedir()
   } catch {
     return undefined
   }

@@ -14,7 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs"
-import { tmpdir } from "node:os"
+import { tmpdir, userInfo } from "node:os"
 import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -62,6 +62,13 @@ describe("the compile cache", () => {
     expect(dir.startsWith(tmpdir().replace(/\/$/, "") + "/node-compile-cache")).toBe(false)
   })
 
+  it("without HOME, lives under the account's home from the password database", () => {
+    const { root } = layout()
+    const home = userInfo().homedir
+    const dir = cacheDir(root, {})
+    expect(dir.startsWith(join(home, ".cache", "toolbelt", "compile-cache")), dir).toBe(true)
+  })
+
   it("follows XDG_CACHE_HOME when it is absolute, and ignores it when it is relative", () => {
     const { root, home } = layout()
     const xdg = join(home, "xdg")
@@ -95,11 +102,6 @@ describe("the compile cache", () => {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     chownSync(dir, 65534, 65534)
     expect(cacheDir(root, { HOME: home })).toBe("none")
-  })
-
-  it("is not used without a home to keep it in", () => {
-    const { root } = layout()
-    expect(cacheDir(root, {})).toBe("none")
   })
 
   it("is the user's own when NODE_COMPILE_CACHE names one", () => {
