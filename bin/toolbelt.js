@@ -28,21 +28,7 @@
 // of node:fs builds its facade, which loads fs's streams, and node:child_process (only a hand-over needs
 // it) costs a tenth of a start on its own. Any older Node imports them.
 const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
-const {
-  closeSync,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} = await builtin("node:fs")
+const fs = await builtin("node:fs")
 const nodeModule = await builtin("node:module")
 const { homedir } = await builtin("node:os")
 const { basename, dirname, isAbsolute, join, sep } = await builtin("node:path")
@@ -72,7 +58,7 @@ const installed = here.split(sep).includes("node_modules")
 
 function chooseEntry() {
   const forced = process.env.TOOLBELT_RUN
-  if (forced === "build" || installed || !existsSync(source)) return bundle
+  if (forced === "build" || installed || !fs.existsSync(source)) return bundle
   if (forced === "source") return source
   return buildIsCurrent() ? bundle : source
 }
@@ -81,17 +67,17 @@ function chooseEntry() {
 function buildIsCurrent() {
   let started
   try {
-    started = JSON.parse(readFileSync(join(root, "dist", "build-stamp.json"), "utf8")).started
+    started = JSON.parse(fs.readFileSync(join(root, "dist", "build-stamp.json"), "utf8")).started
   } catch {
     return false
   }
-  if (typeof started !== "number" || !existsSync(bundle)) return false
+  if (typeof started !== "number" || !fs.existsSync(bundle)) return false
   // A folder's time changes when a file in it is added, removed or renamed (what an editor's safe save does).
-  if (statSync(sourceDir).mtimeMs >= started) return false
-  for (const file of readdirSync(sourceDir, { recursive: true, withFileTypes: true })) {
+  if (fs.statSync(sourceDir).mtimeMs >= started) return false
+  for (const file of fs.readdirSync(sourceDir, { recursive: true, withFileTypes: true })) {
     // Tests and their fixtures are not compiled: editing them leaves the build current.
     if (file.name.endsWith(".test.ts") || file.parentPath.includes("fixtures")) continue
-    if (statSync(join(file.parentPath, file.name)).mtimeMs >= started) return false
+    if (fs.statSync(join(file.parentPath, file.name)).mtimeMs >= started) return false
   }
   return true
 }
@@ -142,10 +128,10 @@ function privateCacheDir(leaf) {
   const own = join(base, "toolbelt")
   const dir = join(own, leaf)
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     if (windows) return dir
     for (const path of [own, dir]) {
-      const stat = lstatSync(path)
+      const stat = fs.lstatSync(path)
       if (!stat.isDirectory() || stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0) return undefined
     }
     return dir
@@ -178,7 +164,7 @@ function pinnedNode() {
   try {
     const require = nodeModule.createRequire(import.meta.url)
     const bin = join(dirname(require.resolve("node/package.json")), "bin", "node")
-    return existsSync(bin) ? bin : undefined
+    return fs.existsSync(bin) ? bin : undefined
   } catch {
     return undefined
   }
@@ -258,11 +244,15 @@ class BundleLoader {
     })
     if (cacheFile && (!own || script.cachedDataRejected)) this.#remember(script, cacheFile)
     const base = nodeModule.createRequire(file)
-    const require = (id) => (CHUNK.test(id) ? this.load(join(this.#dir, id)) : base(id))
-    require.resolve = base.resolve
-    require.cache = base.cache
+    const chunkOrNode = (id) => (CHUNK.test(id) ? this.load(join(this.#dir, id)) : base(id))
+    const require = Object.assign(chunkOrNode, { resolve: base.resolve, cache: base.cache })
     module.require = require
-    script.runInThisContext().call(module.exports, module.exports, require, module, file, this.#dir)
+    try {
+      script.runInThisContext().call(module.exports, module.exports, require, module, file, this.#dir)
+    } catch (error) {
+      this.#modules.delete(file) // as Node does: a later require runs it again, not half of it
+      throw error
+    }
     module.loaded = true
     return module.exports
   }
@@ -270,7 +260,7 @@ class BundleLoader {
   /** Another command's cache of the chunk `stem` names, if there is one. */
   #another(stem) {
     try {
-      if (this.#names === undefined) this.#names = readdirSync(this.#cacheDir)
+      if (this.#names === undefined) this.#names = fs.readdirSync(this.#cacheDir)
     } catch {
       this.#names = []
     }
@@ -294,10 +284,10 @@ class BundleLoader {
     for (const { script, cacheFile } of unsaved) {
       const temp = `${cacheFile}.${process.pid}.tmp`
       try {
-        writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: "wx" })
-        renameSync(temp, cacheFile)
+        fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: "wx" })
+        fs.renameSync(temp, cacheFile)
       } catch {
-        rmSync(temp, { force: true })
+        fs.rmSync(temp, { force: true })
       }
     }
     pruneOld(this.#cacheDir)
@@ -307,16 +297,16 @@ class BundleLoader {
 /** The chunk's text and its stat, from one open (the stat names its cache). */
 /** A file's bytes and its stat, from one open (the chunk's stat names its cache). */
 function readWhole(file) {
-  const fd = openSync(file, "r")
+  const fd = fs.openSync(file, "r")
   try {
-    const stat = fstatSync(fd)
+    const stat = fs.fstatSync(fd)
     const bytes = Buffer.allocUnsafe(stat.size)
     let read = 0
     for (let n = 1; n > 0 && read < stat.size; read += n)
-      n = readSync(fd, bytes, read, stat.size - read, null)
+      n = fs.readSync(fd, bytes, read, stat.size - read, null)
     return { bytes: bytes.subarray(0, read), stat }
   } finally {
-    closeSync(fd)
+    fs.closeSync(fd)
   }
 }
 
@@ -333,11 +323,11 @@ function readCache(file) {
 function pruneOld(dir) {
   try {
     const now = Date.now()
-    for (const name of readdirSync(dir)) {
+    for (const name of fs.readdirSync(dir)) {
       if (!name.endsWith(CACHE_SUFFIX) && !name.endsWith(".tmp")) continue
       const path = join(dir, name)
-      const age = now - statSync(path).mtimeMs
-      if (age > (name.endsWith(".tmp") ? 60_000 : MAX_AGE_MS)) rmSync(path, { force: true })
+      const age = now - fs.statSync(path).mtimeMs
+      if (age > (name.endsWith(".tmp") ? 60_000 : MAX_AGE_MS)) fs.rmSync(path, { force: true })
     }
   } catch {
     // Pruning is housekeeping: a file another process removed first is not an error.

@@ -63,10 +63,23 @@ function layout(): { root: string; home: string; cacheDir: string } {
   writeFileSync(
     join(root, "dist", "cli.bundle.cjs"),
     `"use strict";
+if (process.argv.includes("flaky")) {
+  try { require("./cli.bundle-flaky-X.cjs") } catch (error) { console.log("first: " + error.message) }
+  console.log("again: " + require("./cli.bundle-flaky-X.cjs").value)
+  return
+}
 require("./${CORE}").run(process.argv.slice(2)).then((out) => console.log(out), (error) => { console.log(error.stack); process.exitCode = 1 })
 `,
   )
   writeFileSync(join(root, "dist", CORE), coreChunk("first"))
+  writeFileSync(
+    join(root, "dist", "cli.bundle-flaky-X.cjs"),
+    `"use strict";
+exports.value = "half"
+if (!globalThis.flakyRan) { globalThis.flakyRan = true; throw new Error("failed once") }
+exports.value = "whole"
+`,
+  )
   const home = join(base, "home")
   mkdirSync(home, { mode: 0o700 })
   return { root, home, cacheDir: join(home, ".cache", "toolbelt", "code-cache") }
@@ -187,6 +200,11 @@ describe("the build's code cache", () => {
     const esm = join(home, "module.mjs")
     writeFileSync(esm, 'export default "from an ES module"\n')
     expect(run(root, home, ["import"], { ESM_URL: `file://${esm}` }).stdout.trim()).toBe("from an ES module")
+  })
+
+  it("runs again a chunk whose first run threw, as Node does, instead of handing out half of it", () => {
+    const { root, home } = layout()
+    expect(run(root, home, ["flaky"]).stdout).toBe("first: failed once\nagain: whole\n")
   })
 
   it("is written 2 s into a command that keeps running (mcp, serve)", async () => {
