@@ -189,8 +189,11 @@ const vm = await builtin("node:vm")
 /** How a chunk requires another: a file of this build beside it. */
 const CHUNK = /^\.\/cli\.bundle[^/\\]*\.cjs$/
 const CACHE_SUFFIX = ".v8cache"
-/** When a long-lived command (mcp, serve) writes its caches: its start-up has run by then. */
+// A long-lived command (mcp, serve) writes its caches once idle (its loop busy under a third of 0.5 s),
+// from 2 s in: never mid-load, where making a ~1 MB cache stops the loop for tens of ms (serve's p99).
 const SAVE_AFTER_MS = 2000
+const IDLE_CHECK_MS = 500
+const IDLE_BELOW = 0.3
 const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000
 const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {"
 const WRAPPER_END = "\n})"
@@ -269,12 +272,19 @@ class BundleLoader {
   }
 
   #remember(script, cacheFile) {
-    if (this.#unsaved.length === 0 && !this.#saving) {
-      this.#saving = true
-      process.once("exit", () => this.#save())
-      setTimeout(() => this.#save(), SAVE_AFTER_MS).unref()
-    }
     this.#unsaved.push({ script, cacheFile })
+    if (this.#saving) return
+    this.#saving = true
+    process.once("exit", () => this.#save())
+    setTimeout(() => this.#saveWhenIdle(), SAVE_AFTER_MS).unref()
+  }
+
+  #saveWhenIdle(since = performance.eventLoopUtilization()) {
+    setTimeout(() => {
+      const { utilization } = performance.eventLoopUtilization(since)
+      if (utilization < IDLE_BELOW) this.#save()
+      else this.#saveWhenIdle()
+    }, IDLE_CHECK_MS).unref()
   }
 
   /** Writes the caches of what was compiled without one; never fails the command. */

@@ -45,6 +45,12 @@ exports.run = async (argv) => {
   if (argv.includes("throw")) exports.fail()
   if (argv.includes("import")) return (await import(process.env.ESM_URL)).default
   if (argv.includes("wait")) { setInterval(() => {}, 1000); return "waiting" }
+  if (argv.includes("busy")) {
+    const until = Date.now() + 3500
+    const spin = () => { const end = Date.now() + 20; while (Date.now() < end); if (Date.now() < until) setImmediate(spin); else { require("node:fs").writeFileSync(process.env.MARK, ""); setInterval(() => {}, 1000) } }
+    spin()
+    return "busy"
+  }
   if (argv.includes("sloppy")) { undeclared = 1; return "sloppy" }
   return answer() + " " + require("node:path").basename(__filename)
 }
@@ -200,6 +206,27 @@ describe("the build's code cache", () => {
     const esm = join(home, "module.mjs")
     writeFileSync(esm, 'export default "from an ES module"\n')
     expect(run(root, home, ["import"], { ESM_URL: `file://${esm}` }).stdout.trim()).toBe("from an ES module")
+  })
+
+  it("is not written while a long-lived command is busy, only once it is idle", async () => {
+    const { root, home, cacheDir } = layout()
+    const mark = join(home, "idle-from")
+    const child = spawn(process.execPath, [join(root, "bin", "toolbelt.js"), "serve", "busy"], {
+      env: { PATH: process.env.PATH, HOME: home, TOOLBELT_RUN: "build", MARK: mark },
+      stdio: "ignore",
+    })
+    try {
+      const deadline = Date.now() + 30_000
+      while (named(caches(cacheDir), ".serve.v8cache").length < 2) {
+        expect(Date.now()).toBeLessThan(deadline)
+        await new Promise((done) => setTimeout(done, 100))
+      }
+      const idleFrom = statSync(mark).mtimeMs
+      for (const name of named(caches(cacheDir), ".serve.v8cache"))
+        expect(statSync(join(cacheDir, name)).mtimeMs).toBeGreaterThanOrEqual(idleFrom)
+    } finally {
+      child.kill("SIGKILL")
+    }
   })
 
   it("runs again a chunk whose first run threw, as Node does, instead of handing out half of it", () => {
