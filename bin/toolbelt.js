@@ -18,15 +18,12 @@
 // anything else is done here (the pinned Node chooses what to run), or, when there is none, says in one
 // line which Node to use.
 //
-// Which code runs:
-// 1. The bundled build (dist/cli.bundle.cjs, made by `npm run build`, which `npm install` runs): when
-//    toolbelt is installed as a package, or in a clone when no source file changed since the build
-//    started (dist/build-stamp.json). A developer editing src/ never runs a stale build.
-// 2. Otherwise the TypeScript sources (src/surfaces/cli/bin.ts), type-stripped by Node at every start (slower).
-// TOOLBELT_RUN=build or TOOLBELT_RUN=source forces one of them (benchmarks, debugging).
-// Built-ins are read with process.getBuiltinModule where this Node has it (20.16+, 22.3+): an ESM import
-// of node:fs builds its facade, which loads fs's streams, and node:child_process (only a hand-over needs
-// it) costs a tenth of a start on its own. Any older Node imports them.
+// Which code runs: the bundled build (dist/cli.bundle.cjs, made by `npm run build`, which `npm install`
+// runs) when toolbelt is installed as a package, or in a clone when no source file changed since the build
+// started (dist/build-stamp.json): an edit is never shadowed by a stale build. Else the TypeScript sources
+// (src/surfaces/cli/bin.ts), type-stripped at every start. TOOLBELT_RUN=build or =source forces one.
+// Built-ins through process.getBuiltinModule where this Node has it (20.16+, 22.3+): an ESM import of
+// node:fs builds its facade (fs's streams); node:child_process costs a tenth of a start. Older Nodes import.
 const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
 const fs = await builtin("node:fs")
 const nodeModule = await builtin("node:module")
@@ -275,20 +272,20 @@ class BundleLoader {
     this.#unsaved.push({ script, cacheFile })
     if (this.#saving) return
     this.#saving = true
-    process.once("exit", () => this.#save())
+    process.once("exit", () => this.save())
     setTimeout(() => this.#saveWhenIdle(), SAVE_AFTER_MS).unref()
   }
 
   #saveWhenIdle(since = performance.eventLoopUtilization()) {
     setTimeout(() => {
       const { utilization } = performance.eventLoopUtilization(since)
-      if (utilization < IDLE_BELOW) this.#save()
+      if (utilization < IDLE_BELOW) this.save()
       else this.#saveWhenIdle()
     }, IDLE_CHECK_MS).unref()
   }
 
   /** Writes the caches of what was compiled without one; never fails the command. */
-  #save() {
+  save() {
     const unsaved = this.#unsaved.splice(0)
     if (unsaved.length === 0) return
     for (const { script, cacheFile } of unsaved) {
@@ -370,7 +367,10 @@ if (canRun) {
   if (compileCache) nodeModule.enableCompileCache?.(compileCache)
   if (entry === bundle) {
     const cacheDir = process.env.TOOLBELT_CODE_CACHE === "0" ? undefined : privateCacheDir("code-cache")
-    new BundleLoader(dirname(bundle), cacheDir, commandName(process.argv.slice(2))).load(bundle)
+    const loader = new BundleLoader(dirname(bundle), cacheDir, commandName(process.argv.slice(2)))
+    // For a command that knows when its start-up is done (serve, before it listens): save the caches now.
+    globalThis[Symbol.for("toolbelt.saveCodeCache")] = () => loader.save()
+    loader.load(bundle)
   } else await import(pathToFileURL(entry).href)
 } else {
   // A re-run that still cannot run (a broken pinned Node, a flag in NODE_OPTIONS) must not re-run again.

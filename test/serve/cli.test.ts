@@ -1,5 +1,6 @@
 // `toolbelt serve` as a command: what it prints, its usage errors, and stopping on SIGTERM.
 import { spawn, spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -55,6 +56,23 @@ describe("toolbelt serve", () => {
       }
     }
   })
+
+  it.skipIf(!existsSync(join(bin, "..", "..", "dist", "cli.bundle.cjs")))(
+    "from the build, has written its code cache by the time it listens: none is made under load",
+    async () => {
+      project = await makeProject()
+      const serve = await startServe({ ...project, env: { ...project.env, TOOLBELT_RUN: "build" } })
+      try {
+        const cacheDir = join(project.home, ".cache", "toolbelt", "code-cache")
+        const names = await readdir(cacheDir)
+        expect(
+          names.some((name) => name.startsWith("cli.bundle-core-") && name.endsWith(".serve.v8cache")),
+        ).toBe(true)
+      } finally {
+        expect(await serve.stop()).toBe(0)
+      }
+    },
+  )
 
   it("stopped while it warms up, cleans up and exits 0 without starting the server", async () => {
     project = await makeProject()

@@ -4,6 +4,7 @@ import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { ServeOptions } from "../../http/server.ts"
 import { unknownAgentIsUsage } from "../ceiling.ts"
+import { saveCodeCache } from "../code-cache.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, UsageError } from "../io.ts"
 import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
@@ -132,6 +133,8 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
         stopListening()
       }
       if (stopped.signal.aborted) return EXIT.ok
+      // The warm-up compiled the call path: its code cache is written now, not once the load has begun.
+      saveCodeCache()
     }
     const http = await import("../../http/server.ts")
     const options: ServeOptions = {
