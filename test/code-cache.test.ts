@@ -252,3 +252,41 @@ describe("the build's code cache", () => {
     }
   })
 })
+
+const REAL_BIN = join(BIN_DIR, "toolbelt.js")
+const REAL_BUILD = join(BIN_DIR, "..", "dist", "cli.bundle.cjs")
+
+describe.skipIf(!existsSync(REAL_BUILD))("the real build's code cache", () => {
+  it("is written by `toolbelt mcp` before its first answer, so a client that kills it then leaves one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "toolbelt-code-cache-mcp-"))
+    dirs.push(home)
+    const child = spawn(process.execPath, [REAL_BIN, "mcp", "--cwd", home], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        TOOLBELT_DATA_DIR: join(home, "data"),
+        TOOLBELT_RUN: "build",
+      },
+      stdio: ["pipe", "pipe", "ignore"],
+    })
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } },
+    }
+    child.stdin.write(`${JSON.stringify(initialize)}\n`)
+    await new Promise<void>((answered) => {
+      let out = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk
+        if (out.includes('"id":1')) answered()
+      })
+    })
+    child.kill("SIGKILL")
+    const names = [...caches(join(home, ".cache", "toolbelt", "code-cache")).keys()]
+    expect(names.some((name) => name.startsWith("cli.bundle-core-") && name.endsWith(".mcp.v8cache"))).toBe(
+      true,
+    )
+  })
+})

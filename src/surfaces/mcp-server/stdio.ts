@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream"
 import type { Transport } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import type { Toolbelt } from "../../compose/toolbelt.ts"
+import { saveCodeCache } from "../../platform/util/code-cache.ts"
 import { ascending } from "../../platform/util/id.ts"
 import { logger } from "../../platform/util/log.ts"
 import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings.ts"
@@ -47,17 +48,20 @@ export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
   const calls = new CallGate(callLimitsOf(mcpSettings(options.toolbelt.config))).forSession()
   if (wire instanceof StdioLineTransport) wire.onBehind = (behind) => calls.hold(behind)
   const handle = serveStdio(
-    async () =>
-      (
-        await createMcpServer(options.toolbelt, {
-          session: ascending("ses"),
-          protocolVersion,
-          calls,
-          ...(options.agent ? { agent: options.agent } : {}),
-          ...(options.ask ? { ask: options.ask } : {}),
-          ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
-        })
-      ).server,
+    async () => {
+      const { server } = await createMcpServer(options.toolbelt, {
+        session: ascending("ses"),
+        protocolVersion,
+        calls,
+        ...(options.agent ? { agent: options.agent } : {}),
+        ...(options.ask ? { ask: options.ask } : {}),
+        ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
+      })
+      // Started from the build, the code compiled so far (start-up, the server) is cached before the
+      // first answer goes out: a client may kill the server at any moment after it.
+      saveCodeCache()
+      return server
+    },
     { transport: wire, onerror: (error) => log.warn(error.message) },
   )
   // serveStdio owns the wire's callbacks; chain onto its close handler to learn when the client left.

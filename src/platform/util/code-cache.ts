@@ -1,6 +1,7 @@
 // The build's code caches (bin/toolbelt.js runs the build through vm.Script with a V8 code cache per
 // chunk and command). A long-lived command writes them once its event loop is idle; one that knows when
-// its start-up is done writes them then, before any real work can meet the pause their making costs.
+// its start-up is done writes them then: `serve` before it listens (no call meets the pause their
+// making costs), the stdio MCP server before its first answer (a client may kill it right after).
 
 /** Where bin/toolbelt.js puts its save function; absent when the sources run (no build, no cache). */
 const SAVE = Symbol.for("toolbelt.saveCodeCache")
