@@ -67,7 +67,9 @@ await build({
     format: "cjs",
     // ES modules are strict; their code must not turn sloppy by being bundled as CommonJS.
     strict: true,
-    intro: `const ${DIST_URL} = process.getBuiltinModule("node:url").pathToFileURL(__dirname + "/").href;`,
+    // globalThis.process: a bundled dependency may declare its own top-level `process` (turndown has a
+    // function of that name), and this line is not code the bundler renames around.
+    intro: `const ${DIST_URL} = globalThis.process.getBuiltinModule("node:url").pathToFileURL(__dirname + "/").href;`,
     charset: "ascii",
     // Less to parse at every start; names are kept, so a defect's stack still names its functions.
     minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },

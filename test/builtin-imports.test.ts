@@ -172,6 +172,20 @@ describe.skipIf(!existsSync(bundle))("the CLI build's start-up", () => {
       expect(readFileSync(join(root, "dist", name), "latin1").search(/[\u0080-\uffff]/), name).toBe(-1)
   })
 
+  it("evaluates every chunk on its own, as plain CommonJS", () => {
+    // A chunk's top-level code (the bundler's intro included) runs once a command first needs it: a
+    // defect there shows only in that command (webfetch's turndown chunk shadowed \`process\`).
+    const script = `const { readdirSync } = require("node:fs"); const { join } = require("node:path");
+for (const name of readdirSync(process.argv[1]).filter((name) => /^cli\\.bundle-.*\\.cjs$/.test(name)))
+  try { require(join(process.argv[1], name)) } catch (error) { console.log("FAILED " + name + ": " + error) }
+console.log("EVALUATED")`
+    const result = spawnSync(process.execPath, ["-e", script, join(root, "dist"), "--help"], {
+      encoding: "utf8",
+    })
+    expect(result.stdout).toContain("EVALUATED")
+    expect(result.stdout).not.toContain("FAILED")
+  })
+
   it("is CommonJS in strict mode in every chunk, as the ES modules it bundles were", () => {
     const chunks = readdirSync(join(root, "dist")).filter((name) => name.startsWith("cli.bundle"))
     for (const name of chunks) {
