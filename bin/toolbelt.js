@@ -171,8 +171,8 @@ function pinnedNode() {
 // Node resolving its path). Node's own compile cache stores a module's code right after compiling it,
 // before it runs, so it holds only top-level code, and every function a command calls is compiled again
 // at every start (~25 ms of `call read`). Here each chunk is compiled with vm.Script and its code cache
-// made once the command has run (at exit, or 2 s into a long-lived one): the next start of the same
-// command deserializes the functions it ran.
+// made once the command has run (at exit, once a long-lived one is idle, or when the command says its
+// start-up is done): the next start of the same command deserializes the functions it ran.
 // - One cache per chunk and command (`call-read`, `tools`, `mcp`...); a command without its own starts
 //   from another's cache of the same chunk (the core chunk is shared) and then saves its own.
 // - Named after the chunk's size, mtime and inode, the Node version, platform and V8 flags (execArgv,
@@ -210,7 +210,8 @@ class BundleLoader {
   #modules = new Map()
   /** What was compiled without an accepted cache and still has to be saved. */
   #unsaved = []
-  #saving = false
+  /** Whether the saves at exit and when idle are set up (once, at the first chunk without a cache). */
+  #scheduled = false
 
   constructor(dir, cacheDir, command) {
     this.#dir = dir
@@ -270,8 +271,8 @@ class BundleLoader {
 
   #remember(script, cacheFile) {
     this.#unsaved.push({ script, cacheFile })
-    if (this.#saving) return
-    this.#saving = true
+    if (this.#scheduled) return
+    this.#scheduled = true
     process.once("exit", () => this.save())
     setTimeout(() => this.#saveWhenIdle(), SAVE_AFTER_MS).unref()
   }
@@ -301,7 +302,6 @@ class BundleLoader {
   }
 }
 
-/** The chunk's text and its stat, from one open (the stat names its cache). */
 /** A file's bytes and its stat, from one open (the chunk's stat names its cache). */
 function readWhole(file) {
   const fd = fs.openSync(file, "r")

@@ -5,9 +5,10 @@
 //    streams, node:crypto's webcrypto), work no command asked for.
 // 2. The built-ins that cost milliseconds to load and that most commands never use (LAZY: child
 //    processes, crypto, worker threads, sockets, DNS, readline, v8, fs/promises, streams) are not read
-//    when the module is evaluated but on first use: each use of an imported name becomes `__builtin_N().name`, where
-//    `__builtin_N` loads the module once. `toolbelt call read` then loads none of them (they were a
-//    quarter of its start, bench/startup.bench.ts), while `bash` or `webfetch` load theirs when they run.
+//    when the module is evaluated but on first use: each use of an imported name becomes
+//    `__builtin_N().name`, where `__builtin_N` loads the module once. `toolbelt call read` then loads
+//    none of them (they were a quarter of its start, bench/startup.bench.ts), while `bash` or `webfetch`
+//    load theirs when they run.
 // 3. Where a lazy rewrite could change what a name means, the import stays eager: a module that also
 //    declares a local of the same name (shadowing) or re-exports the imported name.
 //

@@ -1,8 +1,9 @@
 // The skills of one project: found once when the toolbelt opens, each SKILL.md read again when loaded.
 
-import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { type Dirent, readdirSync, readFileSync, realpathSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
+import { isFile } from "../../platform/fs/file-type.ts"
 import { type SkillRoot, skillRoots } from "./locations.ts"
 
 /** A skill as found: its frontmatter and where it lives. */
@@ -130,17 +131,11 @@ async function skillFiles(root: SkillRoot): Promise<Candidate[]> {
     .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
     .map((entry) => entry.name)
     .sort()
-  const found = await Promise.all(
-    folders.map(async (folder) => {
-      const file = join(root.dir, folder, "SKILL.md")
-      try {
-        return statSync(file).isFile() ? [{ file, scope: root.scope }] : []
-      } catch {
-        return [] // a folder without SKILL.md (or a link to nothing) is not a skill
-      }
-    }),
-  )
-  return found.flat()
+  // A folder without SKILL.md (or a link to nothing) is not a skill.
+  return folders
+    .map((folder) => join(root.dir, folder, "SKILL.md"))
+    .filter(isFile)
+    .map((file) => ({ file, scope: root.scope }))
 }
 
 async function parseCandidate(candidate: Candidate, parse: Parse): Promise<Skill | SkillError> {

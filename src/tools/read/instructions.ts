@@ -1,6 +1,6 @@
-import { statSync } from "node:fs"
 import { open } from "node:fs/promises"
 import { dirname, join } from "node:path"
+import { isFile } from "../../platform/fs/file-type.ts"
 import { contains } from "../kit/external-directory.ts"
 import type { Instruction } from "./format.ts"
 
@@ -49,15 +49,6 @@ export async function findInstructions(options: InstructionOptions): Promise<Ins
 /** The `firstTime` key of an instruction file. */
 export function keyOf(path: string): string {
   return `instructions:${path}`
-}
-
-/** Synchronous: one stat is a few µs, far less than a trip through the thread pool (read pays it per level). */
-function isFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false
-  } catch {
-    return false
-  }
 }
 
 async function readCapped(path: string): Promise<string | undefined> {

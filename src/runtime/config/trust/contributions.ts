@@ -1,8 +1,9 @@
 // What a project would run, contact or loosen, found by reading its files (nothing is run or imported).
 
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs"
+import { type Dirent, readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { extname, isAbsolute, join, relative } from "node:path"
+import { isFile } from "../../../platform/fs/file-type.ts"
 import { type ConfigFile, type ConfigLayers, readConfigFile } from "../config.ts"
 import { unknownKeys } from "../keys.ts"
 import { SETTING_KEYS } from "../mcp-settings.ts"
@@ -284,15 +285,6 @@ async function toolFiles(dir: string): Promise<string[]> {
     else if (entry.isSymbolicLink() && isFile(file)) files.push(file)
   }
   return files
-}
-
-/** Whether `path` is a file, links followed; false for a dangling or looping link. */
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile()
-  } catch {
-    return false
-  }
 }
 
 /** Every file under `dir` (links followed to files, not into folders), at most `MAX_TOOL_FOLDER_FILES`. */
