@@ -2,9 +2,12 @@
 // session with its own todo list; questions asked through elicitation (answered, declined, and not
 // offered to a client that cannot show forms); plan mode switching the listing.
 
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/client"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { database, features } from "../../src/runtime/question/fixtures/questions.ts"
+import { runCli } from "../fixtures/cli.ts"
 import {
   type Answer,
   type ClientOptions,
@@ -191,5 +194,37 @@ describe("plan mode over MCP", () => {
       arguments: { filePath: "app.ts", content: "export {}\n" },
     })
     expect(built.isError).toBeFalsy()
+  })
+
+  it("a switch another process made: the connection's next call runs as plan, and the listing follows", async () => {
+    const connection = await connect({ answer: answering().answer })
+    expect(await names(connection)).toContain("plan_enter")
+    const first = await connection.client.callTool({
+      name: "write",
+      arguments: { filePath: "a.ts", content: "a\n" },
+    })
+    expect(first.isError).toBeFalsy()
+    const home = project.env.HOME!
+    const db = new DatabaseSync(join(home, "data", "toolbelt.db"), { readOnly: true })
+    const row = db.prepare("SELECT session_id FROM part WHERE tool = 'write'").get() as { session_id: string }
+    db.close()
+
+    // Another process continues the connection's session and switches it to plan.
+    const entered = runCli(["call", "plan_enter", "{}", "--json", "--session", row.session_id], {
+      cwd: project.dir,
+      home,
+      env: { TOOLBELT_TRUST: "1" },
+    })
+    expect(JSON.parse(entered.stdout)).toMatchObject({ status: "completed", metadata: { agent: "plan" } })
+
+    const refused = await connection.client.callTool({
+      name: "write",
+      arguments: { filePath: "b.ts", content: "b\n" },
+    })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain("the plan agent's defaults")
+    const listed = await names(connection)
+    expect(listed).toContain("plan_exit")
+    expect(listed).not.toContain("plan_enter")
   })
 })

@@ -9,6 +9,7 @@ import type { Database, Statement } from "./sqlite.ts"
 export class SessionAgents {
   readonly #get: Statement
   readonly #set: Statement
+  #changes = 0
 
   constructor(db: Database) {
     this.#get = db.prepare("SELECT agent FROM session_agent WHERE session_id = ?")
@@ -26,5 +27,14 @@ export class SessionAgents {
   /** Sets the session's agent (committed at once: the next call, in any process, reads it). */
   set(sessionID: string, agent: string, now = Date.now()): void {
     this.#set.run(sessionID, agent, now)
+    this.#changes++
+  }
+
+  /**
+   * How many times this process set an agent: while it stays the same, an agent read earlier was
+   * changed since only by another process, which the next call's own read sees.
+   */
+  get changes(): number {
+    return this.#changes
   }
 }

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "../../platform/store/input-bounds.ts"
 import type { ToolState } from "../../platform/store/part.ts"
 import type { FilePart } from "../../platform/text/content.ts"
+import { sha256Base64url } from "../../platform/util/sha256.ts"
 import type { AskInput } from "../tool/context.ts"
 import { maskedDigest } from "./noise.ts"
 
@@ -70,7 +70,7 @@ export function detectDoomLoop(
   options: DoomLoopOptions = {},
 ): DoomLoop | undefined {
   const { threshold, maxCycle } = resolveOptions(options)
-  return detect(history.map(remembered), pending(next), threshold, maxCycle)
+  return detect(history.map(recordOf), pending(next), threshold, maxCycle)
 }
 
 /**
@@ -147,11 +147,11 @@ export class DoomLoopGuard {
     this.maxSessions = maxSessions
   }
 
-  /** Remembers a call the session made and what it answered. */
-  record(sessionID: string, call: Answered): void {
+  /** Remembers a call the session made and what it answered (or it as `recordOf` made it). */
+  record(sessionID: string, call: Answered | Recorded): void {
     const history = this.#sessions.get(sessionID) ?? []
     this.#sessions.delete(sessionID)
-    history.push(remembered(call))
+    history.push("answer" in call ? recordOf(call) : call)
     if (history.length > this.historySize) history.splice(0, history.length - this.historySize)
     this.#sessions.set(sessionID, history)
     if (this.#sessions.size > this.maxSessions) {
@@ -168,6 +168,12 @@ export class DoomLoopGuard {
   check(sessionID: string, next: Call | Answered): DoomLoop | undefined {
     const history = this.#sessions.get(sessionID) ?? []
     return detect(history, pending(next), this.threshold, this.maxCycle)
+  }
+
+  /** `check` for a call that ran, given as `recordOf` made it (its digests taken once for `check` and `record`). */
+  checkRecorded(sessionID: string, ran: Recorded): DoomLoop | undefined {
+    const history = this.#sessions.get(sessionID) ?? []
+    return detect(history, { ...ran, ran: true }, this.threshold, this.maxCycle)
   }
 
   /**
@@ -223,7 +229,8 @@ export interface Recorded {
   readonly key: string | undefined
 }
 
-function remembered(call: Answered): Recorded {
+/** A call as the guard remembers it: digests of its input and of its answer (noise masked). */
+export function recordOf(call: Answered): Recorded {
   const input = callKey(call)
   return {
     tool: call.tool,
@@ -244,12 +251,12 @@ interface Next {
 function pending(call: Call | Answered): Next {
   if (!("answer" in call))
     return { tool: call.tool, input: digest(callKey(call)), ran: false, key: undefined }
-  const { input, key } = remembered(call)
+  const { input, key } = recordOf(call)
   return { tool: call.tool, input, ran: true, key }
 }
 
 function digest(text: string): string {
-  return createHash("sha256").update(text).digest("base64url")
+  return sha256Base64url(text)
 }
 
 function resolveOptions(options: DoomLoopOptions): { threshold: number; maxCycle: number } {

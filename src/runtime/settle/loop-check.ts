@@ -5,7 +5,14 @@
 import type { ToolState } from "../../platform/store/part.ts"
 import { isPermissionError } from "../permission/errors.ts"
 import type { PermissionService } from "../permission/service.ts"
-import { answerOf, type DoomLoop, type DoomLoopGuard, doomLoopAsk } from "./doom-loop.ts"
+import {
+  answerOf,
+  type DoomLoop,
+  type DoomLoopGuard,
+  doomLoopAsk,
+  type Recorded,
+  recordOf,
+} from "./doom-loop.ts"
 import * as Message from "./messages.ts"
 import type { CallRequest } from "./types.ts"
 
@@ -26,6 +33,11 @@ export class LoopCheck {
   readonly #options: LoopCheckOptions
   /** What the call answered (its whole text, before bounding) and whether the tool called it a poll. */
   #answer: { text?: string; poll: boolean } = { poll: false }
+  /**
+   * What `after` judged a completed answer as: its attachments' URLs and the digests taken. `remember`
+   * reuses them for the same answer instead of joining and hashing the whole text again.
+   */
+  #judged: { readonly urls: readonly string[]; readonly recorded: Recorded } | undefined
 
   constructor(options: LoopCheckOptions) {
     this.#options = options
@@ -49,17 +61,31 @@ export class LoopCheck {
     this.#answer.text = text
   }
 
-  /** A read-only call that answered `answer` as the calls it repeats did: the refusal, if refused. */
-  async after(answer: string): Promise<string | undefined> {
+  /**
+   * A read-only call that answered `answer` as the calls it repeats did: the refusal, if refused.
+   * `urls`: the attachments' URLs when `answer` is a completed call's (`completedAnswer` of the text
+   * given to `answered` and of them).
+   */
+  async after(answer: string, urls?: readonly string[]): Promise<string | undefined> {
     const { guard, request, tool, input, readOnly } = this.#options
     if (!readOnly || this.#answer.poll) return undefined
-    const loop = guard.check(request.sessionID, { tool, input, answer })
+    const recorded = recordOf({ tool, input, answer })
+    if (urls) this.#judged = { urls, recorded }
+    const loop = guard.checkRecorded(request.sessionID, recorded)
     return loop ? this.#ask(loop) : undefined
   }
 
   /** Remembers what the settled call answered (not a refusal's reason, not an interruption). */
   remember(state: ToolState): void {
     const { guard, request, tool, input } = this.#options
+    const judged = this.#judged
+    if (judged && state.status === "completed" && this.#answer.text !== undefined && !this.#answer.poll) {
+      const urls = (state.attachments ?? []).map((file) => file.url)
+      if (urls.length === judged.urls.length && urls.every((url, i) => url === judged.urls[i])) {
+        guard.record(request.sessionID, judged.recorded)
+        return
+      }
+    }
     const whole = this.#answer.text !== undefined && state.status === "completed"
     const text = answerOf(whole ? { ...state, output: this.#answer.text! } : state)
     if (text === undefined) return // interrupted: no answer

@@ -4,7 +4,7 @@
 // a log that really grows (new lines, new words) still differs. Each pattern is linear (no nested
 // quantifiers over the same characters), so masking a large answer costs one pass per pattern.
 
-import { createHash } from "node:crypto"
+import { sha256Base64url } from "../../platform/util/sha256.ts"
 
 /** A masked span: the kind of noise between NUL characters (text output never holds those by chance). */
 const mark = (kind: string) => `\u0000${kind}\u0000`
@@ -101,7 +101,7 @@ export function maskedDigest(text: string): string {
 }
 
 function digestOf(text: string): string {
-  return createHash("sha256").update(text).digest("base64url")
+  return sha256Base64url(text)
 }
 
 function masking(text: string): { readonly masked: string; digest?: string } {

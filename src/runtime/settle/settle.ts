@@ -224,7 +224,10 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
 
   // 13. Loop guard, after. It compares the whole text: a cut one names a new output file every time.
   loop?.answered(text)
-  const stopped = await loop?.after(completedAnswer(text, attachments))
+  const stopped = await loop?.after(
+    completedAnswer(text, attachments),
+    attachments.map((file) => file.url),
+  )
   if (stopped) return refuse(stopped)
 
   // 14. Bound.

@@ -27,7 +27,7 @@ describe("RunningCall", () => {
   })
 
   it("sends no progress to a request answered with an ask, and sends it to the retry", () => {
-    const call = new RunningCall(() => new Promise<Settlement>(() => {}))
+    const call = new RunningCall({ agent: "build", changes: 0 }, () => new Promise<Settlement>(() => {}))
     const first: unknown[] = []
     const retry: unknown[] = []
     expect(call.attach(request("first", first))).toBe(true)

@@ -17,12 +17,20 @@ export type Step =
   | { readonly kind: "settled"; readonly settlement: Settlement }
   | { readonly kind: "prompt"; readonly prompt: Prompt }
 
+/** The agent a call started as, and how many agent changes this process had made by then (`SessionAgents.changes`). */
+export interface AgentAtStart {
+  readonly agent: string
+  readonly changes: number
+}
+
 /** A call in flight; it outlives one MCP request while an ask waits for the client's answer. */
 export class RunningCall {
   readonly callID = mintCallID()
   readonly abort = new AbortController()
   readonly progress = new ProgressReporter()
   readonly settled: Promise<Settlement>
+  /** The agent the call started as (the listing follows a switch the call itself made). */
+  readonly agentAtStart: AgentAtStart
   done = false
   /** A request is handling the call right now (a second retry with the same state is refused). */
   handling = false
@@ -39,7 +47,8 @@ export class RunningCall {
   #wake: (() => void) | undefined
   #answerTimer: ReturnType<typeof setTimeout> | undefined
 
-  constructor(start: (call: RunningCall) => Promise<Settlement>) {
+  constructor(agentAtStart: AgentAtStart, start: (call: RunningCall) => Promise<Settlement>) {
+    this.agentAtStart = agentAtStart
     this.settled = start(this)
     const finished = () => {
       this.done = true

@@ -121,8 +121,12 @@ export async function createMcpServer(
     model: () => (sampling() ? model : undefined),
     calls: options.calls ?? new CallGate(callLimitsOf(settings)).forSession(),
     // A call switched the session's agent (plan mode): its tools are listed before the result goes back.
-    settled: async () => {
-      if (agentNow() !== listedAgent) await resync()
+    // Read again only when this process set an agent since the call started: a switch made by another
+    // process is seen by the next call's own read, so one read per call suffices.
+    settled: async (started) => {
+      const agents = internals(toolbelt).store.sessionAgents
+      const now = agents.changes === started.changes ? started.agent : agentNow()
+      if (now !== listedAgent) await resync()
     },
   })
   // The agent the session runs as: the connection's, until a call switches it (plan mode).

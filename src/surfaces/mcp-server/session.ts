@@ -23,7 +23,7 @@ import { replyAsk, replyQuestions } from "./prompt-replies.ts"
 import { knowsTitledEnums } from "./protocol-versions.ts"
 import { questionReplyOf } from "./question-form.ts"
 import { errorResult, notWaiting, toCallToolResult } from "./result.ts"
-import { type Prompt, RunningCall } from "./running-call.ts"
+import { type AgentAtStart, type Prompt, RunningCall } from "./running-call.ts"
 
 const log = logger("mcp")
 
@@ -43,8 +43,11 @@ export interface SessionOptions {
   readonly protocolVersion: () => string | undefined
   /** The client's model while it samples: calls carry it, so tools that need a model (task) use it. */
   readonly model?: () => TurnModel | undefined
-  /** Awaited when a call settled, before its result goes back (the listing follows a plan-mode switch). */
-  readonly settled?: () => Promise<void>
+  /**
+   * Awaited when a call settled, before its result goes back (the listing follows a plan-mode switch).
+   * Told the agent the call started as, and how many agent changes this process had made by then.
+   */
+  readonly settled?: (started: AgentAtStart) => Promise<void>
   /** The places this session's calls take: how many run at once, how many may wait. */
   readonly calls: SessionCalls
 }
@@ -185,7 +188,7 @@ export class McpSession {
       if (step.kind === "settled") {
         // 5. The result, once the listing follows the agent the call may have switched to.
         this.#forget(call)
-        await this.#options.settled?.()
+        await this.#options.settled?.(call.agentAtStart)
         const { settlement } = step
         // An ask this surface could not show ended the call: its own words say why and how to allow it.
         // Not when something else refused it (the loop guard, a person), whose words say who did.
@@ -264,14 +267,15 @@ export class McpSession {
 
   #start(request: CallRequest): RunningCall {
     const model = this.#options.model?.()
-    const call = new RunningCall((self) =>
+    const agents = internals(this.#options.toolbelt).store.sessionAgents
+    const changes = agents.changes
+    const agent = agents.get(this.#options.sessionID) ?? this.#options.agent
+    const call = new RunningCall({ agent, changes }, (self) =>
       this.#options.toolbelt.call({
         tool: request.tool,
         input: request.args,
         sessionID: this.#options.sessionID,
-        agent:
-          internals(this.#options.toolbelt).store.sessionAgents.get(this.#options.sessionID) ??
-          this.#options.agent,
+        agent,
         callID: self.callID,
         abort: self.abort.signal,
         turn: request.turn,
