@@ -10,6 +10,7 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type Transport,
 } from "@modelcontextprotocol/server"
+import { JsonLines } from "./json-lines.ts"
 import { errorResponse, INVALID_REQUEST, readText } from "./json-rpc-body.ts"
 
 /**
@@ -59,6 +60,7 @@ export class StdioLineTransport implements Transport {
   #batches = new Set<PendingBatch>()
   #started = false
   #closed = false
+  readonly #json = new JsonLines()
 
   constructor(
     stdin: Readable,
@@ -213,7 +215,7 @@ export class StdioLineTransport implements Transport {
     if (this.#closed) return Promise.resolve()
     const { promise, resolve, reject } = Promise.withResolvers<void>()
     // The callback runs once the line is handed on (after a drain when the stream was full), or fails.
-    this.#stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))
+    this.#stdout.write(`${this.#json.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))
     this.#pauseIfBehind()
     return promise
   }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest"
+import { JsonLines, MAX_CACHED_CHARS, MIN_CACHED_CHARS } from "./json-lines.ts"
+
+/** A page of text with what JSON must escape: quotes, backslashes, newlines, tabs, controls, a lone surrogate. */
+const page = (seed: string, chars = 40_000) => {
+  const line = `${seed} "quoted" \\path\\ \t tab \u0001 ctl é 𝄞 \ud800 lone\n`
+  return line.repeat(Math.ceil(chars / line.length)).slice(0, chars)
+}
+const answer = (id: number, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  result: { content: [{ type: "text", text }], structuredContent: { output: text, short: "x" } },
+})
+
+describe("JsonLines", () => {
+  it("writes what JSON.stringify writes, the first time and every time after", () => {
+    const lines = new JsonLines()
+    const text = page("a")
+    for (let id = 1; id <= 4; id++) {
+      const line = lines.stringify(answer(id, text))
+      expect(line).toBe(JSON.stringify(answer(id, text)))
+      expect(JSON.parse(line).result.content[0].text).toBe(text)
+    }
+    // The same content in another string object is the same text.
+    expect(lines.stringify(answer(5, `${text.slice(0, 10)}${text.slice(10)}`))).toBe(
+      JSON.stringify(answer(5, text)),
+    )
+  })
+
+  it("escapes a long text ahead from its second sending only; short texts never", () => {
+    const lines = new JsonLines()
+    const single = (id: number, text: string) => ({ id, result: { content: [{ type: "text", text }] } })
+    lines.stringify(single(1, page("once")))
+    lines.stringify(single(2, "short".repeat(10)))
+    expect(lines.escapedTexts).toBe(0)
+    lines.stringify(single(3, page("once")))
+    expect(lines.escapedTexts).toBe(1)
+    expect(lines.stringify({ id: 4, text: "x".repeat(MIN_CACHED_CHARS - 1) })).toBe(
+      JSON.stringify({ id: 4, text: "x".repeat(MIN_CACHED_CHARS - 1) }),
+    )
+    expect(lines.escapedTexts).toBe(1)
+  })
+
+  it("holds at most MAX_CACHED_CHARS of texts, forgetting the least recently sent first", () => {
+    const lines = new JsonLines()
+    const kept = page("kept", 100_000)
+    lines.stringify({ id: 0, text: kept })
+    lines.stringify({ id: 0, text: kept })
+    for (let n = 0; n < 120; n++) {
+      const text = page(`other ${n}`, 100_000)
+      const single = { id: n, result: { content: [{ type: "text", text }] } }
+      expect(lines.stringify(single)).toBe(JSON.stringify(single))
+      expect(lines.chars).toBeLessThanOrEqual(MAX_CACHED_CHARS)
+      // Only `kept` is sent more than once, and it is never forgotten.
+      expect(lines.escapedTexts).toBe(1)
+      // Sent again now and then: the newest end, never the first forgotten.
+      if (n % 10 === 0) lines.stringify({ id: n, text: kept })
+    }
+  })
+})
