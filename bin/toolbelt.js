@@ -6,22 +6,19 @@
 // Starts the toolbelt CLI. The four lines above are shell, and JavaScript that does nothing: run as a
 // program (npm's bin link, an MCP client's "command"), /bin/sh picks the Node before any Node starts,
 // the one pinned in our own dependencies when there is one (a clone), else the `node` on PATH, and
-// execs it on this file: no older Node is started only to start another. `serve` gets V8's young
-// generation capped at 2 × 8 MiB semi-spaces (unless NODE_OPTIONS sets it): under load V8 otherwise
-// grows it to 128 MiB and keeps it, most of serve's RSS (bench/serve-load.bench.ts: 319 MiB). 8 MiB, not
-// 4: at 800-1,300 calls/s 4 MiB scavenged so often that more was promoted to the old generation
-// (RSS 213-219 MiB with 4, 168-178 with 8, in the same runs, and 5-10% more calls/s with 8).
-//
+// execs it on this file: no older Node is started only to start another. `serve` gets 2 × 8 MiB
+// semi-spaces (unless NODE_OPTIONS sets them): V8 otherwise grows its young generation to 128 MiB under
+// load, most of serve's RSS (bench/serve-load.bench.ts: 319 MiB); with 4 MiB more was promoted (RSS
+// 213-219 MiB against 168-178 with 8, in the same runs, and 5-10% fewer calls/s).
 // Run as `node bin/toolbelt.js` instead, this file stays plain JavaScript that any Node can parse, because
 // a user's PATH may hold an older Node (20 on many machines) than toolbelt runs on (22.13+, 24 LTS the
 // target). When the running Node cannot run toolbelt, it re-runs this file on the pinned Node, before
 // anything else is done here (the pinned Node chooses what to run), or, when there is none, says in one
 // line which Node to use.
-//
-// Which code runs: the bundled build (dist/cli.bundle.cjs, made by `npm run build`, which `npm install`
-// runs) when toolbelt is installed as a package, or in a clone when no source file changed since the build
-// started (dist/build-stamp.json): an edit is never shadowed by a stale build. Else the TypeScript sources
-// (src/surfaces/cli/bin.ts), type-stripped at every start. TOOLBELT_RUN=build or =source forces one.
+// Which code runs: the build (dist/cli.bundle.cjs, made by `npm run build`, which `npm install` runs)
+// when installed as a package, or in a clone when no source file changed since the build started
+// (dist/build-stamp.json): an edit is never shadowed by a stale build. Else the TypeScript sources
+// (src/surfaces/cli/bin.ts). TOOLBELT_RUN=build or =source forces one.
 // Built-ins through process.getBuiltinModule where this Node has it (20.16+, 22.3+): an ESM import of
 // node:fs builds its facade (fs's streams); node:child_process costs a tenth of a start. Older Nodes import.
 const builtin = (name) => process.getBuiltinModule?.(name) ?? import(name)
@@ -68,13 +65,21 @@ function buildIsCurrent() {
   } catch {
     return false
   }
-  if (typeof started !== "number" || !fs.existsSync(bundle)) return false
-  // A folder's time changes when a file in it is added, removed or renamed (what an editor's safe save does).
-  if (fs.statSync(sourceDir).mtimeMs >= started) return false
-  for (const file of fs.readdirSync(sourceDir, { recursive: true, withFileTypes: true })) {
-    // Tests and their fixtures are not compiled: editing them leaves the build current.
-    if (file.name.endsWith(".test.ts") || file.parentPath.includes("fixtures")) continue
-    if (fs.statSync(join(file.parentPath, file.name)).mtimeMs >= started) return false
+  return typeof started === "number" && fs.existsSync(bundle) && unchangedSince(sourceDir, started)
+}
+
+/**
+ * Whether nothing under `dir` changed at or after `time` (a folder's time changes when a file in it is
+ * added, removed or renamed: an editor's safe save). Tests and fixtures are not compiled. A walk of its
+ * own: readdirSync's recursive mode cost 18-40 ms of every start from a clone, this 8.
+ */
+function unchangedSince(dir, time) {
+  if (fs.statSync(dir).mtimeMs >= time) return false
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}${sep}${entry.name}`
+    if (!entry.isDirectory() || entry.name.includes("fixtures")) {
+      if (!entry.name.endsWith(".test.ts") && fs.statSync(path).mtimeMs >= time) return false
+    } else if (!unchangedSince(path, time)) return false
   }
   return true
 }
@@ -167,20 +172,15 @@ function pinnedNode() {
   }
 }
 
-// ---- Running the build (in this file: a second module to import cost ~5 ms of every start, mostly
-// Node resolving its path). Node's own compile cache stores a module's code right after compiling it,
-// before it runs, so it holds only top-level code, and every function a command calls is compiled again
-// at every start (~25 ms of `call read`). Here each chunk is compiled with vm.Script and its code cache
-// made once the command has run (at exit, once a long-lived one is idle, or when the command says its
-// start-up is done): the next start of the same command deserializes the functions it ran.
-// - One cache per chunk and command (`call-read`, `tools`, `mcp`...); a command without its own starts
-//   from another's cache of the same chunk (the core chunk is shared) and then saves its own.
-// - Named after the chunk's size, mtime and inode, the Node version, platform and V8 flags (execArgv,
-//   NODE_OPTIONS): a rebuilt or edited chunk never runs from an older one's cache (V8 itself checks
-//   only the source's length). A cache V8 rejects is made again.
-// - Only in privateCacheDir("code-cache"), written to a temp file of mode 0600 and renamed into place;
-//   caches not rewritten for 30 days are removed when one is written. No directory, or
-//   TOOLBELT_CODE_CACHE=0: the chunks run the same way, without a cache.
+// ---- Running the build (here: a second module cost ~5 ms of every start). Node's compile cache is made
+// right after compiling, so it holds only top-level code and every function a command calls is compiled
+// again at each start (~25 ms of `call read`). Here each chunk runs through vm.Script and its code cache
+// is made once the command ran (at exit, once a long-lived one is idle, or when the command says its
+// start-up is done). One cache per chunk and command (`call-read`, `tools`, `mcp`), else another
+// command's of the same chunk; named after the chunk's size, mtime and inode, the Node version, platform
+// and V8 flags, so an edited chunk never runs from an older cache (V8 checks only the length); a cache V8
+// rejects is made again. Only in privateCacheDir("code-cache"), as 0600 temp files renamed into place,
+// unused ones removed after 30 days. No directory, or TOOLBELT_CODE_CACHE=0: no cache.
 const vm = await builtin("node:vm")
 
 /** How a chunk requires another: a file of this build beside it. */

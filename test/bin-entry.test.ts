@@ -77,6 +77,19 @@ describe("bin/toolbelt.js chooses what to run", () => {
     expect(runs(root)).toBe("build")
   })
 
+  it("ignores edits under a fixtures folder, at any depth, but not to a file beside it", () => {
+    const root = layout()
+    const fixtures = join(root, "src", "tools", "read", "fixtures", "deep")
+    mkdirSync(fixtures, { recursive: true })
+    writeFileSync(join(fixtures, "page.ts"), "export {}\n")
+    for (const path of [fixtures, join(fixtures, ".."), join(root, "src", "tools", "read")])
+      utimesSync(path, BEFORE, BEFORE)
+    utimesSync(join(fixtures, "page.ts"), AFTER, AFTER)
+    expect(runs(root)).toBe("build")
+    utimesSync(join(root, "src", "tools", "read", "read.ts"), AFTER, AFTER)
+    expect(runs(root)).toBe("source")
+  })
+
   it("runs the sources when there is no finished build", () => {
     const root = layout()
     rmSync(join(root, "dist", "build-stamp.json"))
