@@ -24,6 +24,8 @@ export interface ServeStdioOptions {
   readonly stdout?: Writable
   /** Serve this transport instead of stdin/stdout (an in-memory pair in tests). */
   readonly transport?: Transport
+  /** Called once the connection's server is made (its first answer goes out right after). */
+  readonly onStarted?: () => void
 }
 
 export interface McpStdioServer {
@@ -60,6 +62,7 @@ export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
       // Started from the build, the code compiled so far (start-up, the server) is cached before the
       // first answer goes out: a client may kill the server at any moment after it.
       saveCodeCache()
+      options.onStarted?.()
       return server
     },
     { transport: wire, onerror: (error) => log.warn(error.message) },

@@ -41,6 +41,8 @@ Options:
   --max-request-bytes N
                   with --http: the largest request body (default: "mcp.max_request_bytes", else
                   16777216 = 16 MiB)
+  --no-warm-up    over stdio: do not run the call path on a throwaway toolbelt once the first answer is
+                  out (about a second of CPU, so that V8 optimises what your calls run before they come)
   --trust         apply what the project brings (tool files, plugins, MCP servers, ...) without it being
                   trusted, for this run (TOOLBELT_TRUST=1 does the same, e.g. in a client's config); said
                   on stderr. Until the project is trusted (toolbelt trust DIR), the client is told what
@@ -61,6 +63,30 @@ which starts the Node 24 that npm install put in the clone (whatever Node is on 
 After "npm link" in the clone, "toolbelt" can stand for "/path/to/toolbelt/bin/toolbelt.js".
 `
 
+/** How long after the connection's server is made the warm-up starts: its first answer is out by then. */
+const WARM_UP_DELAY_MS = 50
+
+/**
+ * Runs the stdio call path on a throwaway toolbelt (stdio-warm-up.ts) shortly after the first answer, in
+ * the background: the client's messages are served between its calls, and `signal` stops it. Resolves
+ * once it ended and cleaned up (at once when stopped before it began).
+ */
+function warmUpSoon(signal: AbortSignal): Promise<void> {
+  const { promise, resolve } = Promise.withResolvers<void>()
+  const timer = setTimeout(() => {
+    signal.removeEventListener("abort", cancel)
+    import("../../mcp-server/stdio-warm-up.ts")
+      .then(({ warmUpStdio }) => warmUpStdio({ signal }))
+      .then(() => resolve(), resolve)
+  }, WARM_UP_DELAY_MS)
+  const cancel = () => {
+    clearTimeout(timer)
+    resolve()
+  }
+  signal.addEventListener("abort", cancel, { once: true })
+  return promise
+}
+
 /** What `toolbelt mcp` says on stderr when a person starts it in a terminal. */
 export const BY_HAND_NOTE =
   "toolbelt mcp: this speaks MCP (JSON-RPC) on stdin/stdout for an MCP client, not for typing. Add it to\n" +
@@ -80,6 +106,7 @@ const MCP_LINE = {
     "session-idle-ms": { type: "string" },
     "max-sessions": { type: "string" },
     "max-request-bytes": { type: "string" },
+    "no-warm-up": { type: "boolean" },
   },
 } as const
 
@@ -148,14 +175,27 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
       // A person who typed `toolbelt mcp` sees a silent, waiting process: say what it is for. A client
       // starts it with pipes, so it never sees this; stdout stays the protocol's either way.
       if (!http && io.stdin.isTTY) io.stderr.write(BY_HAND_NOTE)
-      if (!http)
-        return serveMcpStdio({
+      if (!http) {
+        const warm = new AbortController()
+        let warming = Promise.resolve()
+        const served = serveMcpStdio({
           toolbelt,
           agent,
           ...(ask ? { ask } : {}),
           stdin: io.stdin as never,
           stdout: io.stdout as never,
+          ...(values["no-warm-up"] ? {} : { onStarted: () => (warming = warmUpSoon(warm.signal)) }),
         })
+        // The connection's end stops the warm-up; the command ends once it cleaned up.
+        return {
+          closed: served.closed,
+          async close() {
+            warm.abort()
+            await served.close()
+            await warming
+          },
+        }
+      }
       // Loaded for --http only: a stdio server starts without Hono and the HTTP transport.
       const served = await import("../../mcp-server/http.ts")
       let server: Awaited<ReturnType<typeof serveMcpHttp>>
