@@ -7,11 +7,9 @@
 // it before anyone waits on it.
 
 import { randomBytes } from "node:crypto"
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { Agent, type ClientRequest, type IncomingMessage, request } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createToolbelt } from "../../compose/toolbelt.ts"
+import { type WarmUpReport, withWarmUpToolbelt } from "../../compose/warm-up-toolbelt.ts"
 import { monotonicMs } from "../../platform/util/clock.ts"
 
 /** Calls made at most, and the time they may take (on a slow or busy machine, fewer are made). */
@@ -23,110 +21,79 @@ const SUBSCRIBERS = 2
 /** The longest Unix socket path the platforms take (sun_path holds 104 bytes on macOS, 108 on Linux). */
 const MAX_SOCKET_PATH = 103
 
-export interface WarmUpReport {
-  /** Calls answered. */
-  readonly calls: number
-  readonly ms: number
-  /** Why it stopped early, when something failed. */
-  readonly failed?: string
+/** The file read: 40 short lines. */
+const FILE = {
+  name: "warm-up.txt",
+  text: `${Array.from({ length: 40 }, (_, index) => `line ${index + 1} of the warm-up file`).join("\n")}\n`,
 }
 
 /**
- * 1. A temp directory of its own (mode 0700) holding a project with one small file, the data dir, and
- *    the server's Unix socket (mode 0600): no port is opened, so no other account can reach it. Where
- *    there can be no socket (Windows, a socket path too long), a loopback port with a random token.
- * 2. A toolbelt on it with an in-memory store, the config given empty (no file of the user's or the
- *    project's is read for it), no tool files, plugins or MCP servers, and a HOME inside the temp dir.
- * 3. The HTTP server on that toolbelt, the code the real one runs; SUBSCRIBERS clients follow /events.
- * 4. SESSIONS sessions call `read` on the file, each with another `limit` (the loop guard sees no
+ * On a throwaway toolbelt (`withWarmUpToolbelt`: a temp dir of its own, an in-memory store, nothing of
+ * the user's):
+ * 1. The HTTP server on it, the code the real one runs, on a Unix socket (mode 0600) in that temp dir:
+ *    no port is opened, so no other account can reach it. Where there can be no socket (Windows, a
+ *    socket path too long), a loopback port with a random token. SUBSCRIBERS clients follow /events.
+ * 2. SESSIONS sessions call `read` on the file, each with another `limit` (the loop guard sees no
  *    repeat), one after another, until `calls` were made, `budgetMs` passed or `signal` aborted.
- * 5. Everything is closed and the directory removed, whatever failed. A failure is not an error: the
+ * 3. Everything is closed and the directory removed, whatever failed. A failure is not an error: the
  *    server then starts cold; the report says how many calls were made.
  */
-export async function warmUp(
+export function warmUp(
   options: { readonly calls?: number; readonly budgetMs?: number; readonly signal?: AbortSignal } = {},
 ): Promise<WarmUpReport> {
-  const started = monotonicMs()
-  const deadline = started + (options.budgetMs ?? WARM_UP_MS)
+  const deadline = monotonicMs() + (options.budgetMs ?? WARM_UP_MS)
   const limit = options.calls ?? WARM_UP_CALLS
   let made = 0
-  let calls = 0
-  let failed: string | undefined
-  let dir: string | undefined
-  try {
-    // 1-2.
-    dir = await mkdtemp(join(tmpdir(), "toolbelt-warm-up-"))
-    const lines = Array.from({ length: 40 }, (_, index) => `line ${index + 1} of the warm-up file`)
-    await writeFile(join(dir, "warm-up.txt"), `${lines.join("\n")}\n`)
-    const toolbelt = await createToolbelt({
-      directory: dir,
-      dataDir: join(dir, "data"),
-      store: "memory",
-      config: {},
-      customTools: false,
-      mcp: false,
-      sweep: false,
-      editDiagnostics: false,
-      env: { HOME: dir, PATH: process.env.PATH ?? "" },
-    })
+  return withWarmUpToolbelt(FILE, async ({ toolbelt, dir, answered }) => {
+    // 1.
+    const { serveHttp } = await import("../http/server.ts")
+    const socketPath = join(dir, "serve.sock")
+    // Where a socket cannot be (Windows, a temp dir whose path leaves a socket's too long): loopback,
+    // with a token of its own as the real server has.
+    const onSocket = process.platform !== "win32" && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH
+    const token = onSocket ? undefined : randomBytes(32).toString("base64url")
+    const server = await serveHttp(
+      onSocket ? { toolbelt, socket: socketPath } : { toolbelt, port: 0, host: "127.0.0.1", token },
+    )
+    const target: Target = onSocket
+      ? { socketPath, headers: {} }
+      : {
+          host: "127.0.0.1",
+          port: Number(new URL(server.url).port),
+          headers: { authorization: `Bearer ${token}` },
+        }
+    const agent = new Agent({ keepAlive: true, maxSockets: SESSIONS + SUBSCRIBERS })
+    const streams: ClientRequest[] = []
     try {
-      // 3.
-      const { serveHttp } = await import("../http/server.ts")
-      const socketPath = join(dir, "serve.sock")
-      // Where a socket cannot be (Windows, a temp dir whose path leaves a socket's too long): loopback,
-      // with a token of its own as the real server has.
-      const onSocket = process.platform !== "win32" && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH
-      const token = onSocket ? undefined : randomBytes(32).toString("base64url")
-      const server = await serveHttp(
-        onSocket ? { toolbelt, socket: socketPath } : { toolbelt, port: 0, host: "127.0.0.1", token },
+      for (let index = 0; index < SUBSCRIBERS; index++) streams.push(subscribe(target))
+      // 2.
+      const sessions = await Promise.all(
+        Array.from({ length: SESSIONS }, (_, index) =>
+          post(target, agent, "/api/sessions", { title: `warm-up ${index}` }),
+        ),
       )
-      const target: Target = onSocket
-        ? { socketPath, headers: {} }
-        : {
-            host: "127.0.0.1",
-            port: Number(new URL(server.url).port),
-            headers: { authorization: `Bearer ${token}` },
+      await Promise.all(
+        sessions.map(async (session) => {
+          const id = (session as { id: string }).id
+          while (made < limit && monotonicMs() < deadline && !options.signal?.aborted) {
+            const n = made++
+            const reply = await post(target, agent, `/api/sessions/${id}/calls`, {
+              tool: "read",
+              input: { filePath: FILE.name, offset: 1 + (n % 20), limit: 20 + n },
+            })
+            if ((reply as { status?: unknown }).status !== "completed")
+              throw new Error(`warm-up: a read ended ${JSON.stringify(reply).slice(0, 200)}`)
+            answered()
           }
-      const agent = new Agent({ keepAlive: true, maxSockets: SESSIONS + SUBSCRIBERS })
-      const streams: ClientRequest[] = []
-      try {
-        for (let index = 0; index < SUBSCRIBERS; index++) streams.push(subscribe(target))
-        // 4.
-        const sessions = await Promise.all(
-          Array.from({ length: SESSIONS }, (_, index) =>
-            post(target, agent, "/api/sessions", { title: `warm-up ${index}` }),
-          ),
-        )
-        await Promise.all(
-          sessions.map(async (session) => {
-            const id = (session as { id: string }).id
-            while (made < limit && monotonicMs() < deadline && !options.signal?.aborted) {
-              const n = made++
-              const reply = await post(target, agent, `/api/sessions/${id}/calls`, {
-                tool: "read",
-                input: { filePath: "warm-up.txt", offset: 1 + (n % 20), limit: 20 + n },
-              })
-              if ((reply as { status?: unknown }).status !== "completed")
-                throw new Error(`warm-up: a read ended ${JSON.stringify(reply).slice(0, 200)}`)
-              calls++
-            }
-          }),
-        )
-      } finally {
-        for (const stream of streams) stream.destroy()
-        agent.destroy()
-        await server.close()
-      }
+        }),
+      )
     } finally {
-      await toolbelt.close()
+      // 3.
+      for (const stream of streams) stream.destroy()
+      agent.destroy()
+      await server.close()
     }
-  } catch (error) {
-    // 5. Cold, then: nothing here is the user's to hear about.
-    failed = (error as Error).message
-  } finally {
-    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {})
-  }
-  return { calls, ms: monotonicMs() - started, ...(failed === undefined ? {} : { failed }) }
+  })
 }
 
 /** Where the throwaway server listens, and what its requests carry. */

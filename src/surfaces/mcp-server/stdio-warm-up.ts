@@ -7,11 +7,8 @@
 // first rounds after a 100-call warm-up; after 1,000 calls 1.29× the reference instead of 0.9×).
 // Running the same code first, where nothing of the user's is touched, lets V8 do that work before.
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { PassThrough } from "node:stream"
-import { createToolbelt } from "../../compose/toolbelt.ts"
+import { type WarmUpReport, withWarmUpToolbelt } from "../../compose/warm-up-toolbelt.ts"
 import { monotonicMs } from "../../platform/util/clock.ts"
 import { serveMcpStdio } from "./stdio.ts"
 
@@ -19,90 +16,51 @@ import { serveMcpStdio } from "./stdio.ts"
 export const WARM_UP_CALLS = 1000
 export const WARM_UP_MS = 1500
 
-export interface StdioWarmUpReport {
-  /** Calls answered. */
-  readonly calls: number
-  readonly ms: number
-  /** Why it stopped early, when something failed. */
-  readonly failed?: string
+/** The file read: 300 short lines. */
+const FILE = {
+  name: "warm-up.ts",
+  text: `${Array.from({ length: 300 }, (_, index) => `  const line${index} = input.at(${index}) // ${index}`).join("\n")}\n`,
 }
 
 /**
- * 1. A temp directory of its own (mode 0700) holding a project with one file of 300 lines, the data
- *    dir and a HOME.
- * 2. A toolbelt on it with an in-memory store, the config given empty (no file of the user's or the
- *    project's is read for it), no tool files, plugins or MCP servers.
- * 3. The stdio server on it (`serveMcpStdio`, the code the real one runs) over in-memory streams: an
- *    `initialize`, then `read` calls one after another, each with another window of the file (the
- *    loop guard sees no repeat), until `calls` were made, `budgetMs` passed or `signal` aborted.
- *    Between two calls the event loop turns: the real connection's messages are never held back by
- *    more than one call.
- * 4. Everything is closed and the directory removed, whatever failed. A failure is not an error: the
- *    server then runs cold; the report says how many calls were made.
+ * On a throwaway toolbelt (`withWarmUpToolbelt`: a temp dir of its own, an in-memory store, nothing of
+ * the user's), the stdio server (`serveMcpStdio`, the code the real one runs) over in-memory streams: an
+ * `initialize`, then `read` calls one after another, each with another window of the file (the loop
+ * guard sees no repeat), until `calls` were made, `budgetMs` passed or `signal` aborted. Between two
+ * calls the event loop turns: the real connection's messages are never held back by more than one call.
  */
-export async function warmUpStdio(
+export function warmUpStdio(
   options: { readonly calls?: number; readonly budgetMs?: number; readonly signal?: AbortSignal } = {},
-): Promise<StdioWarmUpReport> {
-  const started = monotonicMs()
-  const deadline = started + (options.budgetMs ?? WARM_UP_MS)
+): Promise<WarmUpReport> {
+  const deadline = monotonicMs() + (options.budgetMs ?? WARM_UP_MS)
   const limit = options.calls ?? WARM_UP_CALLS
-  let calls = 0
-  let failed: string | undefined
-  let dir: string | undefined
-  try {
-    // 1-2.
-    dir = await mkdtemp(join(tmpdir(), "toolbelt-warm-up-"))
-    const lines = Array.from(
-      { length: 300 },
-      (_, index) => `  const line${index} = input.at(${index}) // ${index}`,
-    )
-    await writeFile(join(dir, "warm-up.ts"), `${lines.join("\n")}\n`)
-    const toolbelt = await createToolbelt({
-      directory: dir,
-      dataDir: join(dir, "data"),
-      store: "memory",
-      config: {},
-      customTools: false,
-      mcp: false,
-      sweep: false,
-      editDiagnostics: false,
-      env: { HOME: dir, PATH: process.env.PATH ?? "" },
-    })
+  return withWarmUpToolbelt(FILE, async ({ toolbelt, answered }) => {
     const stdin = new PassThrough()
     const stdout = new PassThrough()
     const server = serveMcpStdio({ toolbelt, stdin, stdout })
     const client = new LineClient(stdin, stdout)
     try {
-      // 3.
       await client.request("initialize", {
         protocolVersion: "2025-06-18",
         capabilities: {},
         clientInfo: { name: "toolbelt-warm-up", version: "1" },
       })
       client.notify("notifications/initialized")
-      while (calls < limit && monotonicMs() < deadline && !options.signal?.aborted) {
-        const window = { offset: 1 + (calls % 50), limit: 100 + (calls % 200) }
+      for (let n = 0; n < limit && monotonicMs() < deadline && !options.signal?.aborted; n++) {
         const reply = await client.request("tools/call", {
           name: "read",
-          arguments: { filePath: "warm-up.ts", ...window },
+          arguments: { filePath: FILE.name, offset: 1 + (n % 50), limit: 100 + (n % 200) },
         })
         if ((reply as { isError?: unknown }).isError === true)
           throw new Error(`a read failed: ${JSON.stringify(reply).slice(0, 200)}`)
-        calls++
+        answered()
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {
       client.close()
       await server.close()
-      await toolbelt.close()
     }
-  } catch (error) {
-    // 4. Cold, then: nothing here is the user's to hear about.
-    failed = (error as Error).message
-  } finally {
-    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {})
-  }
-  return { calls, ms: monotonicMs() - started, ...(failed === undefined ? {} : { failed }) }
+  })
 }
 
 /** The client end of the in-memory wire: one JSON-RPC message a line, one request at a time. */
