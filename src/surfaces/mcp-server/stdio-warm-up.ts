@@ -23,11 +23,20 @@ const FILE = {
 }
 
 /**
+ * The `n`th call's window of the file: never the previous call's, and 77 in all, so what the process
+ * keeps of recent answers (pages, digests) holds few of the warm-up's.
+ */
+function windowOf(n: number): { offset: number; limit: number } {
+  return { offset: 1 + (n % 7), limit: 100 + 10 * (n % 11) }
+}
+
+/**
  * On a throwaway toolbelt (`withWarmUpToolbelt`: a temp dir of its own, an in-memory store, nothing of
  * the user's), the stdio server (`serveMcpStdio`, the code the real one runs) over in-memory streams: an
- * `initialize`, then `read` calls one after another, each with another window of the file (the loop
- * guard sees no repeat), until `calls` were made, `budgetMs` passed or `signal` aborted. Between two
- * calls the event loop turns: the real connection's messages are never held back by more than one call.
+ * `initialize`, then `read` calls one after another, each with another window of the file than the
+ * call before (the loop guard sees no repeat, nor a cycle short enough to stop), until `calls` were
+ * made, `budgetMs` passed or `signal` aborted. Between two calls the event loop turns: the real
+ * connection's messages are never held back by more than one call.
  */
 export function warmUpStdio(
   options: { readonly calls?: number; readonly budgetMs?: number; readonly signal?: AbortSignal } = {},
@@ -49,7 +58,7 @@ export function warmUpStdio(
       for (let n = 0; n < limit && monotonicMs() < deadline && !options.signal?.aborted; n++) {
         const reply = await client.request("tools/call", {
           name: "read",
-          arguments: { filePath: FILE.name, offset: 1 + (n % 50), limit: 100 + (n % 200) },
+          arguments: { filePath: FILE.name, ...windowOf(n) },
         })
         if ((reply as { isError?: unknown }).isError === true)
           throw new Error(`a read failed: ${JSON.stringify(reply).slice(0, 200)}`)
