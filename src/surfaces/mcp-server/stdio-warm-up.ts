@@ -61,7 +61,7 @@ export function warmUpStdio(
           arguments: { filePath: FILE.name, ...windowOf(n) },
         })
         if ((reply as { isError?: unknown }).isError === true)
-          throw new Error(`a read failed: ${JSON.stringify(reply).slice(0, 200)}`)
+          throw new Error(`A warm-up read failed: ${JSON.stringify(reply).slice(0, 200)}.`)
         answered()
         await new Promise((resolve) => setImmediate(resolve))
       }
@@ -101,7 +101,7 @@ class LineClient {
 
   close(): void {
     this.#in.off("data", this.#onData)
-    this.#waiting?.reject(new Error("the warm-up ended"))
+    this.#waiting?.reject(new Error("The warm-up ended."))
     this.#waiting = undefined
     this.#out.end()
   }
