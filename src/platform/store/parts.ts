@@ -1,4 +1,4 @@
-import { hash } from "node:crypto"
+import { sha256Base64url } from "../util/sha256.ts"
 import { storedInput, storedString } from "./input-bounds.ts"
 import { advance, type ToolPart } from "./part.ts"
 import type { Database, Statement } from "./sqlite.ts"
@@ -21,7 +21,7 @@ let recentChars = 0
 function digestOf(output: string): string {
   const known = recentDigests.get(output)
   if (known !== undefined) return known
-  const digest = hash("sha256", output, "base64url")
+  const digest = sha256Base64url(output)
   recentDigests.set(output, digest)
   recentChars += output.length
   for (const oldest of recentDigests.keys()) {
