@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { z } from "zod"
 import type { ToolPart } from "../../platform/store/part.ts"
 import { openStore, type Store } from "../../platform/store/store.ts"
@@ -158,21 +158,68 @@ describe("the journal as a call's sink", () => {
     await expect(settling).resolves.toMatchObject({ status: "completed", output: "done" })
   })
 
-  it("lets read-only calls answered first (recordAfterReply) one after another share one commit", async () => {
-    registry.register({ look: lookTool() })
-    const before = store.journal.commits
-    const calls = [request("look", { recordAfterReply: true }), request("look", { recordAfterReply: true })]
-    for (const call of calls)
+  it("commits a read-only call answered first (recordAfterReply) right after its reply, its steps in one commit", async () => {
+    registry.register({
+      look: Tool.make({
+        description: "l",
+        input: z.object({}),
+        annotations: { readOnly: true },
+        execute: () => "seen",
+      }),
+    })
+    for (const call of [
+      request("look", { recordAfterReply: true }),
+      request("look", { recordAfterReply: true }),
+    ]) {
+      const before = store.journal.commits
       await expect(settle(call, deps())).resolves.toMatchObject({ status: "completed" })
-    // Both answered before either was written; their records then commit together, without a flush.
-    expect(store.journal.commits - before).toBe(0)
-    while (store.journal.commits === before) await new Promise((resolve) => setTimeout(resolve, 5))
-    expect(store.journal.commits - before).toBe(1)
-    for (const call of calls)
+      // Answered before it was written: the record commits once the loop comes round, not a timer later.
+      expect(store.journal.commits - before).toBe(0)
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(store.journal.commits - before).toBe(1)
       expect(store.parts.get(call.sessionID, call.callID)?.state).toMatchObject({
         status: "completed",
         output: "seen",
       })
+    }
+  })
+
+  it("lets read-only calls answered first while others are open ride with the last one's commit", async () => {
+    const gates = [Promise.withResolvers<void>(), Promise.withResolvers<void>()]
+    let next = 0
+    registry.register({
+      look: Tool.make({
+        description: "l",
+        input: z.object({}),
+        annotations: { readOnly: true },
+        execute: async () => {
+          await gates[next++]!.promise
+          return "seen"
+        },
+      }),
+    })
+    // The group commit's DEFER_MS timer stays still: only the calls decide when they commit.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    try {
+      const shared = deps()
+      const before = store.journal.commits
+      const [first, second] = [
+        settle(request("look", { recordAfterReply: true }), shared),
+        settle(request("look", { recordAfterReply: true }), shared),
+      ]
+      gates[0]!.resolve()
+      await expect(first).resolves.toMatchObject({ status: "completed" })
+      await new Promise((resolve) => setImmediate(resolve))
+      // The second call is still open: the first one's record waits to ride with it.
+      expect(store.journal.commits - before).toBe(0)
+      gates[1]!.resolve()
+      await expect(second).resolves.toMatchObject({ status: "completed" })
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(store.journal.commits - before).toBe(1)
+      expect(store.parts.list("ses_r").map((part) => part.state.status)).toEqual(["completed", "completed"])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("publishes on the bus what it journaled", async () => {

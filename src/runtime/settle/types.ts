@@ -55,6 +55,12 @@ export type PartSink = ((part: ToolPart, step?: PartStep) => void | Promise<void
 /** How a state is handed to a `PartSink`. */
 export interface PartStep {
   readonly rides?: boolean
+  /**
+   * Nobody waits for this state at all: the caller already has the answer (`recordAfterReply`). A sink
+   * that commits may let it ride while other calls it records are still open (one of them commits
+   * soon); once none is, it commits at once, while the caller reads the answer.
+   */
+  readonly trails?: boolean
 }
 
 export interface SettleDeps {
