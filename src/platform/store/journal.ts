@@ -129,6 +129,11 @@ export class Journal {
     return this.#group.commits
   }
 
+  /** Commits every step queued so far now, in one transaction (steps that ride included). */
+  flush(): void {
+    this.#group.flush()
+  }
+
   /** The model asked for a call (a `pending` part). */
   requested(part: ToolPart, options?: StepOptions): Promise<ToolPart> {
     return this.#move("requested", part, ["pending"], options)

@@ -158,7 +158,7 @@ describe("the journal as a call's sink", () => {
     await expect(settling).resolves.toMatchObject({ status: "completed", output: "done" })
   })
 
-  it("commits a read-only call answered first (recordAfterReply) right after its reply, its steps in one commit", async () => {
+  it("commits a lone read-only call answered first (recordAfterReply) once the process is quiet, its steps in one commit", async () => {
     registry.register({
       look: Tool.make({
         description: "l",
@@ -167,24 +167,32 @@ describe("the journal as a call's sink", () => {
         execute: () => "seen",
       }),
     })
-    for (const call of [
-      request("look", { recordAfterReply: true }),
-      request("look", { recordAfterReply: true }),
-    ]) {
-      const before = store.journal.commits
-      await expect(settle(call, deps())).resolves.toMatchObject({ status: "completed" })
-      // Answered before it was written: the record commits once the loop comes round, not a timer later.
-      expect(store.journal.commits - before).toBe(0)
-      await new Promise((resolve) => setImmediate(resolve))
-      expect(store.journal.commits - before).toBe(1)
-      expect(store.parts.get(call.sessionID, call.callID)?.state).toMatchObject({
-        status: "completed",
-        output: "seen",
-      })
+    // The group commit's DEFER_MS timer stays still: only the quiet process commits.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    try {
+      const shared = deps()
+      for (const call of [
+        request("look", { recordAfterReply: true }),
+        request("look", { recordAfterReply: true }),
+      ]) {
+        const before = store.journal.commits
+        await expect(settle(call, shared)).resolves.toMatchObject({ status: "completed" })
+        // Answered before it was written; committed two turns of the loop later.
+        expect(store.journal.commits - before).toBe(0)
+        await new Promise((resolve) => setImmediate(resolve))
+        await new Promise((resolve) => setImmediate(resolve))
+        expect(store.journal.commits - before).toBe(1)
+        expect(store.parts.get(call.sessionID, call.callID)?.state).toMatchObject({
+          status: "completed",
+          output: "seen",
+        })
+      }
+    } finally {
+      vi.useRealTimers()
     }
   })
 
-  it("lets read-only calls answered first while others are open ride with the last one's commit", async () => {
+  it("lets read-only calls answered first while others are in flight share one commit", async () => {
     const gates = [Promise.withResolvers<void>(), Promise.withResolvers<void>()]
     let next = 0
     registry.register({
@@ -209,12 +217,12 @@ describe("the journal as a call's sink", () => {
       ]
       gates[0]!.resolve()
       await expect(first).resolves.toMatchObject({ status: "completed" })
-      await new Promise((resolve) => setImmediate(resolve))
+      for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve))
       // The second call is still open: the first one's record waits to ride with it.
       expect(store.journal.commits - before).toBe(0)
       gates[1]!.resolve()
       await expect(second).resolves.toMatchObject({ status: "completed" })
-      await new Promise((resolve) => setImmediate(resolve))
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
       expect(store.journal.commits - before).toBe(1)
       expect(store.parts.list("ses_r").map((part) => part.state.status)).toEqual(["completed", "completed"])
     } finally {

@@ -16,14 +16,11 @@
 // 4. Progress (`ctx.metadata`) is recorded in order but waited for by nobody.
 // 5. The final state is durable before `settle` resolves, so what the call stamped (a read) is too.
 // 6. Another exception: a read-only call whose caller replies at once (`recordAfterReply`) waits for
-//    none of its steps (`trailsReply`); they still queue the moment they happen, the earlier ones
-//    riding with the result (`PartStep.trails`). The journal's sink lets the result ride too while
-//    other calls are open (calls in flight together share a commit, at the latest DEFER_MS later);
-//    the last one open commits at once, once the loop comes round after the reply: while the caller
-//    reads the answer, when the process would otherwise wait. (Letting it ride there too, one call
-//    after another, made a commit of ten calls land on whichever request came next: one call in ten
-//    waited 1-3 ms.) A kill -9 in that gap loses the record of a read that was answered; running a
-//    read again is harmless, so a client's retry repeats no side effect.
+//    none of its steps (`trailsReply`); they still queue the moment they happen and all of them ride
+//    (`PartStep.trails`): calls in flight together share a commit, at the latest DEFER_MS later, and a
+//    lone call's records commit once the process is quiet, while its caller reads the answer
+//    (trailing-commits.ts decides). A kill -9 in that gap loses the record of a read that was
+//    answered; running a read again is harmless, so a client's retry repeats no side effect.
 // 7. Every step is published on the bus only once it committed, in order (`journalSink`).
 
 import { storedInput, storedString } from "../../platform/store/input-bounds.ts"
@@ -36,6 +33,7 @@ import type { Bus } from "../bus/bus.ts"
 import type { MetadataUpdate } from "../tool/context.ts"
 import type { ToolInternals } from "../tool/internal.ts"
 import * as Message from "./messages.ts"
+import { TrailingCommits } from "./trailing-commits.ts"
 import type { CallRequest, ErrorKind, PartSink, PartStep, SettleDeps, Settlement } from "./types.ts"
 
 /** A state nobody waits for before acting: it may ride with the call's next commit (rules 2 and 3). */
@@ -145,11 +143,12 @@ export class PartRecorder {
    * Rule 6: from now on the call waits for no recording: `running()` and the final state are handed
    * to the sink and the call goes on (an `ordered` sink, such as the journal, then commits them
    * together, after the result is out). A recording that fails goes to `report` (the result stands).
-   * The states are still queued the moment they happen, the earlier ones riding (only read-only
-   * calls trail), so a call still running DEFER_MS after its start is on disk as running, and a kill -9
-   * from then on leaves a record that the next start closes as interrupted; its result commits once
-   * the loop comes round after the reply. Only a kill before then can leave no record, and then what
-   * ran was a read: a client retrying it never repeats a side effect.
+   * The states are still queued the moment they happen, all of them riding (only read-only calls
+   * trail), so a call still running DEFER_MS after its start is on disk as running, and a kill -9
+   * from then on leaves a record that the next start closes as interrupted; its result commits within
+   * DEFER_MS of the reply (sooner when the process is quiet: trailing-commits.ts). Only a kill before
+   * then can leave no record, and then what ran was a read: a client retrying it never repeats a
+   * side effect.
    */
   trail(report: (error: unknown) => void): void {
     this.#trailing = report
@@ -312,10 +311,15 @@ export class PartRecorder {
  */
 export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also?: PartSink }): PartSink {
   const calls = new Map<string, { running: boolean; durable: Promise<unknown>; published: Promise<void> }>()
+  const trailing = new TrailingCommits(
+    () => store.journal.flush(),
+    () => calls.size,
+  )
   const write = (part: ToolPart, running: boolean, step: PartStep | undefined): Promise<unknown> => {
     const { status } = part.state
-    // A trailing state rides while another call is open (this one is among `calls` until it is final).
-    const options = step?.rides || (step?.trails && calls.size > 1) ? { defer: true } : undefined
+    // A trailing state rides too; `trailing` decides when it commits.
+    const options = step?.rides || step?.trails ? { defer: true } : undefined
+    if (status === "pending") trailing.arrived()
     if (status === "pending") return store.journal.requested(part, options)
     if (status === "running")
       return running ? store.journal.progress(part, options) : store.journal.started(part, options)
@@ -342,6 +346,7 @@ export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also
     const final = part.state.status === "completed" || part.state.status === "error"
     if (final) calls.delete(part.id)
     else calls.set(part.id, call)
+    if (step?.trails) trailing.trailed()
     if (part.state.status !== "pending") return call.published
     // Not awaited here: a failure reaches the call's next step through `durable`.
     call.published.catch(() => {})
