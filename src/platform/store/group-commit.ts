@@ -29,6 +29,10 @@ interface Pending {
  *    while its owner lives). A COMMIT whose outcome stayed unknown is not tried again.
  * 5. `defer(apply)` queues a write that needs no commit of its own: it rides with the next batch
  *    someone flushes (a journal step, a read), or, if none comes, commits after `DEFER_MS`.
+ * 6. While a batch is applied in one transaction without savepoints (`staging`), a write may leave
+ *    part of its work to `beforeCommit` hooks, which run once, inside the transaction, after the last
+ *    write: a row several writes of the batch update is then written once. A batch that fails is
+ *    applied again apart, where nothing is staged.
  */
 export class GroupCommit {
   readonly #db: Database
@@ -38,6 +42,8 @@ export class GroupCommit {
   #closed = false
   #commits = 0
   #batch = 0
+  #staging = false
+  readonly #beforeCommit: (() => void)[] = []
 
   constructor(db: Database) {
     this.#db = db
@@ -77,6 +83,19 @@ export class GroupCommit {
    */
   get batch(): number {
     return this.#batch
+  }
+
+  /**
+   * Whether the write being applied may stage work for `beforeCommit` (step 6): its batch commits as
+   * one transaction, and a failure of any of it undoes all of it.
+   */
+  get staging(): boolean {
+    return this.#staging
+  }
+
+  /** Runs `hook` in every staging batch's transaction, after its last write (step 6). */
+  beforeCommit(hook: () => void): void {
+    this.#beforeCommit.push(hook)
   }
 
   /** How many batches have committed (a batch is one transaction). */
@@ -158,16 +177,23 @@ export class GroupCommit {
     this.#batch++
     let failed = false
     try {
-      return this.#db.transaction(() =>
-        batch.map((write) => {
-          try {
-            return { ok: true, value: write.apply() }
-          } catch (error) {
-            failed = true
-            throw error
-          }
-        }),
-      )
+      return this.#db.transaction(() => {
+        this.#staging = true
+        try {
+          const outcomes = batch.map((write) => {
+            try {
+              return { ok: true, value: write.apply() }
+            } catch (error) {
+              failed = true
+              throw error
+            }
+          })
+          for (const hook of this.#beforeCommit) hook()
+          return outcomes
+        } finally {
+          this.#staging = false
+        }
+      })
     } catch (error) {
       if (!failed && (error as { lost?: unknown }).lost === true) throw error
       return undefined

@@ -36,6 +36,70 @@ for (const engine of await engines()) {
     }
 
     describe("journal steps", () => {
+      it("writes a call's part row once when its steps share a commit, and journals every step", async () => {
+        const store = open()
+        const { journal } = store
+        const writes = () => {
+          if (store.db.engine !== "sqlite") return 1
+          return store.db.prepare("SELECT count(*) AS n FROM temp.part_writes").get<{ n: number }>()!.n
+        }
+        if (store.db.engine === "sqlite") {
+          store.db.exec(`CREATE TEMP TABLE part_writes (x INTEGER);
+            CREATE TEMP TRIGGER part_inserted AFTER INSERT ON main.part BEGIN INSERT INTO part_writes VALUES (1); END;
+            CREATE TEMP TRIGGER part_updated AFTER UPDATE ON main.part BEGIN INSERT INTO part_writes VALUES (1); END;`)
+        }
+        const commits = journal.commits
+        void journal.requested(part("call_1"), { defer: true })
+        void journal.started(part("call_1", running(100)), { defer: true })
+        const finished = await journal.finished(part("call_1", completed("a\n", 100, 200)))
+        expect(journal.commits - commits).toBe(1)
+        expect(writes()).toBe(1)
+        expect(store.parts.get("ses_test", "call_1")).toEqual(finished)
+        expect(journal.entries("ses_test", "call_1").map((entry) => entry.kind)).toEqual([
+          "requested",
+          "started",
+          "finished",
+        ])
+        // The next step, in a batch of its own, finds the row as written.
+        await expect(journal.finished(part("call_1", completed("b\n", 100, 300)))).rejects.toBeInstanceOf(
+          CallSettledError,
+        )
+      })
+
+      it("refuses a second finish of a call in the same commit, its row not yet written", async () => {
+        const { journal, parts } = open()
+        void journal.requested(part("call_1"), { defer: true })
+        const first = journal.finished(part("call_1", completed("a\n", 100, 200)), { defer: true })
+        const second = journal.finished(part("call_1", completed("b\n", 100, 300)))
+        await expect(first).resolves.toMatchObject({ state: { output: "a\n" } })
+        await expect(second).rejects.toBeInstanceOf(CallSettledError)
+        expect(parts.get("ses_test", "call_1")?.state).toMatchObject({ status: "completed", output: "a\n" })
+      })
+
+      it("keeps the other steps of a commit whose one step fails, rows and entries alike", async () => {
+        const store = open()
+        const { journal } = store
+        await journal.started(part("call_2", running(100)))
+        void journal.requested(part("call_1"), { defer: true })
+        const again = journal.started(part("call_2", running(150)), { defer: true })
+        const finished = journal.finished(part("call_1", completed("a\n", 100, 200)))
+        await expect(again).rejects.toBeInstanceOf(IllegalTransitionError)
+        await expect(finished).resolves.toMatchObject({ state: { status: "completed" } })
+        expect(store.parts.get("ses_test", "call_1")?.state).toMatchObject({
+          status: "completed",
+          output: "a\n",
+        })
+        expect(store.parts.get("ses_test", "call_2")?.state).toMatchObject({
+          status: "running",
+          time: { start: 100 },
+        })
+        expect(journal.entries("ses_test", "call_1").map((entry) => entry.kind)).toEqual([
+          "requested",
+          "finished",
+        ])
+        expect(journal.entries("ses_test", "call_2").map((entry) => entry.kind)).toEqual(["started"])
+      })
+
       it("records a call as it moves, part row and entry together, in order", async () => {
         const store = open()
         const { journal } = store

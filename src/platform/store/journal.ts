@@ -72,11 +72,16 @@ export class Journal {
   readonly #interruptedIn: Statement
   readonly #forgetInterrupted: Statement
   /**
-   * The part each open call's last step wrote, and in which batch: the next step of the call in the same
+   * The part each call's last step moved to, and in which batch: the next step of the call in the same
    * batch (a read-only call's three steps share one) takes it from here instead of reading and parsing
    * the row again. Nothing else writes the row inside the batch's transaction; another batch reads it.
+   * In a staging batch (group-commit.ts, step 6) the row itself is written once, before the commit
+   * (`#writeStaged`): `stored` is the row as the batch found it, `written` whether it has been written.
    */
-  readonly #written = new Map<string, { batch: number; part: ToolPart }>()
+  readonly #written = new Map<
+    string,
+    { batch: number; part: ToolPart; stored: ToolPart | undefined; time: number; written: boolean }
+  >()
   /**
    * The calls with steps queued and not yet committed, and how many: `settled()` commits the queue
    * first only for such a call. Flushing for every new call would commit the steps other calls in
@@ -98,6 +103,7 @@ export class Journal {
     this.#owners = owners
     this.#group = group
     this.#now = now
+    group.beforeCommit(() => this.#writeStaged())
     this.#append = db.prepare(
       "INSERT INTO journal (session_id, call_id, kind, data, time) VALUES (?, ?, ?, ?, ?)",
     )
@@ -336,6 +342,24 @@ export class Journal {
     })
   }
 
+  /**
+   * Writes the rows the staging batch's steps left (one write per call, whatever its number of steps),
+   * inside its transaction, before the commit. Entries of an earlier, failed batch are dropped.
+   */
+  #writeStaged(): void {
+    const batch = this.#group.batch
+    for (const [key, entry] of this.#written) {
+      if (entry.written) continue
+      if (entry.batch !== batch) {
+        this.#written.delete(key)
+        continue
+      }
+      this.#rows.write(entry.part, entry.stored, this.#owners.id, entry.time)
+      if (isFinal(entry.part)) this.#written.delete(key)
+      else this.#written.set(key, { ...entry, stored: entry.part, written: true })
+    }
+  }
+
   #move(
     kind: JournalKind,
     part: ToolPart,
@@ -352,20 +376,30 @@ export class Journal {
     const key = callKey(part.sessionID, part.callID)
     const queued = queue(() => {
       const now = this.#now()
-      const written = this.#written.get(key)
+      const batch = this.#group.batch
+      const found = this.#written.get(key)
+      const earlier = found?.batch === batch ? found : undefined
       // Taken out now, so a step that fails leaves nothing behind; put back below when it succeeds.
-      this.#written.delete(key)
-      const stored =
-        written && written.batch === this.#group.batch
-          ? written.part
-          : this.#rows.read(part.sessionID, part.callID)?.part
+      // (A staged row not yet written stays: a failure in a staging batch undoes the whole batch.)
+      if (!earlier || earlier.written) this.#written.delete(key)
+      const stored = earlier ? earlier.part : this.#rows.read(part.sessionID, part.callID)?.part
+      // What the row holds now: as the batch found it while a staged part waits to be written.
+      const inRow = earlier && !earlier.written ? earlier.stored : stored
+      const keep = (next: ToolPart) => {
+        if (this.#group.staging) {
+          this.#written.set(key, { batch, part: next, stored: inRow, time: now, written: false })
+          return
+        }
+        this.#rows.write(next, inRow, this.#owners.id, now)
+        if (!isFinal(next)) this.#written.set(key, { batch, part: next, stored: next, time: now, written: true })
+      }
       if (stored && isFinal(stored)) {
         // Swept while it ran here (this owner's lease lapsed): its live progress is dropped, and its
         // result is kept beside the interruption.
         const late = kind === "started" ? undefined : withLateResult(stored, part.state)
         if (!late) throw new CallSettledError(stored)
         if (kind === "progress") return stored
-        this.#rows.write(late, stored, this.#owners.id, now)
+        keep(late)
         this.#append.run(late.sessionID, late.callID, "finished", lateEntryData(part.state), now)
         return late
       }
@@ -377,9 +411,8 @@ export class Journal {
       if (!stored) this.#owners.reclaim()
       // advance() keeps the stored identity (id, messageID, tool) and refuses a backward move.
       const next = stored ? advance(stored, part.state) : part
-      this.#rows.write(next, stored, this.#owners.id, now)
+      keep(next)
       this.#append.run(next.sessionID, next.callID, kind, entryData(kind, next), now)
-      if (!isFinal(next)) this.#written.set(key, { batch: this.#group.batch, part: next })
       return next
     })
     this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1)
