@@ -280,6 +280,25 @@ describe("pages of unchanged files", () => {
     expect(other.output).toContain("pkg rules")
   })
 
+  it("derives the page of new content once for reads started together, each still reading the file", async () => {
+    vi.useRealTimers()
+    const file = h.path("together.ts")
+    await writeFile(file, lines(400))
+    const kept = vi.spyOn(recentPages, "set")
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, n) => read({ filePath: file }, { sessionID: `ses_together_${n}` })),
+      )
+      for (const result of results) expect(completed(result).output).toContain("400: line 400")
+      expect(kept.mock.calls.filter(([, , key]) => key === pageKey(file, 1, 2000))).toHaveLength(1)
+      // Every session read it: each one's ledger has the stamp.
+      for (let n = 0; n < 6; n++)
+        expect(await h.ledger.get(`ses_together_${n}`, await canonicalPath(file))).toBeDefined()
+    } finally {
+      kept.mockRestore()
+    }
+  })
+
   it("never serves a page of a file changed within the last SETTLED_MS without reading it again", async () => {
     vi.useRealTimers()
     const file = h.path("fresh.ts")
