@@ -12,32 +12,48 @@ const mark = (kind: string) => `\u0000${kind}\u0000`
 const UNIT =
   "(?:ns|nanoseconds?|µs|us|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)"
 
+/**
+ * A pattern, what replaces its matches, and a cheap test every text it can match passes (a literal or
+ * two the pattern cannot match without: scanning for them costs a tenth of trying the pattern at every
+ * word, and most answers have neither a UUID nor a month name). Without the test the pattern runs.
+ */
+type Pattern = readonly [RegExp, string | ((match: string) => string), RegExp?]
+
 /** Order matters: whole timestamps before the clock times and numbers inside them. */
-const PATTERNS: readonly (readonly [RegExp, string | ((match: string) => string)])[] = [
+const PATTERNS: readonly Pattern[] = [
   // UUIDs, then hex ids of 8 or more hex digits with at least one digit and one letter (a git hash, an
-  // object address, a request id), so words like "deadbeef" or numbers like "12345678" stay.
-  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, mark("id")],
-  [/\b(?:0x)?[0-9a-f]{8,}\b/gi, hexId],
+  // object address, a request id), so words like "deadbeef" or numbers like "12345678" stay. (Both
+  // case by case in their classes: the `i` flag made each pass twice as slow.)
+  [
+    /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g,
+    mark("id"),
+    /-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-/,
+  ],
+  [/\b(?:0[xX])?[0-9a-fA-F]{8,}\b/g, hexId],
   // ISO 8601 and the like: 2026-11-29T05:58:13.123Z, 2026-11-29 05:58:13+01:00.
   [
     /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?(?:Z|UTC|[+-]\d{2}:?\d{2}))?)?\b/g,
     mark("time"),
+    /\d{4}-\d\d-\d\d/,
   ],
   // `date`'s own: Sun Nov 29 05:58:13 UTC 2026, and "29 Nov 2026", "Nov 29, 2026".
   [
     /\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?(?:\d{1,2}\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:,?\s+\d{4})?\b/g,
     mark("time"),
+    /Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec/,
   ],
   [/\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/g, mark("time")],
   // Clock times with seconds (05:58:13, 5:58:13.120 PM), not a file's line:column (a.ts:12:50).
   [/(?<![\w.:/-])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?[AP]M)?\b/gi, mark("time")],
   [/(?<![\w.:/-])\d{1,2}:\d{2}\s?[AP]M\b/gi, mark("time")],
   // Unix time in seconds or milliseconds (2001 to 2286).
-  [/\b1\d{9}(?:\d{3})?\b/g, mark("time")],
-  // Durations: 0.53s, 12ms, 1.2 s, 3 seconds, 1m30s, 0m0.003s, 1h 2m 3s.
+  [/\b1\d{9}(?:\d{3})?\b/g, mark("time"), /1\d{9}/],
+  // Durations: 0.53s, 12ms, 1.2 s, 3 seconds, 1m30s, 0m0.003s, 1h 2m 3s. (Every unit starts with one
+  // of n, µ, u, m, s, h.)
   [
     new RegExp(`\\b\\d+(?:[.,]\\d+)?\\s?${UNIT}(?:\\s?\\d+(?:[.,]\\d+)?\\s?${UNIT})*\\b`, "g"),
     mark("duration"),
+    /\d\s?[nµumsh]/,
   ],
   // Elapsed counters said in words: "Time: 1.2", "elapsed 00:01:23", "took 5", "duration=42".
   [/\b(elapsed|took|time|duration|runtime)(\s*[:=]?\s*)\d+(?:[.:,]\d+)*/gi, `$1$2${mark("duration")}`],
@@ -138,7 +154,10 @@ function maskUncached(text: string): string {
 
 function maskAll(text: string): string {
   let out = text
-  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement as string)
+  for (const [pattern, replacement, needs] of PATTERNS) {
+    if (needs && !needs.test(out)) continue
+    out = out.replace(pattern, replacement as string)
+  }
   return out
 }
 
