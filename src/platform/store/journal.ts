@@ -391,7 +391,8 @@ export class Journal {
           return
         }
         this.#rows.write(next, inRow, this.#owners.id, now)
-        if (!isFinal(next)) this.#written.set(key, { batch, part: next, stored: next, time: now, written: true })
+        if (!isFinal(next))
+          this.#written.set(key, { batch, part: next, stored: next, time: now, written: true })
       }
       if (stored && isFinal(stored)) {
         // Swept while it ran here (this owner's lease lapsed): its live progress is dropped, and its
