@@ -42,6 +42,19 @@ function tables(db: ReturnType<typeof openDatabase>): string[] {
     .map((row) => row.name)
 }
 
+/** A read call's pending part in session ses_1. */
+function pendingRead(callID: string) {
+  return {
+    id: `prt_${callID}`,
+    sessionID: "ses_1",
+    messageID: "msg_1",
+    type: "tool" as const,
+    callID,
+    tool: "read",
+    state: { status: "pending" as const, input: {}, raw: "" },
+  }
+}
+
 describe("migrate", () => {
   it("creates every table on a fresh database and records the version", () => {
     const db = openDatabase(join(dirs.make(), "toolbelt.db"))
@@ -214,17 +227,45 @@ describe("parts in an explicit order (v8)", () => {
     old.close()
     const store = openStore({ path })
     expect(schemaVersion(store.db)).toBe(MIGRATIONS.length)
-    store.parts.upsert({
-      id: "prt_call_b",
-      sessionID: "ses_1",
-      messageID: "msg_1",
-      type: "tool",
-      callID: "call_b",
-      tool: "read",
-      state: { status: "pending", input: {}, raw: "" },
-    })
+    store.parts.upsert(pendingRead("call_b"))
     expect(store.parts.list("ses_1").map((p) => p.callID)).toEqual(["call_z", "call_a", "call_m", "call_b"])
     expect(store.parts.open().map((p) => p.callID)).toEqual(["call_z", "call_a", "call_m", "call_b"])
+    store.close()
+  })
+
+  it("an existing store of version 12 keeps its journal's numbers, and numbers new entries after them without sqlite_sequence", async () => {
+    const path = join(dirs.make(), "toolbelt.db")
+    const old = openDatabase(path)
+    migrate(old, MIGRATIONS.slice(0, 12))
+    const append = old.prepare(
+      "INSERT INTO journal (seq, session_id, call_id, kind, data, time) VALUES (?, 'ses_1', ?, ?, '{}', 1)",
+    )
+    append.run(5, "call_a", "requested")
+    append.run(9, "call_a", "finished")
+    old.close()
+    const store = openStore({ path })
+    expect(schemaVersion(store.db)).toBe(MIGRATIONS.length)
+    const definition = store.db
+      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'journal'")
+      .get<{ sql: string }>()!.sql
+    expect(definition).not.toMatch(/AUTOINCREMENT/i)
+    await store.journal.requested(pendingRead("call_b"))
+    const seqs = store.db
+      .prepare("SELECT seq, call_id FROM journal ORDER BY seq")
+      .all<{ seq: number; call_id: string }>()
+    expect(seqs).toEqual([
+      { seq: 5, call_id: "call_a" },
+      { seq: 9, call_id: "call_a" },
+      { seq: 10, call_id: "call_b" },
+    ])
+    expect(
+      store.db
+        .prepare("SELECT count(*) AS n FROM sqlite_sequence WHERE name = 'journal'")
+        .get<{ n: number }>()!.n,
+    ).toBe(0)
+    expect(
+      store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'journal'").all(),
+    ).toEqual([{ name: "journal_call" }])
     store.close()
   })
 })

@@ -59,6 +59,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 11, name: "full outputs shared by the fleet", up: lite.V11, postgres: pg.V11 },
   { version: 12, name: "outputs stored once by content", up: lite.V12, postgres: pg.V12 },
+  // PostgreSQL numbers the journal with an identity column, which has no such counter table.
+  { version: 13, name: "journal numbered by rowid", up: lite.V13, postgres: () => {} },
 ]
 
 /** Where PostgreSQL keeps the schema version: one row. */
