@@ -1,5 +1,6 @@
 import { monotonicMs } from "../util/clock.ts"
 import { CallSettledError, interrupt, isFinal, PROCESS_GONE, withLateResult } from "./call-outcome.ts"
+import { CallParts, callKey } from "./call-parts.ts"
 import type { GroupCommit } from "./group-commit.ts"
 import { entryData, type JournalKind, lateEntryData } from "./journal-entry.ts"
 import {
@@ -71,17 +72,8 @@ export class Journal {
   readonly #noteInterrupted: Statement
   readonly #interruptedIn: Statement
   readonly #forgetInterrupted: Statement
-  /**
-   * The part each call's last step moved to, and in which batch: the next step of the call in the same
-   * batch (a read-only call's three steps share one) takes it from here instead of reading and parsing
-   * the row again. Nothing else writes the row inside the batch's transaction; another batch reads it.
-   * In a staging batch (group-commit.ts, step 6) the row itself is written once, before the commit
-   * (`#writeStaged`): `stored` is the row as the batch found it, `written` whether it has been written.
-   */
-  readonly #written = new Map<
-    string,
-    { batch: number; part: ToolPart; stored: ToolPart | undefined; time: number; written: boolean }
-  >()
+  /** Each call's part within a batch: read once, its row written once (call-parts.ts). */
+  readonly #parts: CallParts
   /**
    * The calls with steps queued and not yet committed, and how many: `settled()` commits the queue
    * first only for such a call. Flushing for every new call would commit the steps other calls in
@@ -103,7 +95,7 @@ export class Journal {
     this.#owners = owners
     this.#group = group
     this.#now = now
-    group.beforeCommit(() => this.#writeStaged())
+    this.#parts = new CallParts(rows, group, owners)
     this.#append = db.prepare(
       "INSERT INTO journal (session_id, call_id, kind, data, time) VALUES (?, ?, ?, ?, ?)",
     )
@@ -342,24 +334,6 @@ export class Journal {
     })
   }
 
-  /**
-   * Writes the rows the staging batch's steps left (one write per call, whatever its number of steps),
-   * inside its transaction, before the commit. Entries of an earlier, failed batch are dropped.
-   */
-  #writeStaged(): void {
-    const batch = this.#group.batch
-    for (const [key, entry] of this.#written) {
-      if (entry.written) continue
-      if (entry.batch !== batch) {
-        this.#written.delete(key)
-        continue
-      }
-      this.#rows.write(entry.part, entry.stored, this.#owners.id, entry.time)
-      if (isFinal(entry.part)) this.#written.delete(key)
-      else this.#written.set(key, { ...entry, stored: entry.part, written: true })
-    }
-  }
-
   #move(
     kind: JournalKind,
     part: ToolPart,
@@ -376,31 +350,14 @@ export class Journal {
     const key = callKey(part.sessionID, part.callID)
     const queued = queue(() => {
       const now = this.#now()
-      const batch = this.#group.batch
-      const found = this.#written.get(key)
-      const earlier = found?.batch === batch ? found : undefined
-      // Taken out now, so a step that fails leaves nothing behind; put back below when it succeeds.
-      // (A staged row not yet written stays: a failure in a staging batch undoes the whole batch.)
-      if (!earlier || earlier.written) this.#written.delete(key)
-      const stored = earlier ? earlier.part : this.#rows.read(part.sessionID, part.callID)?.part
-      // What the row holds now: as the batch found it while a staged part waits to be written.
-      const inRow = earlier && !earlier.written ? earlier.stored : stored
-      const keep = (next: ToolPart) => {
-        if (this.#group.staging) {
-          this.#written.set(key, { batch, part: next, stored: inRow, time: now, written: false })
-          return
-        }
-        this.#rows.write(next, inRow, this.#owners.id, now)
-        if (!isFinal(next))
-          this.#written.set(key, { batch, part: next, stored: next, time: now, written: true })
-      }
+      const { stored, keep } = this.#parts.take(part.sessionID, part.callID)
       if (stored && isFinal(stored)) {
         // Swept while it ran here (this owner's lease lapsed): its live progress is dropped, and its
         // result is kept beside the interruption.
         const late = kind === "started" ? undefined : withLateResult(stored, part.state)
         if (!late) throw new CallSettledError(stored)
         if (kind === "progress") return stored
-        keep(late)
+        keep(late, now)
         this.#append.run(late.sessionID, late.callID, "finished", lateEntryData(part.state), now)
         return late
       }
@@ -412,7 +369,7 @@ export class Journal {
       if (!stored) this.#owners.reclaim()
       // advance() keeps the stored identity (id, messageID, tool) and refuses a backward move.
       const next = stored ? advance(stored, part.state) : part
-      keep(next)
+      keep(next, now)
       this.#append.run(next.sessionID, next.callID, kind, entryData(kind, next), now)
       return next
     })
@@ -425,9 +382,4 @@ export class Journal {
     queued.then(done, done)
     return queued
   }
-}
-
-/** The key of one call in the journal's own maps. */
-function callKey(sessionID: string, callID: string): string {
-  return `${sessionID}\u0000${callID}`
 }

@@ -200,7 +200,6 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       if (offset > totalLines && !(totalLines === 0 && offset === 1))
         throw new Tool.ToolFailure(`Offset ${offset} is out of range for this file (${totalLines} lines)`)
       const stamp = page.hash ?? identityFingerprint(page)
-
       // 4. Shape the result: opencode's page, then the instructions once per session.
       const text: TextPage = {
         output: formatFilePage({
@@ -217,8 +216,7 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
         totalLines,
         hash: stamp,
       }
-      // Kept before anything is awaited: calls reading the same new content together (an agent's
-      // parallel reads after an edit) then find the page instead of each deriving it again.
+      // Kept before any await: reads of the same new content started together find it, not derive it.
       if (version && whole && version.size === whole.bytes.length)
         recentPages.set(version, text, key, { bytes: whole.bytes })
       await recordStamp(
