@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { createSha256 } from "../../platform/util/sha256.ts"
 import { canonicalJSON } from "../../runtime/permission/digest.ts"
 
 /** What a pin covers of an MCP tool: everything the model is told about it. */
@@ -26,7 +26,7 @@ export function definitionOf(tool: {
 
 /** sha256 (hex) of the canonical JSON (keys sorted at every level) of a tool's definition. */
 export function fingerprint(definition: ToolDefinition): string {
-  return createHash("sha256")
+  return createSha256()
     .update(canonicalJSON(definition) ?? "null")
     .digest("hex")
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { createSha256 } from "../../platform/util/sha256.ts"
 
 /** The longest tool name toolbelt registers (`^[A-Za-z][A-Za-z0-9_-]{0,63}$`). */
 export const MAX_NAME = 64
@@ -44,5 +44,5 @@ export function toolNames(server: string, tools: readonly string[]): Map<string,
 }
 
 function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, HASH)
+  return createSha256().update(text).digest("hex").slice(0, HASH)
 }

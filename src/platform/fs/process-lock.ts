@@ -4,10 +4,11 @@
 // names its holder; a holder that died (`kill -9`, a crash) is recognised by its pid and start time and
 // its lock is taken over.
 
-import { createHash, randomBytes } from "node:crypto"
 import { linkSync, lstatSync, mkdirSync, readFileSync, type Stats, unlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
+import { randomBytes } from "../util/random.ts"
+import { createSha256 } from "../util/sha256.ts"
 import { errorCode, FileSystemError } from "./errors.ts"
 import { currentProcess, processAlive } from "./process-identity.ts"
 
@@ -119,7 +120,7 @@ function ensureDirectory(dir: string): void {
 
 /** The lock file of a canonical path: its SHA-256, so any path length and character set maps to one name. */
 export function lockFileOf(canonical: string, dir = lockDirectory()): string {
-  return join(dir, `${createHash("sha256").update(canonical).digest("hex").slice(0, 40)}.lock`)
+  return join(dir, `${createSha256().update(canonical).digest("hex").slice(0, 40)}.lock`)
 }
 
 /** Locks held by this process, released if it exits while holding them. */

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto"
 import { stat } from "node:fs/promises"
+import { createSha256 } from "../util/sha256.ts"
 import { canonicalPath } from "./canonical-path.ts"
 import { errorCode } from "./errors.ts"
 import { openRegular } from "./open-regular.ts"
@@ -82,7 +82,7 @@ const HASH_CHUNK_BYTES = 1 << 20
 export async function hashFile(path: string, options: { signal?: AbortSignal } = {}): Promise<string> {
   const handle = await openRegular(path)
   try {
-    const hash = createHash("sha256")
+    const hash = createSha256()
     const chunk = Buffer.allocUnsafeSlow(HASH_CHUNK_BYTES)
     for (let position = 0; ; ) {
       options.signal?.throwIfAborted()

@@ -1,6 +1,6 @@
 // The slow path of the read path: UTF-16 files (with their BOM) have no byte-level line breaks to count,
 // so they are decoded as they stream and never indexed.
-import type { Hash } from "node:crypto"
+import type { Sha256 } from "../util/sha256.ts"
 import { CHUNK_BYTES, giveCounter, takeCounter } from "./chunk-reader.ts"
 import { finishPage, type ReadLinesResult, type StreamedPage } from "./read-lines-page.ts"
 import { type BomEncoding, sha256 } from "./text.ts"
@@ -23,7 +23,7 @@ export async function readPageUtf16(page: StreamedPage, encoding: Utf16Encoding)
 async function scanDecoded(
   page: StreamedPage,
   encoding: Utf16Encoding,
-  hasher: Hash | undefined,
+  hasher: Sha256 | undefined,
 ): Promise<number> {
   const { handle, collector, signal } = page
   const { offset } = page.options

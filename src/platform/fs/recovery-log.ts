@@ -11,11 +11,12 @@
 // time, one entry per path with the hashes of everything the change writes there), then the
 // original bytes of every file that existed, one after another.
 
-import { createHash, randomBytes } from "node:crypto"
 import { readdirSync } from "node:fs"
 import { type FileHandle, mkdir, open, readFile, rename, rm, rmdir, stat } from "node:fs/promises"
 import { hostname } from "node:os"
 import { join } from "node:path"
+import { randomBytes } from "../util/random.ts"
+import { createSha256 } from "../util/sha256.ts"
 import { syncDirectory, writeFileAtomic } from "./atomic-write.ts"
 import { errorCode } from "./errors.ts"
 import { currentProcess, type ProcessIdentity, processAlive } from "./process-identity.ts"
@@ -83,7 +84,7 @@ export class RecoveryLog {
 
   constructor(options: { readonly dataDir: string; readonly project: string }) {
     this.project = options.project
-    const key = createHash("sha256").update(options.project).digest("hex").slice(0, 16)
+    const key = createSha256().update(options.project).digest("hex").slice(0, 16)
     this.dir = join(options.dataDir, "recovery", key)
   }
 
@@ -303,5 +304,5 @@ async function headerSize(handle: FileHandle): Promise<{ start: number; end: num
 }
 
 function digest(content: string | Uint8Array): string {
-  return createHash("sha256").update(content).digest("hex")
+  return createSha256().update(content).digest("hex")
 }

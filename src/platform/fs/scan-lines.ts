@@ -1,7 +1,8 @@
 // The byte-level line scanner the streaming reads share: counts line breaks in bulk outside the page and
 // hands the page's lines to the collector, optionally hashing and indexing the file on the way.
-import type { Hash } from "node:crypto"
+
 import type { FileHandle } from "node:fs/promises"
+import type { Sha256 } from "../util/sha256.ts"
 import { ChunkReader, giveCounter, takeCounter } from "./chunk-reader.ts"
 import type { IndexBuilder } from "./line-index.ts"
 import type { PageCollector } from "./page-collector.ts"
@@ -19,7 +20,7 @@ export interface ScanOptions {
   collector: PageCollector
   /** Scan to the end of the file even after the page is complete (to count, hash and index). */
   untilEnd: boolean
-  hasher?: Hash
+  hasher?: Sha256
   index?: IndexBuilder
   signal: AbortSignal | undefined
 }

@@ -6,11 +6,11 @@
 // about to create to its own in-flight list in the data dir, `<data>/temp-files/<host>/<pid>-<start>.list`,
 // before creating it; the next start (`sweepDeadTemps`) removes what dead writers listed and left.
 
-import { randomBytes } from "node:crypto"
 import { closeSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from "node:fs"
 import { lstat, mkdir, readFile, rm } from "node:fs/promises"
 import { hostname } from "node:os"
 import { basename, join } from "node:path"
+import { randomBytes } from "../util/random.ts"
 import { errorCode } from "./errors.ts"
 import { currentProcess, processAlive } from "./process-identity.ts"
 

@@ -1,5 +1,4 @@
-import type { Hash } from "node:crypto"
-import { createRequire } from "node:module"
+import { createSha256, type Sha256 } from "../util/sha256.ts"
 
 /** U+FEFF, the byte order mark as it appears at the start of a decoded string. */
 export const BOM = "\uFEFF"
@@ -77,20 +76,10 @@ export function hashContent(content: string | Uint8Array): string {
   return sha256().update(content).digest("hex")
 }
 
-/**
- * A SHA-256 hasher. node:crypto is loaded on first use: it adds ~2 MiB to the process, which a reader
- * that never hashes (paging through a large file) should not pay.
- */
-export function sha256(): Hash {
-  crypto ??=
-    // Runtimes without getBuiltinModule (older Bun) load it through require.
-    typeof process.getBuiltinModule === "function"
-      ? process.getBuiltinModule("node:crypto")
-      : (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto"))
-  return crypto.createHash("sha256")
+/** A SHA-256 hasher (node:crypto only once an input is large enough to be worth its load: sha256.ts). */
+export function sha256(): Sha256 {
+  return createSha256()
 }
-
-let crypto: typeof import("node:crypto") | undefined
 
 /** How much of a file is sniffed for binary content. */
 export const SNIFF_BYTES = 8192

@@ -1,7 +1,7 @@
 // Bounds on a call's input: how deep it may nest before anything recursive sees it, and how much of
 // it the journal keeps. Every walk here is iterative, so no input can overflow the stack.
 
-import { createHash } from "node:crypto"
+import { createSha256 } from "../util/sha256.ts"
 import type { ToolInput } from "./part.ts"
 
 /** Deeper input is refused before validation: no tool takes arguments nested anywhere near this. */
@@ -165,7 +165,7 @@ function wholeInputNote(input: ToolInput): ToolInput {
 
 /** UTF-8 size and sha256 of `text`, hashed in slices that never split a surrogate pair. */
 function digest(text: string): { bytes: number; sha256: string } {
-  const hash = createHash("sha256")
+  const hash = createSha256()
   let bytes = 0
   for (let start = 0; start < text.length; ) {
     const end = headEnd(text, start + HASH_SLICE_CHARS)

@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto"
+import { randomBytes } from "./random.ts"
 
 const TIME_HEX = 12
 const RANDOM_CHARS = 14
@@ -29,13 +29,13 @@ export function ascending(prefix: string, now: number = Date.now()): string {
   return `${prefix}_${timeSortable(now)}`
 }
 
-/** Random bytes drawn a few kilobytes at a time: one system call per ~200 ids instead of one per id. */
-const pool = new Uint8Array(4096)
-let used = pool.length
+/** Random bytes drawn a few hundred at a time (random.ts keeps its own pool of the kernel's). */
+let pool: Uint8Array = new Uint8Array(0)
+let used = 0
 
 function randomByte(): number {
   if (used === pool.length) {
-    randomFillSync(pool)
+    pool = randomBytes(256)
     used = 0
   }
   return pool[used++]!

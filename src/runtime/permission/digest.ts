@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { createSha256 } from "../../platform/util/sha256.ts"
 
 /**
  * The digest an approval is bound to: sha256 (hex) of the tool name and the canonical JSON of the call's
@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
  * other input gives another one.
  */
 export function callDigest(tool: string, input: unknown): string {
-  return createHash("sha256")
+  return createSha256()
     .update(tool)
     .update("\0")
     .update(canonicalJSON(input) ?? "null")

@@ -1,3 +1,6 @@
+import { fstatSync } from "node:fs"
+import { directStdout } from "./direct-stdout.ts"
+
 /** Where a command writes: injectable so commands can be tested in-process as well as as a subprocess. */
 export interface IO {
   readonly stdout: NodeJS.WritableStream
@@ -5,7 +8,43 @@ export interface IO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
   readonly env: NodeJS.ProcessEnv
   readonly cwd: string
+  /**
+   * Whether a stream is a terminal, asked without building it (processIO); where absent, the stream's
+   * own `isTTY` answers (an IO a test makes).
+   */
+  readonly terminal?: (stream: StdioName) => boolean
 }
+
+export type StdioName = "stdin" | "stdout" | "stderr"
+
+/** Whether `io`'s `stream` is a terminal (a person may be there to answer a prompt, see colours). */
+export function isTerminal(io: IO, stream: StdioName): boolean {
+  return io.terminal ? io.terminal(stream) : Boolean((io[stream] as { isTTY?: boolean }).isTTY)
+}
+
+const FD: Record<StdioName, number> = { stdin: 0, stdout: 1, stderr: 2 }
+
+/**
+ * isatty(fd) without building the stream: `process.stdin.isTTY` makes the stream first (a pipe's is a
+ * net.Socket, a file's loads the fs streams), ~4 ms of a start that never reads it. A descriptor that is
+ * no character device (a pipe, a file, a socket, closed) is no terminal, nor on Linux one of the memory
+ * devices (major 1: /dev/null, /dev/zero, what scripts and services redirect from); any other character
+ * device is asked of node:tty (itself ~4 ms to load).
+ */
+function fdIsTerminal(stream: StdioName): boolean {
+  const fd = FD[stream]
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isCharacterDevice()) return false
+    if (process.platform === "linux" && ((stat.rdev >> 8) & 0xfff) === LINUX_MEMORY_DEVICES) return false
+  } catch {
+    return false
+  }
+  return process.getBuiltinModule("node:tty").isatty(fd)
+}
+
+/** Linux's major number of /dev/null, /dev/zero, /dev/full and the random devices. */
+const LINUX_MEMORY_DEVICES = 1
 
 /**
  * The process's own streams, each made on first use: Node builds a stream object (and loads the stream
@@ -14,9 +53,7 @@ export interface IO {
  */
 export function processIO(): IO {
   return {
-    get stdout() {
-      return process.stdout
-    },
+    stdout: directStdout(),
     get stderr() {
       return process.stderr
     },
@@ -25,6 +62,7 @@ export function processIO(): IO {
     },
     env: process.env,
     cwd: process.cwd(),
+    terminal: fdIsTerminal,
   }
 }
 

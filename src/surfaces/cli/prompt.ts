@@ -4,7 +4,7 @@ import type { AskRequest } from "../../runtime/permission/service.ts"
 import type { Decide, Reply } from "../../runtime/permission/simple.ts"
 import { unansweredNote, uncheckedOf } from "../../runtime/permission/unchecked.ts"
 import { type AskPolicy, howToLift } from "./ask-lift.ts"
-import type { IO } from "./io.ts"
+import { type IO, isTerminal } from "./io.ts"
 import type { CommandStop } from "./stop-signal.ts"
 import { terminalLines } from "./terminal-line.ts"
 import { oneAtATime } from "./terminal-turn.ts"
@@ -120,7 +120,7 @@ export function commandDecide(
   policy: () => AskPolicy | undefined = () => undefined,
 ): Decide {
   if (yes) return async () => "once"
-  if (io.stdin.isTTY)
+  if (isTerminal(io, "stdin"))
     return (request, options) => oneAtATime(() => promptForPermission(io, request, stop, options.signal))
   return async (request) => {
     // Nobody said no, so the model is not told that someone did: it reads what needed approval, why no

@@ -8,7 +8,7 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from "../../runtime/question/question.ts"
-import type { IO } from "./io.ts"
+import { type IO, isTerminal } from "./io.ts"
 import { endedNote } from "./prompt.ts"
 import type { CommandStop } from "./stop-signal.ts"
 import { terminalLines } from "./terminal-line.ts"
@@ -133,7 +133,7 @@ const withdrawn: QuestionReply = { unanswered: "the call ended before the questi
  * says so. (Where nobody can answer, the tools that ask are not offered to a model in the first place.)
  */
 export function commandAnswer(io: IO, command: string, stop: CommandStop): AnswerQuestions {
-  if (io.stdin.isTTY)
+  if (isTerminal(io, "stdin"))
     return (request, options) => oneAtATime(() => promptForQuestions(io, request, stop, options.signal))
   return async () => ({
     unanswered: `toolbelt ${command} cannot ask the user: stdin is not a terminal. Run it in a terminal to answer questions.`,

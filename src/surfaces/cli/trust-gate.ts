@@ -4,7 +4,7 @@ import { realpathSync } from "node:fs"
 import { findWorktree } from "../../compose/worktree.ts"
 import { assessProjectTrust, type ProjectTrust } from "../../runtime/config/trust/project-trust.ts"
 import { TrustStore, TrustStoreError } from "../../runtime/config/trust/trust-store.ts"
-import type { IO } from "./io.ts"
+import { type IO, isTerminal } from "./io.ts"
 import { leftOutWarning, trustedForRunWarning } from "./trust-text.ts"
 
 /** What a command decided before opening the project. */
@@ -37,8 +37,7 @@ export async function chooseTrust(options: {
   // 1. --trust.
   if (flag) return { trust: true, asked: false }
   // 2. The prompt.
-  // stdin is looked at last: Node builds its stream (and loads its modules) on first use.
-  const terminal = options.ask && Boolean((io.stderr as { isTTY?: boolean }).isTTY) && Boolean(io.stdin.isTTY)
+  const terminal = options.ask && isTerminal(io, "stderr") && isTerminal(io, "stdin")
   if (!terminal) return { trust: undefined, asked: false }
   const directory = realpathSync(options.directory)
   const store = new TrustStore({ env: io.env })

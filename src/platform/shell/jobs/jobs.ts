@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto"
 import type { Limits } from "../../text/limits.ts"
+import { randomBytes } from "../../util/random.ts"
 import { RunningCommand, type RunOptions, type RunResult } from "../run/run.ts"
 import type { KillReport } from "../run/tree.ts"
 import { type Region, readRegion } from "./read.ts"

@@ -1,10 +1,10 @@
 // Exact token counts (o200k_base, gpt-tokenizer), counted off the main thread and only when missed.
 
-import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
+import { createSha256, willHash } from "../../util/sha256.ts"
 
 /** The tokenizer counts are made with: OpenAI's o200k_base (GPT-4o and later), a fair proxy for others. */
 export const TOKENIZER = "o200k_base"
@@ -53,7 +53,7 @@ async function countOffThread(texts: readonly string[]): Promise<number[]> {
 
 /** The key a text's count is kept under: short, and the same across processes. */
 export function textKey(text: string): string {
-  return createHash("sha256").update(text).digest("base64url").slice(0, 22)
+  return createSha256().update(text).digest("base64url").slice(0, 22)
 }
 
 /**
@@ -79,6 +79,7 @@ export class TokenCounter {
   /** The o200k_base token count of each text, in order. */
   async count(texts: readonly string[]): Promise<number[]> {
     await this.#load()
+    willHash(texts.reduce((bytes, text) => bytes + text.length, 0))
     const keys = texts.map(textKey)
     // Read before anything is awaited: a bounded cache may drop an old count while this one waits.
     const known = new Map<string, number | Promise<number>>()

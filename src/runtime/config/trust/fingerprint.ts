@@ -1,7 +1,7 @@
 // What a project would run, as one hash: a change to any file behind a contribution changes it.
 
-import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { createSha256 } from "../../../platform/util/sha256.ts"
 
 /** sha256 of zero bytes. */
 export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -15,7 +15,7 @@ export async function fingerprintFiles(files: Iterable<string>): Promise<string>
   // Most projects contribute nothing: their fingerprint is the hash of no bytes, known without loading
   // node:crypto (a few ms of every start-up).
   if (sorted.length === 0) return EMPTY_SHA256
-  const hash = createHash("sha256")
+  const hash = createSha256()
   for (const file of sorted) {
     let content: Buffer
     try {

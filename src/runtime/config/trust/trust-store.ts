@@ -1,10 +1,10 @@
 // The projects a person has trusted, per user: which real path, pinned to which fingerprint, since when.
 // A project is trusted only while what it would run still hashes to the fingerprint trusted.
 
-import { randomBytes } from "node:crypto"
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { asSentence } from "../../../platform/text/sentence.ts"
+import { randomBytes } from "../../../platform/util/random.ts"
 import { homeDir } from "../search-dirs.ts"
 
 /** One trusted project. */

@@ -2,7 +2,7 @@ import { internals } from "../../../compose/internals.ts"
 import type { InterruptedCall } from "../../../runtime/settle/interrupted-calls.ts"
 import type { Settlement } from "../../../runtime/settle/settle.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
-import { EXIT, Interrupted, type IO, readAll, UsageError, writeJson } from "../io.ts"
+import { EXIT, Interrupted, type IO, isTerminal, readAll, UsageError, writeJson } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { CommandStop } from "../stop-signal.ts"
 import { storeHelp } from "../store-flag.ts"
@@ -80,7 +80,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     const ids = internals(toolbelt).registry.ids()
     const known = ids.includes(name) ? name : internals(toolbelt).registry.repairName(name, ids)
     if (!known) {
-      const offered = await toolbelt.tools({ agent, client: "cli", interactive: Boolean(io.stdin.isTTY) })
+      const offered = await toolbelt.tools({ agent, client: "cli", interactive: isTerminal(io, "stdin") })
       const available = offered.map((tool) => tool.name).sort()
       // A tool whose tool file did not load is not unknown either: say which file and why.
       const failed = (await toolbelt.withheld({ agent, client: "cli" })).find((tool) => tool.name === name)
@@ -96,7 +96,7 @@ export async function callCommand(argv: string[], io: IO): Promise<number> {
     }
     // A tool this surface does not offer (no search provider configured, batch not enabled, no model
     // for a subagent) is not run either: the same answer the model would get, with the reason.
-    const query = { agent, client: "cli", interactive: Boolean(io.stdin.isTTY) }
+    const query = { agent, client: "cli", interactive: isTerminal(io, "stdin") }
     const withheld = (await toolbelt.withheld(query)).find((tool) => tool.name === known)
     if (withheld) throw new UsageError(`"${known}" is not offered here: ${withheld.reason}`, { help: false })
     const result = await toolbelt.call({

@@ -5,7 +5,7 @@ import type { serveMcpHttp } from "../../mcp-server/http.ts"
 import { serveMcpStdio } from "../../mcp-server/stdio.ts"
 import { unknownAgentIsUsage } from "../ceiling.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
-import { EXIT, type IO, UsageError } from "../io.ts"
+import { EXIT, type IO, isTerminal, UsageError } from "../io.ts"
 import { listenFlags, noTokenWarning, SOCKET_NOTE } from "../listen-flags.ts"
 import { projectDirectory } from "../project-dir.ts"
 import { warnStartUp } from "../start-up.ts"
@@ -174,7 +174,7 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
     await serveUntilStopped(async () => {
       // A person who typed `toolbelt mcp` sees a silent, waiting process: say what it is for. A client
       // starts it with pipes, so it never sees this; stdout stays the protocol's either way.
-      if (!http && io.stdin.isTTY) io.stderr.write(BY_HAND_NOTE)
+      if (!http && isTerminal(io, "stdin")) io.stderr.write(BY_HAND_NOTE)
       if (!http) {
         const warm = new AbortController()
         let warming = Promise.resolve()

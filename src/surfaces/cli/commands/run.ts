@@ -5,7 +5,7 @@ import type { ToolPart } from "../../../platform/store/part.ts"
 import type { Subscription } from "../../../runtime/bus/bus.ts"
 import { DEFAULT_AGENT } from "../../../runtime/permission/agents/agent.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
-import { EXIT, Interrupted, type IO, readAll, UsageError } from "../io.ts"
+import { EXIT, Interrupted, type IO, isTerminal, readAll, UsageError } from "../io.ts"
 import { checkAgent, openForCalls, warnStartUp } from "../start-up.ts"
 import { CommandStop } from "../stop-signal.ts"
 import { storeHelp } from "../store-flag.ts"
@@ -90,7 +90,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
     stop,
   })
   const stopListening = stop.listen()
-  const color = Boolean((io.stderr as { isTTY?: boolean }).isTTY) && !io.env.NO_COLOR
+  const color = isTerminal(io, "stderr") && !io.env.NO_COLOR
   const shown = new Set<string>()
   let subscription: Subscription | undefined
   try {
@@ -106,7 +106,7 @@ export async function runCommand(argv: string[], io: IO): Promise<number> {
       prompt,
       ...(agent === undefined ? {} : { agent }),
       // Questions (and plan mode's approval) are offered only where the person can answer them.
-      interactive: Boolean(io.stdin.isTTY),
+      interactive: isTerminal(io, "stdin"),
       ...(steps === undefined ? {} : { steps }),
       abort: stop.signal,
       ...(values.session ? { sessionID: values.session } : {}),
