@@ -1,9 +1,10 @@
+import { spawnSync } from "node:child_process"
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { afterEach, beforeEach, expect, it } from "vitest"
-import { CACHE_FILE, MAX_CACHED, TokenCounter, textKey } from "./count.ts"
+import { CACHE_FILE, MAX_CACHED, RECENT_CHARS, TokenCounter, textKey } from "./count.ts"
 
 let dir: string
 beforeEach(async () => {
@@ -33,11 +34,53 @@ it("keeps counts in the data dir: a second counter reads them instead of countin
   const saved = JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8"))
   expect(saved.counts[textKey("hello world")]).toBe(countTokens("hello world"))
 
-  // A count the file holds is taken as it is (a planted value proves nothing was recounted).
-  saved.counts[textKey("hello world")] = 999
-  await writeFile(join(dir, CACHE_FILE), JSON.stringify(saved))
+  // A count the file holds is taken as it is (a planted value proves nothing was recounted): by the
+  // text's key, and, for the texts counted last, by the whole text (which no hash is needed to find).
+  expect(saved.recent).toEqual(texts.map((text, i) => [text, counted[i]]))
+  const withoutRecent = { ...saved, recent: undefined }
+  withoutRecent.counts[textKey("hello world")] = 999
+  await writeFile(join(dir, CACHE_FILE), JSON.stringify(withoutRecent))
   const second = await new TokenCounter({ dataDir: dir }).count(texts)
   expect(second).toEqual(counted.map((count, i) => (texts[i] === "hello world" ? 999 : count)))
+  const plantedRecent = {
+    ...saved,
+    recent: saved.recent.map(([text, count]: [string, number]) => [
+      text,
+      text === "hello world" ? 777 : count,
+    ]),
+  }
+  await writeFile(join(dir, CACHE_FILE), JSON.stringify(plantedRecent))
+  expect(await new TokenCounter({ dataDir: dir }).count(["hello world"])).toEqual([777])
+})
+
+it("finds the texts counted last without hashing them: node:crypto stays unloaded", async () => {
+  const first = new TokenCounter({ dataDir: dir })
+  const big = texts.map((text) => text.repeat(3))
+  await first.count(big)
+  await first.save()
+  const script = `const { TokenCounter } = await import(${JSON.stringify(new URL("./count.ts", import.meta.url).href)})
+const counts = await new TokenCounter({ dataDir: ${JSON.stringify(dir)} }).count(${JSON.stringify(big)})
+console.log(JSON.stringify(counts), process.moduleLoadList.includes("NativeModule crypto"))`
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+  expect(result.stderr).toBe("")
+  expect(result.stdout.trim()).toBe(`${JSON.stringify(big.map((text) => countTokens(text)))} false`)
+})
+
+it("keeps at most RECENT_CHARS of whole texts, the latest and those asked for again", async () => {
+  const counter = new TokenCounter({ dataDir: dir })
+  const chunk = Math.floor(RECENT_CHARS / 3)
+  const text = (n: number) => String(n).repeat(chunk / String(n).length)
+  await counter.count([text(1), text(2), text(3)])
+  await counter.count([text(1)]) // asked again: now the newest
+  await counter.count([text(4), text(5)]) // past the bound: the oldest (2, then 3) go
+  await counter.save()
+  const saved = JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8"))
+  expect(saved.recent.map(([kept]: [string]) => kept[0])).toEqual(["1", "4", "5"])
+  expect(
+    saved.recent.reduce((chars: number, [kept]: [string]) => chars + kept.length, 0),
+  ).toBeLessThanOrEqual(RECENT_CHARS)
+  // Dropped from the whole texts, still known by key.
+  expect(saved.counts[textKey(text(2))]).toBe(countTokens(text(2)))
 })
 
 it("ignores a corrupt cache file and replaces it", async () => {

@@ -15,6 +15,13 @@ export const CACHE_FILE = "token-counts.json"
 /** Counts kept at most (memory and file): ~60 bytes each, so the file stays under ~1.5 MB. */
 export const MAX_CACHED = 25_000
 
+/**
+ * The texts counted last are also kept whole, up to this many characters in all, so that a start that
+ * lists the same tools again finds their counts without hashing them: a start's 17 tool definitions are
+ * ~36 KB, whose SHA-256 keys cost ~10 ms (node:crypto's load) of `toolbelt tools`.
+ */
+export const RECENT_CHARS = 256 * 1024
+
 let used = false
 
 /**
@@ -65,6 +72,9 @@ export function textKey(text: string): string {
 export class TokenCounter {
   readonly #file: string | undefined
   #counts = new Map<string, number>()
+  /** Counts by the whole text, of the texts counted or asked for last (RECENT_CHARS in all), oldest first. */
+  #recent = new Map<string, number>()
+  #recentChars = 0
   /** Counts being made, by key: two listings at once start one worker for the same texts. */
   readonly #pending = new Map<string, Promise<number>>()
   #read: Promise<void> | undefined
@@ -79,6 +89,29 @@ export class TokenCounter {
   /** The o200k_base token count of each text, in order. */
   async count(texts: readonly string[]): Promise<number[]> {
     await this.#load()
+    const counts = texts.map((text) => this.#recent.get(text))
+    const missing = texts.filter((_, i) => counts[i] === undefined)
+    for (const text of texts) this.#refresh(text)
+    if (missing.length === 0) return counts as number[]
+    const counted = await this.#countByKey(missing)
+    let at = 0
+    texts.forEach((text, i) => {
+      if (counts[i] !== undefined) return
+      counts[i] = counted[at++]!
+      this.#rememberText(text, counts[i])
+    })
+    return counts as number[]
+  }
+
+  /** A text asked for again moves to the newest end (kept the longest); the file is not written for it. */
+  #refresh(text: string): void {
+    const count = this.#recent.get(text)
+    if (count === undefined) return
+    this.#recent.delete(text)
+    this.#recent.set(text, count)
+  }
+
+  async #countByKey(texts: readonly string[]): Promise<number[]> {
     willHash(texts.reduce((bytes, text) => bytes + text.length, 0))
     const keys = texts.map(textKey)
     // Read before anything is awaited: a bounded cache may drop an old count while this one waits.
@@ -126,11 +159,35 @@ export class TokenCounter {
     if (!file || !this.#dirty || this.#closed) return this.#saving
     this.#dirty = false
     this.#saving = this.#saving
-      .then(() => writeFileAtomic(file, JSON.stringify({ v: 1, counts: Object.fromEntries(this.#counts) })))
+      .then(() =>
+        writeFileAtomic(
+          file,
+          JSON.stringify({ v: 1, counts: Object.fromEntries(this.#counts), recent: [...this.#recent] }),
+        ),
+      )
       .catch(() => {
         // A cache that cannot be written costs a recount at the next start, nothing more.
       })
     return this.#saving
+  }
+
+  /** Keeps `text` whole with its count, dropping the oldest texts past RECENT_CHARS. */
+  #rememberText(text: string, count: number): void {
+    if (text.length > RECENT_CHARS) return
+    const known = this.#recent.get(text)
+    if (known === count) return
+    if (known !== undefined) {
+      this.#recent.delete(text)
+      this.#recentChars -= text.length
+    }
+    this.#recent.set(text, count)
+    this.#recentChars += text.length
+    this.#dirty = true
+    for (const oldest of this.#recent.keys()) {
+      if (this.#recentChars <= RECENT_CHARS) break
+      this.#recent.delete(oldest)
+      this.#recentChars -= oldest.length
+    }
   }
 
   #remember(key: string, count: number): void {
@@ -144,15 +201,30 @@ export class TokenCounter {
     this.#read ??= (async () => {
       if (!this.#file) return
       try {
-        const parsed = JSON.parse(readFileSync(this.#file, "utf8")) as { v?: unknown; counts?: unknown }
+        const parsed = JSON.parse(readFileSync(this.#file, "utf8")) as {
+          v?: unknown
+          counts?: unknown
+          recent?: unknown
+        }
         if (parsed?.v !== 1 || typeof parsed.counts !== "object" || parsed.counts === null) return
         for (const [key, value] of Object.entries(parsed.counts as Record<string, unknown>)) {
-          if (typeof value === "number" && Number.isInteger(value) && value >= 0) this.#remember(key, value)
+          if (isCount(value)) this.#remember(key, value)
         }
+        if (Array.isArray(parsed.recent))
+          for (const entry of parsed.recent as unknown[]) {
+            if (Array.isArray(entry) && typeof entry[0] === "string" && isCount(entry[1]))
+              this.#rememberText(entry[0], entry[1])
+          }
+        // What was read is what the file holds: nothing to write back.
+        this.#dirty = false
       } catch {
         // Missing or corrupt: counted afresh.
       }
     })()
     return this.#read
   }
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0
 }
