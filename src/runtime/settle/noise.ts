@@ -99,16 +99,34 @@ export function maskNoise(text: string): string {
 const byDigest = new Map<string, string>()
 const BY_DIGEST = 4096
 
+/**
+ * Masks' digests by their text, for texts answered again after `recent` let them go: a text found only
+ * through `byDigest` was hashed on every call to be found (an MCP server's warm-up reads filled
+ * `recent`, and every later read of a 40 KB file hashed its answer: a fourteenth of the server's time).
+ * Bounded by the characters kept; a text asked for again is kept the longest.
+ */
+const digests = new Map<string, string>()
+let digestChars = 0
+
 /** SHA-256 (base64url) of `maskNoise(text)`. */
 export function maskedDigest(text: string): string {
   const known = recent.get(text)
   if (known !== undefined) {
+    refresh(recent, text, known)
     known.digest ??= digestOf(known.masked)
     return known.digest
   }
+  const kept = digests.get(text)
+  if (kept !== undefined) {
+    refresh(digests, text, kept)
+    return kept
+  }
   const own = digestOf(text)
   const remembered = byDigest.get(own)
-  if (remembered !== undefined) return remembered
+  if (remembered !== undefined) {
+    keepDigest(text, remembered)
+    return remembered
+  }
   const entry = masking(text)
   entry.digest ??= digestOf(entry.masked)
   if (byDigest.size >= BY_DIGEST) byDigest.delete(byDigest.keys().next().value as string)
@@ -116,7 +134,25 @@ export function maskedDigest(text: string): string {
   return entry.digest
 }
 
+/** Moves `key` to the newest end of `map` (its entries are dropped oldest first). */
+function refresh<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key)
+  map.set(key, value)
+}
+
+function keepDigest(text: string, digest: string): void {
+  if (text.length > RECENT_CHARS / 8) return
+  digests.set(text, digest)
+  digestChars += text.length
+  for (const oldest of digests.keys()) {
+    if (digestChars <= RECENT_CHARS) break
+    digests.delete(oldest)
+    digestChars -= oldest.length
+  }
+}
+
 function digestOf(text: string): string {
+  digested++
   return sha256Base64url(text)
 }
 
@@ -135,6 +171,12 @@ function masking(text: string): { readonly masked: string; digest?: string } {
   }
   return entry
 }
+
+/** How many texts have been hashed in this process, for tests. */
+export function digestedTexts(): number {
+  return digested
+}
+let digested = 0
 
 /** How many texts have been masked (not found remembered) in this process, for tests. */
 export function maskedTexts(): number {
