@@ -1,4 +1,5 @@
 import { sha256Base64url } from "../util/sha256.ts"
+import { TextCache } from "../util/text-cache.ts"
 import { storedInput, storedString } from "./input-bounds.ts"
 import { advance, type ToolPart } from "./part.ts"
 import type { Database, Statement } from "./sqlite.ts"
@@ -14,8 +15,7 @@ export const SHARED_OUTPUT_CHARS = 2048
 /** Characters of recent outputs whose digests are kept, so the same output again is not hashed again. */
 const RECENT_DIGEST_CHARS = 4 * 1024 * 1024
 
-const recentDigests = new Map<string, string>()
-let recentChars = 0
+const recentDigests = new TextCache<string>({ maxChars: RECENT_DIGEST_CHARS })
 
 /** The SHA-256 of a long output; an output seen lately (a file read again) is looked up, not hashed. */
 function digestOf(output: string): string {
@@ -23,12 +23,6 @@ function digestOf(output: string): string {
   if (known !== undefined) return known
   const digest = sha256Base64url(output)
   recentDigests.set(output, digest)
-  recentChars += output.length
-  for (const oldest of recentDigests.keys()) {
-    if (recentChars <= RECENT_DIGEST_CHARS) break
-    recentDigests.delete(oldest)
-    recentChars -= oldest.length
-  }
   return digest
 }
 

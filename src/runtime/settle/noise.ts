@@ -5,6 +5,7 @@
 // quantifiers over the same characters), so masking a large answer costs one pass per pattern.
 
 import { sha256Base64url } from "../../platform/util/sha256.ts"
+import { TextCache } from "../../platform/util/text-cache.ts"
 
 /** A masked span: the kind of noise between NUL characters (text output never holds those by chance). */
 const mark = (kind: string) => `\u0000${kind}\u0000`
@@ -82,9 +83,12 @@ export const MASKED_CHARS = 1 << 20
  * same unchanged file again and again: the patterns' passes and the hash cost milliseconds on a 40 KB
  * page, a lookup of an equal text one compare. Bounded by the characters kept (texts and masks).
  */
-const recent = new Map<string, { readonly masked: string; digest?: string }>()
-let recentChars = 0
 const RECENT_CHARS = 1 << 20
+const recent = new TextCache<{ readonly masked: string; digest?: string }>({
+  maxChars: RECENT_CHARS,
+  maxEntryChars: RECENT_CHARS / 8,
+  sizeOf: (text, entry) => text.length + entry.masked.length,
+})
 
 /** `text` with durations, timestamps, PIDs, temp paths, random ids and elapsed counters masked. */
 export function maskNoise(text: string): string {
@@ -105,26 +109,21 @@ const BY_DIGEST = 4096
  * `recent`, and every later read of a 40 KB file hashed its answer: a fourteenth of the server's time).
  * Bounded by the characters kept; a text asked for again is kept the longest.
  */
-const digests = new Map<string, string>()
-let digestChars = 0
+const digests = new TextCache<string>({ maxChars: RECENT_CHARS, maxEntryChars: RECENT_CHARS / 8 })
 
 /** SHA-256 (base64url) of `maskNoise(text)`. */
 export function maskedDigest(text: string): string {
   const known = recent.get(text)
   if (known !== undefined) {
-    refresh(recent, text, known)
     known.digest ??= digestOf(known.masked)
     return known.digest
   }
   const kept = digests.get(text)
-  if (kept !== undefined) {
-    refresh(digests, text, kept)
-    return kept
-  }
+  if (kept !== undefined) return kept
   const own = digestOf(text)
   const remembered = byDigest.get(own)
   if (remembered !== undefined) {
-    keepDigest(text, remembered)
+    digests.set(text, remembered)
     return remembered
   }
   const entry = masking(text)
@@ -132,23 +131,6 @@ export function maskedDigest(text: string): string {
   if (byDigest.size >= BY_DIGEST) byDigest.delete(byDigest.keys().next().value as string)
   byDigest.set(own, entry.digest)
   return entry.digest
-}
-
-/** Moves `key` to the newest end of `map` (its entries are dropped oldest first). */
-function refresh<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key)
-  map.set(key, value)
-}
-
-function keepDigest(text: string, digest: string): void {
-  if (text.length > RECENT_CHARS / 8) return
-  digests.set(text, digest)
-  digestChars += text.length
-  for (const oldest of digests.keys()) {
-    if (digestChars <= RECENT_CHARS) break
-    digests.delete(oldest)
-    digestChars -= oldest.length
-  }
 }
 
 function digestOf(text: string): string {
@@ -160,15 +142,7 @@ function masking(text: string): { readonly masked: string; digest?: string } {
   const known = recent.get(text)
   if (known !== undefined) return known
   const entry = { masked: maskUncached(text) }
-  const chars = text.length + entry.masked.length
-  if (chars > RECENT_CHARS / 8) return entry
   recent.set(text, entry)
-  recentChars += chars
-  for (const [oldest, kept] of recent) {
-    if (recentChars <= RECENT_CHARS) break
-    recent.delete(oldest)
-    recentChars -= oldest.length + kept.masked.length
-  }
   return entry
 }
 

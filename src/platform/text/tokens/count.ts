@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { writeFileAtomic } from "../../fs/atomic-write.ts"
 import { createSha256, willHash } from "../../util/sha256.ts"
+import { TextCache } from "../../util/text-cache.ts"
 
 /** The tokenizer counts are made with: OpenAI's o200k_base (GPT-4o and later), a fair proxy for others. */
 export const TOKENIZER = "o200k_base"
@@ -73,8 +74,7 @@ export class TokenCounter {
   readonly #file: string | undefined
   #counts = new Map<string, number>()
   /** Counts by the whole text, of the texts counted or asked for last (RECENT_CHARS in all), oldest first. */
-  #recent = new Map<string, number>()
-  #recentChars = 0
+  readonly #recent = new TextCache<number>({ maxChars: RECENT_CHARS })
   /** Counts being made, by key: two listings at once start one worker for the same texts. */
   readonly #pending = new Map<string, Promise<number>>()
   #read: Promise<void> | undefined
@@ -89,9 +89,9 @@ export class TokenCounter {
   /** The o200k_base token count of each text, in order. */
   async count(texts: readonly string[]): Promise<number[]> {
     await this.#load()
+    // A text found is kept the longest (the file is not written for that alone).
     const counts = texts.map((text) => this.#recent.get(text))
     const missing = texts.filter((_, i) => counts[i] === undefined)
-    for (const text of texts) this.#refresh(text)
     if (missing.length === 0) return counts as number[]
     const counted = await this.#countByKey(missing)
     let at = 0
@@ -101,14 +101,6 @@ export class TokenCounter {
       this.#rememberText(text, counts[i])
     })
     return counts as number[]
-  }
-
-  /** A text asked for again moves to the newest end (kept the longest); the file is not written for it. */
-  #refresh(text: string): void {
-    const count = this.#recent.get(text)
-    if (count === undefined) return
-    this.#recent.delete(text)
-    this.#recent.set(text, count)
   }
 
   async #countByKey(texts: readonly string[]): Promise<number[]> {
@@ -162,7 +154,11 @@ export class TokenCounter {
       .then(() =>
         writeFileAtomic(
           file,
-          JSON.stringify({ v: 1, counts: Object.fromEntries(this.#counts), recent: [...this.#recent] }),
+          JSON.stringify({
+            v: 1,
+            counts: Object.fromEntries(this.#counts),
+            recent: [...this.#recent.entries()],
+          }),
         ),
       )
       .catch(() => {
@@ -171,23 +167,10 @@ export class TokenCounter {
     return this.#saving
   }
 
-  /** Keeps `text` whole with its count, dropping the oldest texts past RECENT_CHARS. */
+  /** Keeps `text` whole with its count (the oldest texts go past RECENT_CHARS). */
   #rememberText(text: string, count: number): void {
-    if (text.length > RECENT_CHARS) return
-    const known = this.#recent.get(text)
-    if (known === count) return
-    if (known !== undefined) {
-      this.#recent.delete(text)
-      this.#recentChars -= text.length
-    }
-    this.#recent.set(text, count)
-    this.#recentChars += text.length
-    this.#dirty = true
-    for (const oldest of this.#recent.keys()) {
-      if (this.#recentChars <= RECENT_CHARS) break
-      this.#recent.delete(oldest)
-      this.#recentChars -= oldest.length
-    }
+    if (this.#recent.get(text) === count) return
+    if (this.#recent.set(text, count)) this.#dirty = true
   }
 
   #remember(key: string, count: number): void {
