@@ -61,7 +61,7 @@ export class CallParts {
           this.#latest.set(key, { batch, part: next, stored: inRow, time, written: false })
           return
         }
-        this.#rows.write(next, inRow, this.#owners.id, time)
+        this.#rows.write(next, inRow, this.#owners.stamp(), time)
         if (!isFinal(next)) this.#latest.set(key, { batch, part: next, stored: next, time, written: true })
       },
     }
@@ -76,7 +76,7 @@ export class CallParts {
         this.#latest.delete(key)
         continue
       }
-      this.#rows.write(entry.part, entry.stored, this.#owners.id, entry.time)
+      this.#rows.write(entry.part, entry.stored, this.#owners.stamp(), entry.time)
       if (isFinal(entry.part)) this.#latest.delete(key)
       else this.#latest.set(key, { ...entry, stored: entry.part, written: true })
     }

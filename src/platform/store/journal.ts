@@ -162,7 +162,7 @@ export class Journal {
     return this.#group.run(() => {
       const now = this.#now()
       const data = JSON.stringify(request)
-      this.#insertAsk.run(request.id, request.sessionID, callID, data, this.#owners.id, now)
+      this.#insertAsk.run(request.id, request.sessionID, callID, data, this.#owners.stamp(), now)
       this.#append.run(request.sessionID, callID, "asked", data, now)
     })
   }
@@ -235,7 +235,7 @@ export class Journal {
       const pendingAsks: PermissionAsked[] = []
       for (const ask of this.#asks.all<AskRow>()) {
         if (ask.owner === this.#owners.id || !gone(ask.owner)) continue
-        this.#adoptAsk.run(this.#owners.id, ask.id)
+        this.#adoptAsk.run(this.#owners.stamp(), ask.id)
         pendingAsks.push(JSON.parse(ask.data) as PermissionAsked)
       }
       const dead = [...verdicts]
@@ -298,7 +298,7 @@ export class Journal {
     for (const { part, owner } of this.#rows.open()) {
       if (!gone(owner)) continue
       const next = interrupt(part, now, PROCESS_GONE)
-      this.#rows.write(next, part, this.#owners.id, now)
+      this.#rows.write(next, part, this.#owners.stamp(), now)
       this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
       this.#noteInterrupted.run(next.sessionID, next.callID, now)
       this.#nothingInterrupted.clear()

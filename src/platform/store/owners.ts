@@ -55,6 +55,8 @@ export class Owners {
   #lapses = 0
   /** The `time_started` of this owner's row as last registered: a row taken again by `reclaim()` differs. */
   #registered = 0
+  /** Whether this owner's row was written (SQLite writes it with the first thing stamped, `stamp()`). */
+  #hasRow = false
   /** Until when (monotonic ms) the lease is certainly held: no sweep can have removed the row before. */
   #heldUntil = monotonicMs() + LEASE_MS - HEARTBEAT_MS
 
@@ -80,9 +82,9 @@ export class Owners {
             `INSERT INTO owner (id, pid, host, start, time_started, heartbeat) VALUES (?, ?, ?, ?, ${clock}, ${clock}) ON CONFLICT (id) DO NOTHING`,
           )
         : undefined
-    this.#register()
     live.add(this.id)
     if (db.engine === "postgres") {
+      this.#register()
       this.#timer = setInterval(() => this.beat(), HEARTBEAT_MS)
       // The lease must not keep a process alive that has nothing else to do.
       this.#timer.unref()
@@ -206,11 +208,23 @@ export class Owners {
     })
   }
 
+  /**
+   * This owner's id, for a row about to be stamped with it (an open part, an ask): on SQLite the owner's
+   * own row is written first, with the first such row. A store that stamps nothing (`toolbelt tools`,
+   * a listing) then writes nothing at all: no owner row to insert and delete, no WAL to check point
+   * when it closes. Inside the stamping write's transaction, the owner row commits with it: nothing is
+   * ever committed stamped with an owner that has no row. PostgreSQL registers at once (the lease).
+   */
+  stamp(): string {
+    if (!this.#hasRow) this.#register()
+    return this.id
+  }
+
   /** Called when the store closes: what this owner left open becomes recoverable by anyone. */
   release(): void {
     if (this.#timer) clearInterval(this.#timer)
     live.delete(this.id)
-    this.#delete.run(this.id)
+    if (this.#hasRow) this.#delete.run(this.id)
   }
 
   /**
@@ -226,5 +240,6 @@ export class Owners {
     const now = this.#time()
     this.#insert.run(this.id, process.pid, hostname(), currentProcess().start, now, now)
     this.#registered = now
+    this.#hasRow = true
   }
 }

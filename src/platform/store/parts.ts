@@ -170,11 +170,11 @@ function decode(row: PartRow): ToolPart {
 export class Parts {
   readonly #db: Database
   readonly #rows: PartRows
-  readonly #owner: string
+  readonly #owner: () => string
   readonly #flush: () => void
 
   /** `flush` commits queued journal steps first, so reads and writes here come after them. */
-  constructor(db: Database, rows: PartRows, owner: string, flush: () => void = () => {}) {
+  constructor(db: Database, rows: PartRows, owner: () => string, flush: () => void = () => {}) {
     this.#db = db
     this.#rows = rows
     this.#owner = owner
@@ -191,7 +191,7 @@ export class Parts {
     return this.#db.transaction(() => {
       const stored = this.#rows.read(part.sessionID, part.callID)?.part
       const next = stored ? advance(stored, part.state) : part
-      this.#rows.write(next, stored, this.#owner, now)
+      this.#rows.write(next, stored, this.#owner(), now)
       return next
     })
   }

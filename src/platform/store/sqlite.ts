@@ -111,14 +111,31 @@ export const BACKGROUND_WAL_CHECKPOINT_PAGES = 16384
  */
 export const DEFAULT_BUSY_TIMEOUT_MS = 60_000
 
-/** SQLite's busy error (another connection kept the write lock past the busy timeout), said plainly. */
-export function describeBusy(error: unknown, path: string, timeoutMs = DEFAULT_BUSY_TIMEOUT_MS): unknown {
-  if (!isBusy(error)) return error
-  return new Error(
-    `The toolbelt store ${path} stayed locked by other toolbelt processes for over ${timeoutMs / 1000} s, so nothing was run. Retry the call; if many processes share the store at once, fewer at a time (or separate TOOLBELT_DATA_DIRs) will help.`,
-    { cause: error },
+/** Another process kept the store's write lock past the busy timeout (`cause`: SQLite's own error). */
+export class StoreBusyError extends Error {
+  override readonly name = "StoreBusyError"
+}
+
+/**
+ * SQLite's busy error (another connection kept the write lock past the busy timeout), said plainly;
+ * `outcome` says what did not happen (opening the store: nothing was run; a write: that write). An
+ * error said so already is said again for this outcome.
+ */
+export function describeBusy(
+  error: unknown,
+  path: string,
+  timeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
+  outcome = "so nothing was run",
+): unknown {
+  const raw = error instanceof StoreBusyError ? error.cause : error
+  if (!isBusy(raw)) return error
+  return new StoreBusyError(
+    `The toolbelt store ${path} stayed locked by other toolbelt processes for over ${timeoutMs / 1000} s, ${outcome}. Retry the call; if many processes share the store at once, fewer at a time (or separate TOOLBELT_DATA_DIRs) will help.`,
+    { cause: raw },
   )
 }
+
+const WRITE_NOT_MADE = "so this write to it was not made"
 
 /** Opens (creating when needed) a SQLite database with toolbelt's pragmas. */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
@@ -149,7 +166,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
           },
         })
       : undefined
-  return new Connection(path, synchronous, native, checkpointer)
+  return new Connection(path, synchronous, native, busyTimeout, checkpointer)
 }
 
 /**
@@ -195,14 +212,24 @@ class Connection implements Database {
   readonly #native: NativeDatabase
   readonly #controls = new Map<string, NativeStatement>()
   readonly #checkpointer: Checkpointer | undefined
+  /** A lock another process kept past the busy timeout, said plainly (`describeBusy`). */
+  readonly #described: (error: unknown) => unknown
   #depth = 0
   #closed = false
 
-  constructor(path: string, synchronous: Synchronous, native: NativeDatabase, checkpointer?: Checkpointer) {
+  constructor(
+    path: string,
+    synchronous: Synchronous,
+    native: NativeDatabase,
+    busyTimeout: number,
+    checkpointer?: Checkpointer,
+  ) {
     this.path = path
     this.synchronous = synchronous
     this.#native = native
     this.#checkpointer = checkpointer
+    this.#described = (error) =>
+      path === ":memory:" ? error : describeBusy(error, path, busyTimeout, WRITE_NOT_MADE)
   }
 
   get inTransaction(): boolean {
@@ -215,7 +242,7 @@ class Connection implements Database {
   }
 
   prepare(sql: string): Statement {
-    return wrap(this.#native.prepare(sql))
+    return wrap(this.#native.prepare(sql), this.#described)
   }
 
   transaction<T>(fn: () => T): T {
@@ -224,7 +251,11 @@ class Connection implements Database {
     const savepoint = nested ? `toolbelt_${this.#depth}` : undefined
     const result = runTransaction(fn, {
       begin: () => {
-        this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
+        try {
+          this.#control(savepoint ? `SAVEPOINT ${savepoint}` : "BEGIN IMMEDIATE")
+        } catch (error) {
+          throw this.#described(error)
+        }
         this.#depth++
       },
       left: () => this.#depth--,
@@ -268,10 +299,20 @@ class Connection implements Database {
   }
 }
 
-function wrap(statement: NativeStatement): Statement {
+/**
+ * A driver's statement as `Statement`. A write outside a transaction takes the write lock itself: one
+ * another process kept past the busy timeout is said as `described` says it (the store's first write
+ * is often a call's, since opening one writes nothing: owners.ts).
+ */
+function wrap(statement: NativeStatement, described: (error: unknown) => unknown): Statement {
   return {
     run(...params) {
-      const result = statement.run(...params)
+      let result: ReturnType<NativeStatement["run"]>
+      try {
+        result = statement.run(...params)
+      } catch (error) {
+        throw described(error)
+      }
       return { changes: Number(result.changes), lastInsertRowid: result.lastInsertRowid }
     },
     get<R>(...params: SqlValue[]) {

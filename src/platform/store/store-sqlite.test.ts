@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { existsSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { tempDirs } from "./fixtures/helpers.ts"
+import { part, running, tempDirs } from "./fixtures/helpers.ts"
 import { openDatabase } from "./sqlite.ts"
 import { openStore, type Store, storePath } from "./store.ts"
 
@@ -37,12 +37,70 @@ describe("openStore (SQLite)", () => {
     const holder = openDatabase(storePath(dir))
     holder.exec("BEGIN IMMEDIATE")
     try {
-      expect(() => openStore({ dataDir: dir, busyTimeout: 50 })).toThrow(
-        /^The toolbelt store .*toolbelt\.db stayed locked by other toolbelt processes for over 0\.05 s, so nothing was run\. Retry the call/,
-      )
+      // Opening writes nothing (the owner's row comes with the first thing stamped): it opens; a write
+      // then meets the lock, in a transaction or on its own.
+      const store = openStore({ dataDir: dir, busyTimeout: 50 })
+      try {
+        const busy =
+          /^The toolbelt store .*toolbelt\.db stayed locked by other toolbelt processes for over 0\.05 s, so this write to it was not made\. Retry/
+        expect(() =>
+          store.db.transaction(() =>
+            store.sessions.create({ id: "ses_busy", title: "t", projectID: "p", agent: "build" }),
+          ),
+        ).toThrow(busy)
+        expect(() =>
+          store.sessions.create({ id: "ses_busy", title: "t", projectID: "p", agent: "build" }),
+        ).toThrow(busy)
+      } finally {
+        store.close()
+      }
     } finally {
       holder.exec("ROLLBACK")
       holder.close()
+    }
+    // A new database meets the lock when it is made (its schema), before anything runs.
+    const fresh = dirs.make()
+    const maker = openDatabase(storePath(fresh))
+    maker.exec("BEGIN IMMEDIATE")
+    try {
+      expect(() => openStore({ dataDir: fresh, busyTimeout: 50 })).toThrow(
+        /^The toolbelt store .*toolbelt\.db stayed locked by other toolbelt processes for over 0\.05 s, so nothing was run\. Retry the call/,
+      )
+    } finally {
+      maker.exec("ROLLBACK")
+      maker.close()
+    }
+  })
+
+  it("writes nothing when nothing is stamped: the owner's row comes with the first call, in its commit", async () => {
+    const dir = dirs.make()
+    openStore({ dataDir: dir }).close() // made, and its WAL folded back and removed at close
+    const file = storePath(dir)
+    const before = statSync(file)
+    const store = openStore({ dataDir: dir })
+    store.journal.recover()
+    store.parts.list("ses_none")
+    store.close()
+    const after = statSync(file)
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs])
+    expect(existsSync(`${file}-wal`)).toBe(false)
+
+    // A call's first record carries the owner's row with it: another connection sees both or neither.
+    const calling = open(dir)
+    const peer = openDatabase(file)
+    try {
+      expect(peer.prepare("SELECT COUNT(*) AS n FROM owner").get<{ n: number }>()?.n).toBe(0)
+      await calling.journal.started(part("call_1", running()))
+      const owners = peer.prepare("SELECT id FROM owner").all<{ id: string }>()
+      expect(owners.map((row) => row.id)).toEqual([calling.journal.owner])
+      expect(peer.prepare("SELECT owner FROM part").get<{ owner: string }>()?.owner).toBe(
+        calling.journal.owner,
+      )
+      // Another store's recovery sees a live owner: the running call is left alone.
+      const other = open(dir)
+      expect(other.journal.recover().interrupted).toEqual([])
+    } finally {
+      peer.close()
     }
   })
 

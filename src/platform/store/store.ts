@@ -122,7 +122,12 @@ export function openStore(options: StoreOptions): Store {
     db,
     sessions: new Sessions(db, () => group.flush()),
     messages: new Messages(db),
-    parts: new Parts(db, rows, owners.id, () => group.flush()),
+    parts: new Parts(
+      db,
+      rows,
+      () => owners.stamp(),
+      () => group.flush(),
+    ),
     approvals: new SqliteApprovalStore(db),
     readLedger: new ReadLedger(db, group),
     seen: new SessionSeen(db, group),
