@@ -104,7 +104,8 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  toolbelt?.close()
+  // Awaited: its token counts may still be written into the data dir the project removes.
+  await toolbelt?.close()
   await project?.remove()
 })
 

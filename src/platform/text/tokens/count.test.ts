@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
@@ -123,4 +123,18 @@ it("close waits for the counts being made and writes nothing after", async () =>
   await counter.count(["another text, after close"])
   await new Promise((resolve) => setTimeout(resolve, 50))
   await expect(readFile(join(dir, CACHE_FILE), "utf8")).rejects.toMatchObject({ code: "ENOENT" })
+})
+
+it("writes the file once for what a count added, keyed and whole, and nothing at close", async () => {
+  const counter = new TokenCounter({ dataDir: dir })
+  await counter.count(["one text", "another text"])
+  await counter.save() // waits for the write the count started; writes nothing of its own
+  const written = await stat(join(dir, CACHE_FILE))
+  const saved = JSON.parse(await readFile(join(dir, CACHE_FILE), "utf8"))
+  expect(saved.recent.map(([text]: [string]) => text)).toEqual(["one text", "another text"])
+  expect(Object.keys(saved.counts)).toHaveLength(2)
+  await counter.count(["one text"]) // found whole: nothing to write
+  await counter.close()
+  const after = await stat(join(dir, CACHE_FILE))
+  expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs])
 })

@@ -100,6 +100,8 @@ export class TokenCounter {
       counts[i] = counted[at++]!
       this.#rememberText(text, counts[i])
     })
+    // One write for what this count added, keyed and whole; none later at close.
+    if (this.#dirty) void this.save()
     return counts as number[]
   }
 
@@ -129,7 +131,6 @@ export class TokenCounter {
         for (const key of missing.keys()) this.#pending.delete(key)
       }
       this.#dirty = true
-      void this.save()
     }
     return Promise.all(keys.map((key) => known.get(key)!))
   }
