@@ -1,6 +1,7 @@
 // The first speed of the read path: a small file already in memory (read whole, in one read), paged
 // synchronously.
 import * as nodeBuffer from "node:buffer"
+import { createSha256 } from "../util/sha256.ts"
 import { PageCollector } from "./page-collector.ts"
 import {
   finishPage,
@@ -9,7 +10,7 @@ import {
   type ReadLinesResult,
   resolveOptions,
 } from "./read-lines-page.ts"
-import { detectBom, sha256 } from "./text.ts"
+import { detectBom } from "./text.ts"
 import { smallFileHashes } from "./version-cache.ts"
 
 /** `buffer.isAscii` (Node 18.15+); a runtime without it pays a byte count per line instead. */
@@ -65,7 +66,7 @@ export function readLinesFromBytes(
 function hashOf(bytes: Buffer, version: PageFileVersion): string {
   const known = smallFileHashes.get(version)
   if (known !== undefined) return known
-  const hash = sha256().update(bytes).digest("hex")
+  const hash = createSha256().update(bytes).digest("hex")
   smallFileHashes.set(version, hash)
   return hash
 }

@@ -2,11 +2,11 @@
 // counting line breaks at `wc -l` speed; a scan that reaches the end of a large file leaves its line
 // index (and hash) behind, so the next page of the same version seeks instead.
 import type { Stats } from "node:fs"
+import { createSha256 } from "../util/sha256.ts"
 import { lineIndexCache } from "./line-index.ts"
 import type { LineIndexFolder } from "./line-index-file.ts"
 import { finishPage, type ReadLinesResult, type StreamedPage } from "./read-lines-page.ts"
 import { scanLines } from "./scan-lines.ts"
-import { sha256 } from "./text.ts"
 
 /**
  * The page, scanned for from the start. Unless `countTotal` is false (and no hash is asked for), the scan
@@ -19,7 +19,7 @@ export async function readPageByScan(
 ): Promise<ReadLinesResult> {
   const { handle, stats, options, collector, wantHash, signal } = page
   const untilEnd = countTotal || wantHash
-  const hasher = wantHash ? sha256() : undefined
+  const hasher = wantHash ? createSha256() : undefined
   const building = untilEnd && stats.size >= lineIndexCache.minBytes ? lineIndexCache.builder() : undefined
   const outcome = await scanLines(handle, {
     startByte: 0,

@@ -1,16 +1,16 @@
 // The slow path of the read path: UTF-16 files (with their BOM) have no byte-level line breaks to count,
 // so they are decoded as they stream and never indexed.
-import type { Sha256 } from "../util/sha256.ts"
+import { createSha256, type Sha256 } from "../util/sha256.ts"
 import { CHUNK_BYTES, giveCounter, takeCounter } from "./chunk-reader.ts"
 import { finishPage, type ReadLinesResult, type StreamedPage } from "./read-lines-page.ts"
-import { type BomEncoding, sha256 } from "./text.ts"
+import type { BomEncoding } from "./text.ts"
 
 export type Utf16Encoding = Exclude<BomEncoding, "utf-8">
 
 /** The page of a UTF-16 file, with its line count (and hash), from one decoded pass over the whole file. */
 export async function readPageUtf16(page: StreamedPage, encoding: Utf16Encoding): Promise<ReadLinesResult> {
   const { options, collector } = page
-  const hasher = page.wantHash ? sha256() : undefined
+  const hasher = page.wantHash ? createSha256() : undefined
   const total = await scanDecoded(page, encoding, hasher)
   const more = collector.lastLine(options.offset) < total
   return finishPage(collector, options, page.stats, { totalLines: total, more, hash: hasher?.digest("hex") })

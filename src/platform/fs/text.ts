@@ -1,4 +1,4 @@
-import { createSha256, type Sha256 } from "../util/sha256.ts"
+import { createSha256 } from "../util/sha256.ts"
 
 /** U+FEFF, the byte order mark as it appears at the start of a decoded string. */
 export const BOM = "\uFEFF"
@@ -73,12 +73,7 @@ export function applyLineEnding(text: string, eol: LineEnding): string {
  * equals the hash of a file holding exactly that string (BOM included, if the string has one).
  */
 export function hashContent(content: string | Uint8Array): string {
-  return sha256().update(content).digest("hex")
-}
-
-/** A SHA-256 hasher (node:crypto only once an input is large enough to be worth its load: sha256.ts). */
-export function sha256(): Sha256 {
-  return createSha256()
+  return createSha256().update(content).digest("hex")
 }
 
 /** How much of a file is sniffed for binary content. */

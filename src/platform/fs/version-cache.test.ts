@@ -3,8 +3,8 @@ import { mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { createSha256 as sha256 } from "../util/sha256.ts"
 import { readLinesFromBytes } from "./read-lines-from-bytes.ts"
-import { sha256 } from "./text.ts"
 import { SETTLED_MS, VersionCache } from "./version-cache.ts"
 
 const NOW = 1_800_000_000_000

@@ -1,4 +1,4 @@
-import { randomBytes } from "./random.ts"
+import { randomByte } from "./random.ts"
 
 const TIME_HEX = 12
 const RANDOM_CHARS = 14
@@ -27,18 +27,6 @@ export function timeSortable(now: number = Date.now()): string {
 /** A prefixed time-sortable id, e.g. `prt_0a1b2c3d4e5fAbCdEfGhIjKlMn`. */
 export function ascending(prefix: string, now: number = Date.now()): string {
   return `${prefix}_${timeSortable(now)}`
-}
-
-/** Random bytes drawn a few hundred at a time (random.ts keeps its own pool of the kernel's). */
-let pool: Uint8Array = new Uint8Array(0)
-let used = 0
-
-function randomByte(): number {
-  if (used === pool.length) {
-    pool = randomBytes(256)
-    used = 0
-  }
-  return pool[used++]!
 }
 
 /** Unbiased: bytes that would favour the first characters of the alphabet are drawn again. */

@@ -25,6 +25,14 @@ export function randomBytes(size: number): Buffer {
   return out
 }
 
+/** One fresh random byte, from the pool (for ids drawn a character at a time). */
+export function randomByte(): number {
+  if (used === POOL_BYTES) refill()
+  const byte = pool[used]!
+  pool[used++] = 0
+  return byte
+}
+
 /** `size` random bytes as 2 × size lowercase hex digits. */
 export function randomHex(size: number): string {
   return randomBytes(size).toString("hex")

@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process"
 import { createHash, randomBytes as nodeRandomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { randomBytes, randomHex } from "./random.ts"
-import { createSha256, JS_LIMIT, sha256Base64url, sha256Hex } from "./sha256.ts"
+import { randomByte, randomBytes, randomHex } from "./random.ts"
+import { createSha256, JS_LIMIT, sha256Base64url } from "./sha256.ts"
 import { sha256Bytes } from "./sha256-js.ts"
 
 const native = (data: string | Uint8Array, encoding: "hex" | "base64url" = "hex") =>
@@ -36,7 +36,7 @@ describe("createSha256", () => {
     const hash = createSha256()
     for (const part of parts) hash.update(part)
     expect(hash.digest("hex")).toBe(native(parts.join("")))
-    expect(sha256Hex(Buffer.from("abc"))).toBe(native("abc"))
+    expect(createSha256().update(Buffer.from("abc")).digest("hex")).toBe(native("abc"))
     expect(sha256Base64url("abc")).toBe(native("abc", "base64url"))
     expect(createSha256().update("abc").digest().equals(createHash("sha256").update("abc").digest())).toBe(
       true,
@@ -92,6 +92,10 @@ describe("randomBytes", () => {
     for (const byte of all) counts[byte]!++
     expect(Math.min(...counts)).toBeGreaterThan(400)
     expect(Math.max(...counts)).toBeLessThan(900)
+    // A byte at a time from the same pool, across refills: every value, none out of range.
+    const single = Array.from({ length: 3 * 4096 }, () => randomByte())
+    expect(single.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256)).toBe(true)
+    expect(new Set(single).size).toBe(256)
   })
 })
 

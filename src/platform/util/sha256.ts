@@ -60,11 +60,6 @@ export function sha256Base64url(text: string): string {
     : native.createHash("sha256").update(text).digest("base64url")
 }
 
-/** SHA-256 of a string or bytes, lowercase hex. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createSha256().update(data).digest("hex")
-}
-
 class LazySha256 implements Sha256 {
   #native: NodeCrypto.Hash | undefined
   #pending: Uint8Array[] = []
