@@ -49,6 +49,7 @@ export class PartRows {
   readonly #open: Statement
   readonly #openInSession: Statement
   readonly #share: Statement
+  readonly #shared: Statement | undefined
 
   constructor(db: Database) {
     this.#read = db.prepare(`${SELECT} WHERE p.session_id = ? AND p.call_id = ?`)
@@ -72,6 +73,8 @@ export class PartRows {
     this.#share = db.prepare(
       "INSERT INTO part_output (digest, text) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
     )
+    this.#shared =
+      db.engine === "sqlite" ? db.prepare("SELECT 1 AS found FROM part_output WHERE digest = ?") : undefined
   }
 
   read(sessionID: string, callID: string): PartRecord | undefined {
@@ -85,7 +88,7 @@ export class PartRows {
    */
   write(part: ToolPart, stored: ToolPart | undefined, owner: string, now: number): void {
     const { data, output, digest } = encode(part)
-    if (digest !== null) this.#share.run(digest, output)
+    if (digest !== null && !this.#known(digest)) this.#share.run(digest, output)
     const inline = digest === null ? output : null
     if (!stored) {
       this.#insert.run(
@@ -107,6 +110,17 @@ export class PartRows {
     } else {
       this.#update.run(part.state.status, data, inline, digest, owner, now, part.sessionID, part.callID)
     }
+  }
+
+  /**
+   * Whether `part_output` holds `digest` already. On SQLite it is looked up first: handing SQLite a
+   * 40 KB text to find it there already (an agent reading the same file again) cost its UTF-8 copy and
+   * compare on every call. Both run in the caller's transaction, which holds the write lock, so no other
+   * process removes the row between the look and the part naming it. On PostgreSQL the insert goes
+   * unread with the batch's other statements (postgres/held.ts), where a look would cost a round trip.
+   */
+  #known(digest: string): boolean {
+    return this.#shared !== undefined && this.#shared.get(digest) !== undefined
   }
 
   list(sessionID: string): ToolPart[] {

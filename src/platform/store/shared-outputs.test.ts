@@ -73,6 +73,22 @@ for (const engine of await engines()) {
       expect(outputs(store)).toBe(0)
     })
 
+    it("stores an output again once another store removed it, for the next call that returns it", () => {
+      const where = engine.location()
+      const mine = open(where)
+      const other = open(where)
+      const text = long("again")
+      mine.sessions.create({ id: "ses_a", projectID: "/p", agent: "build" })
+      mine.parts.upsert(part("c1", completed(text), "ses_a"))
+      // Another process removes the only session naming it: the output goes with it.
+      expect(other.sessions.remove("ses_a")).toBe(true)
+      expect(outputs(mine)).toBe(0)
+      // This store wrote it before, yet the next part to return it stores it again.
+      mine.parts.upsert(part("c2", completed(text), "ses_b"))
+      expect(outputs(mine)).toBe(1)
+      expect(other.parts.get("ses_b", "c2")?.state).toMatchObject({ status: "completed", output: text })
+    })
+
     it("keeps the outputs through a reopen of the store", () => {
       const where = engine.location()
       const text = long("kept")

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { digestedTexts, MASKED_CHARS, maskedDigest, maskedTexts, maskNoise } from "./noise.ts"
+import {
+  digestedTexts,
+  MASKED_CHARS,
+  maskEveryPattern,
+  maskedDigest,
+  maskedTexts,
+  maskNoise,
+} from "./noise.ts"
 
 const same = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).toBe(maskNoise(b))
 const differ = (a: string, b: string) => expect(maskNoise(a), `${a} / ${b}`).not.toBe(maskNoise(b))
@@ -54,6 +61,78 @@ describe("maskNoise", () => {
     const lines = (ms: number) => `done in ${ms} ms\n${"line\n".repeat(MASKED_CHARS)}done in ${ms} ms\n`
     same(lines(1), lines(2))
     differ(`${lines(1)}more\n`, lines(1))
+  })
+})
+
+describe("the tests that skip patterns", () => {
+  // Pieces that each make some pattern match, or almost: a pattern may be skipped only when it would
+  // change nothing, so masking equals trying every pattern.
+  const pieces = [
+    "12:34:56",
+    "1:23 PM",
+    "9:05am",
+    "3/14/2026",
+    "12/1/99",
+    "2026-11-29T05:58:13.123Z",
+    "2026-11-29",
+    "Sun Nov 29 05:58:13 UTC 2026",
+    "29 Nov 2026",
+    "Nov 29, 2026",
+    "1764392293",
+    "1764392293123",
+    "0.53s",
+    "12ms",
+    "1.2 s",
+    "3 seconds",
+    "1m30s",
+    "7\u00a0h",
+    "5\tµs",
+    "took 5",
+    "Time: 1.2",
+    "elapsed 00:01:23",
+    "pid 1234",
+    "PID: 99",
+    "process 12345",
+    "process 3 files",
+    "/tmp/tmp.AbC123/x",
+    "tmp-1234-abcd",
+    "550e8400-e29b-41d4-a716-446655440000",
+    "12345678-1234-1234-1234-123456789012",
+    "deadbeef",
+    "12345678",
+    "0xDEADBEEF1",
+    "a1b2c3d4e5",
+    "cafe1234",
+    "a.ts:12:50",
+    "v1.2.3",
+    "x9",
+    "9",
+    ":",
+    "/",
+    " ",
+    "\n",
+    "abc",
+    "m",
+    "s",
+    "1",
+    "12",
+    "123",
+    "1234567",
+  ]
+  it("masks as trying every pattern does, whatever the text", () => {
+    for (const piece of pieces) expect(maskNoise(`<${piece}>`)).toBe(maskEveryPattern(`<${piece}>`))
+    // Random texts from the pieces and single characters around them.
+    let seed = 7
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    }
+    const glue = ["", " ", ":", "/", "-", ".", ",", "0", "7", "a", "F", "x", "\n", "\t"]
+    for (let round = 0; round < 3000; round++) {
+      let text = ""
+      for (let k = next(6) + 1; k > 0; k--) text += glue[next(glue.length)]! + pieces[next(pieces.length)]!
+      expect(maskNoise(text)).toBe(maskEveryPattern(text))
+    }
   })
 })
 

@@ -12,7 +12,47 @@ const answer = (id: number, text: string) => ({
   result: { content: [{ type: "text", text }], structuredContent: { output: text, short: "x" } },
 })
 
+/** The line's bytes, joined. */
+const bytesOf = (chunks: readonly (string | Buffer)[]) =>
+  Buffer.concat(chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)))
+
 describe("JsonLines", () => {
+  it("writes a line's bytes as JSON.stringify and a newline, the escaped text as bytes kept from before", () => {
+    const lines = new JsonLines()
+    const text = page("bytes")
+    const other = page("other", 9000)
+    // A text sent twice in one message (content and structured content) and a second long text.
+    const message = (id: number) => ({
+      ...answer(id, text),
+      extra: { other, marks: "\u0000abc:0\u0000 \u0000" },
+    })
+    for (let id = 1; id <= 3; id++) {
+      const chunks = lines.line(message(id))
+      expect(bytesOf(chunks).equals(Buffer.from(`${JSON.stringify(message(id))}\n`))).toBe(true)
+      // From the second sending on (the text is sent twice in the first message), the long texts travel
+      // as kept bytes, not in a string rebuilt for each line.
+      expect(chunks.filter((chunk) => Buffer.isBuffer(chunk))).toHaveLength(id === 1 ? 1 : 3)
+    }
+    const [first, second] = [lines.line(message(4)), lines.line(message(5))]
+    expect(first[1]).toBe(second[1])
+  })
+
+  it("takes no string of a message for a kept text, however it looks", () => {
+    const lines = new JsonLines()
+    const text = page("kept")
+    lines.line({ text })
+    // Strings shaped like the marks, with NULs and numbers, beside the kept text and alone.
+    for (const decoy of [
+      "\u00000\u0000",
+      "\u0000deadbeefdeadbeef:0\u0000",
+      `\u0000${"0".repeat(16)}:1\u0000`,
+    ]) {
+      for (const message of [{ a: decoy, text, b: decoy }, { a: decoy }]) {
+        expect(bytesOf(lines.line(message)).toString()).toBe(`${JSON.stringify(message)}\n`)
+      }
+    }
+  })
+
   it("writes what JSON.stringify writes, the first time and every time after", () => {
     const lines = new JsonLines()
     const text = page("a")

@@ -215,7 +215,18 @@ export class StdioLineTransport implements Transport {
     if (this.#closed) return Promise.resolve()
     const { promise, resolve, reject } = Promise.withResolvers<void>()
     // The callback runs once the line is handed on (after a drain when the stream was full), or fails.
-    this.#stdout.write(`${this.#json.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()))
+    const done = (error?: Error | null) => (error ? reject(error) : resolve())
+    const chunks = this.#json.line(message)
+    const out = this.#stdout
+    if (chunks.length === 1) out.write(chunks[0]!, done)
+    else {
+      // Corked, the chunks go out in one write (writev) and no other line comes between them.
+      out.cork()
+      const last = chunks.length - 1
+      for (let index = 0; index < last; index++) out.write(chunks[index]!)
+      out.write(chunks[last]!, done)
+      out.uncork()
+    }
     this.#pauseIfBehind()
     return promise
   }
