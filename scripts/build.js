@@ -4,7 +4,8 @@
 // 1. Write dist/build-stamp.json with the time the build started: bin/toolbelt.js runs the build only
 //    when no source file changed after that (a file edited during the build counts as changed).
 // 2. tsc -p tsconfig.build.json: dist/ mirrors src/ as JavaScript with .d.ts files.
-// 3. Copy the files the modules read at run time (tool descriptions, wasm) beside them.
+// 3. Copy the files the modules read at run time (tool descriptions, wasm) beside them, and write the
+//    built-in tools' JSON Schemas (scripts/tool-schemas.js: dist/tool-schemas.json).
 // 4. Bundle the command line (scripts/bundle-cli.js) into dist/cli.bundle.js and its chunks: one file
 //    per command instead of ~350 modules, the difference between a 0.25 s and a 0.08 s start.
 //
@@ -28,8 +29,11 @@ try {
   const started = Date.now()
   // A stamp from an earlier build must not vouch for a half-written dist/ if this one fails.
   rmSync(join(dist, "build-stamp.json"), { force: true })
+  // Nor an earlier build's tool schemas for the modules this one compiles.
+  rmSync(join(dist, "tool-schemas.json"), { force: true })
   step([join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"])
   step([join(root, "scripts", "copy-assets.js")])
+  step([join(root, "scripts", "tool-schemas.js")])
   step([join(root, "scripts", "bundle-cli.js")])
   mkdirSync(dist, { recursive: true })
   writeFileSync(join(dist, "build-stamp.json"), `${JSON.stringify({ started })}\n`)

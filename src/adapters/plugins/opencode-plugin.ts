@@ -8,6 +8,7 @@
 //
 // `Tool` is toolbelt's tool API (`agent-toolbelt/tool`) with a `define` whose tools get the context in
 // the shapes the spec calls it (context.ts) and may return a string or a v1 result.
+import type { z } from "zod"
 import * as Api from "../../runtime/tool/index.ts"
 import { pluginContext } from "./context.ts"
 import { checkDef, toResult } from "./from-plugin.ts"
@@ -19,7 +20,7 @@ export * from "./index.ts"
 export type SpecContext = ToolContext & Api.Context
 
 /** What a spec-style `init` returns: a v1 definition whose `execute` gets `SpecContext`. */
-export interface SpecDef<P extends Api.Def["parameters"] = Api.Def["parameters"]> {
+export interface SpecDef<P extends z.ZodType = z.ZodType> {
   readonly description: string
   readonly parameters: P
   execute(
@@ -32,7 +33,7 @@ export interface SpecDef<P extends Api.Def["parameters"] = Api.Def["parameters"]
  * Defines a tool as the spec does: an id and an `init` (a function of the agent, or the definition
  * itself). The definition is checked when it is initialised (a tool file's is checked at load).
  */
-function define<P extends Api.Def["parameters"]>(
+function define<P extends z.ZodType>(
   id: string,
   init: ((ctx?: Api.InitContext) => Promise<SpecDef<P>> | SpecDef<P>) | SpecDef<P>,
   options?: Api.Declarations,

@@ -2,6 +2,7 @@ import { z } from "zod"
 import { type ModelContent, parseDataUrl, text } from "../../platform/text/content.ts"
 import type { Context, InitContext, Result } from "./context.ts"
 import type { Annotations, Availability, Declarations, Offer, Paging, Projection } from "./internal.ts"
+import type { SchemaSource } from "./schema-source.ts"
 import { type AnyTool, makeWith } from "./tool.ts"
 
 /** What a v1 tool's `init` returns. */
@@ -10,7 +11,8 @@ export interface Def<
   M extends Record<string, unknown> = Record<string, any>,
 > {
   readonly description: string
-  readonly parameters: P
+  /** The input schema, or a keyed one built on first use (`Tool.schema`: the built-in tools'). */
+  readonly parameters: P | SchemaSource<P>
   execute(args: z.output<P>, ctx: Context): Promise<Result<M>>
   formatValidationError?(error: z.ZodError): string
   /**
@@ -101,7 +103,7 @@ export function fromDef(def: Def, options?: Declarations): AnyTool {
     {
       description: def.description,
       input: def.parameters,
-      output: theResultSchema(),
+      output: theResultSchema,
       execute: (args, ctx) => def.execute(args, ctx) as Promise<z.output<ResultSchema>>,
       ...(def.formatValidationError ? { formatValidationError: def.formatValidationError.bind(def) } : {}),
       ...(def.pollable

@@ -4,4 +4,5 @@ export type { AskInput, Context, InitContext, MetadataUpdate, Result } from "./c
 export { type AnyInfo, type Def, define, type Info, type Init, isInfo } from "./define.ts"
 export { isToolFailure, ToolFailure } from "./failure.ts"
 export type { Annotations, Availability, Declarations, Offer, Paging } from "./internal.ts"
+export { type SchemaOf, type SchemaSource, schema } from "./schema-source.ts"
 export { type AnyTool, type MakeConfig, make, type Tool } from "./tool.ts"

@@ -1,7 +1,8 @@
-import { z } from "zod"
+import type { z } from "zod"
 import type { FilePart, ModelContent } from "../../platform/text/content.ts"
 import type { Paging } from "../../platform/text/hint.ts"
 import type { Context } from "./context.ts"
+import { manifestJsonSchema, toInputJsonSchema } from "./schema-source.ts"
 
 /** Where a call is being prepared: tools declare in which of these they are offered. */
 export interface Availability {
@@ -82,7 +83,10 @@ export type { Paging }
 
 export interface ToolInternals {
   readonly description: string
+  /** The input schema (a keyed one is built here, on the first read). */
   readonly input: z.ZodType
+  /** The key of a keyed input schema (`Tool.schema`): its JSON Schema may come from the build's manifest. */
+  readonly inputKey: string | undefined
   readonly output: z.ZodType | undefined
   readonly execute: (input: unknown, ctx: Context) => unknown
   readonly project: (input: unknown, encoded: unknown) => Projection
@@ -121,14 +125,14 @@ export function isTool(value: unknown): boolean {
   return typeof value === "object" && value !== null && registry.has(value)
 }
 
-/** The model-facing JSON Schema of a tool's input (computed once per tool). */
+/**
+ * The model-facing JSON Schema of a tool's input (computed once per tool). A keyed schema's comes from
+ * the build's manifest when there is one, without building the schema.
+ */
 export function inputJsonSchema(tool: object): Record<string, unknown> {
   const own = internals(tool)
-  if (!own.jsonSchema) {
-    own.jsonSchema = z.toJSONSchema(own.input, { io: "input", unrepresentable: "any" }) as Record<
-      string,
-      unknown
-    >
-  }
+  own.jsonSchema ??=
+    (own.inputKey === undefined ? undefined : manifestJsonSchema(own.inputKey)) ??
+    toInputJsonSchema(own.input)
   return own.jsonSchema
 }

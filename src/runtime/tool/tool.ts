@@ -9,6 +9,7 @@ import {
   type Paging,
   type Projection,
 } from "./internal.ts"
+import { isSchemaSource, type SchemaSource } from "./schema-source.ts"
 
 declare const brand: unique symbol
 
@@ -93,9 +94,15 @@ export function make<I extends z.ZodType, O extends z.ZodType>(
   })
 }
 
-/** `make` with a given projection; the runtime's own adapters (v1 results) use it. */
+/**
+ * `make` with a given projection; the runtime's own adapters (v1 results) use it. Its input may be a
+ * keyed schema (`Tool.schema`) and its output a function that builds the schema: each is built when
+ * first read (a call), not when the tool is made (a listing).
+ */
 export function makeWith<I extends z.ZodType, O extends z.ZodType>(
-  config: Omit<MakeConfig<I, O>, "toModelOutput" | "title" | "pollable"> & {
+  config: Omit<MakeConfig<I, O>, "toModelOutput" | "title" | "pollable" | "input" | "output"> & {
+    readonly input: I | SchemaSource<I>
+    readonly output?: O | (() => O)
     readonly pollable?: (decoded: unknown, encoded: unknown) => boolean
   },
   project: (decoded: unknown, encoded: unknown) => Projection,
@@ -104,10 +111,16 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
   if (typeof execute !== "function") throw new TypeError("Tool.make: execute must be a function.")
   if (typeof description !== "string") throw new TypeError("Tool.make: description must be a string.")
   const handle = Object.freeze(Object.create(null)) as Tool<z.output<I>, z.output<O>>
+  const keyed = isSchemaSource(input) ? input : undefined
   attach(handle, {
     description,
-    input,
-    output,
+    get input() {
+      return keyed ? keyed.schema() : (input as I)
+    },
+    inputKey: keyed?.key,
+    get output() {
+      return typeof output === "function" ? output() : output
+    },
     execute: execute as (input: unknown, ctx: Context) => unknown,
     project,
     formatValidationError,

@@ -15,20 +15,19 @@ import { encodeEdit } from "../kit/file-edit/encode-edit.ts"
 import { lockFailure, recordWritten, staleness } from "../kit/file-edit/ledger.ts"
 import { type Existing, readExisting } from "../kit/file-edit/target.ts"
 import { type CommitResult, commit, type FileOperation } from "../kit/file-edit/transaction.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath } from "../kit/paths.ts"
 import type { FileHunk } from "./parse.ts"
 import type { PlannedChange } from "./plan.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("apply_patch", () =>
   z.object({
     patchText: z
       .string()
       .describe("The whole patch, from the line '*** Begin Patch' to the line '*** End Patch'"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 /** One file of the patch, as the metadata (and the approval request) describe it. */
 export interface PatchedFile {
@@ -80,7 +79,7 @@ export const ApplyPatchTool = Tool.define<Parameters, ApplyPatchMetadata>(
   "apply_patch",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Parse.
       // The patch engine is loaded at the first patch, not at every start-up (see ARCHITECTURE.md).

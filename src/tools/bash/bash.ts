@@ -6,7 +6,6 @@ import { randomBytes } from "../../platform/util/random.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { WRITES } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import {
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
@@ -22,7 +21,7 @@ import { runForeground } from "./run-foreground.ts"
 import { checkSandbox, sandboxPolicy } from "./sandbox.ts"
 import { startJob } from "./start-job.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("bash", () =>
   z.object({
     command: z.string().min(1).describe("The command to run, as a shell script (one line or several)."),
     description: z
@@ -75,7 +74,7 @@ const parameters = lazy(() =>
       ),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export type BashParams = z.infer<Parameters>
 
@@ -102,7 +101,7 @@ export const BashTool = Tool.define(
   "bash",
   () => ({
     description: renderDescription(),
-    parameters: parameters(),
+    parameters,
     async execute(params: BashParams, ctx: Tool.Context): Promise<Tool.Result<BashMetadata>> {
       // 1. Settings and arguments.
       const settings = readSettings(ctx.extra)

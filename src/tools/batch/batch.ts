@@ -2,7 +2,6 @@ import { z } from "zod"
 import type { FilePart } from "../../runtime/tool/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { expectedPayload, type Outcome, renderBatch } from "./render.ts"
 
@@ -22,7 +21,7 @@ const MAX_NAMED = 40
 
 const SELF = "batch"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("batch", () =>
   z.object({
     tool_calls: z
       .array(
@@ -37,7 +36,7 @@ const parameters = lazy(() =>
       .describe(`The calls to run in parallel (at most ${MAX_CALLS} run)`),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface BatchMetadata extends Record<string, unknown> {
   /** Each entry in order: its number, tool, status, and the call id of its own part when it ran. */
@@ -64,7 +63,7 @@ export const BatchTool = Tool.define<Parameters, BatchMetadata>(
   SELF,
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     formatValidationError: (error) =>
       `The batch tool was called with invalid arguments: ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}.\n\n${expectedPayload()}`,
     async execute(params, ctx) {

@@ -1,7 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { exaUrl } from "../kit/search/exa.ts"
 import { callMcpText } from "../kit/search/mcp-call.ts"
@@ -10,7 +9,7 @@ import { codesearchSettings } from "../kit/search/settings.ts"
 
 export const DEFAULT_TOKENS = 5000
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("codesearch", () =>
   z.object({
     query: z
       .string()
@@ -27,7 +26,7 @@ const parameters = lazy(() =>
       .describe(`How many tokens of context to return (1000 to 50000, default ${DEFAULT_TOKENS})`),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export const NO_CODE =
   "No code snippets or documentation found. Please try a different query, be more specific about the library or programming concept, or check the spelling of framework names."
@@ -46,7 +45,7 @@ export const CodesearchTool = Tool.define<Parameters, { provider: string; found:
   "codesearch",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. The provider.
       const settings = configuredProvider(codesearchSettings, ctx)

@@ -5,11 +5,10 @@ import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("edit", () =>
   z.object({
     filePath: z
       .string()
@@ -24,7 +23,7 @@ const parameters = lazy(() =>
       .describe("Replace every occurrence of oldString instead of exactly one (default false)"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface EditMetadata extends DiffMetadata {
   /** Which matcher found oldString; absent when the file was created. */
@@ -52,7 +51,7 @@ export const EditTool = Tool.define<Parameters, EditMetadata>(
   "edit",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // The matchers are loaded on first use, not at every start of the command line.
       const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(

@@ -4,13 +4,12 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
 /** Files listed at most. */
 export const LIMIT = 100
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("glob", () =>
   z.object({
     pattern: z
       .string()
@@ -25,7 +24,7 @@ const parameters = lazy(() =>
       ),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface GlobMetadata extends Record<string, unknown> {
   /** Files listed. */
@@ -53,7 +52,7 @@ export const GlobTool = Tool.define<Parameters, GlobMetadata>(
   "glob",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern.trim() === "")

@@ -5,7 +5,6 @@ import type { GrepMode } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { formatGrep, type OutputMode } from "./format.ts"
 
@@ -23,7 +22,7 @@ const contextLines = (what: string) =>
     .optional()
     .describe(`${what} (content mode only; at most ${MAX_CONTEXT}).`)
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("grep", () =>
   z.object({
     pattern: z
       .string()
@@ -60,7 +59,7 @@ const parameters = lazy(() =>
     ),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface GrepMetadata extends Record<string, unknown> {
   /** Matching lines in all files searched. */
@@ -99,7 +98,7 @@ export const GrepTool = Tool.define<Parameters, GrepMetadata>(
   "grep",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Ask.
       if (params.pattern === "")

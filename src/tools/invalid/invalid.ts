@@ -1,9 +1,8 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("invalid", () =>
   z.object({
     tool: z.string().describe("The tool the model tried to call"),
     error: z.string().describe("Why the call could not be parsed or validated"),
@@ -18,7 +17,7 @@ export const InvalidTool = Tool.define(
   "invalid",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params) {
       return {
         title: "Invalid Tool",

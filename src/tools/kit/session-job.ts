@@ -3,7 +3,6 @@ import { type Job, type JobRead, jobs } from "../../platform/shell/jobs/index.ts
 import { formatBounded } from "../../platform/shell/run/index.ts"
 import type { Pager } from "../../platform/text/hint.ts"
 import * as Tool from "../../runtime/tool/index.ts"
-import { lazy } from "./lazy.ts"
 import { readSettings, type ShellSettings } from "./shell-settings.ts"
 
 /** The parameters of a tool that acts on a background job: the job's id alone, as bash returned it. */
@@ -11,8 +10,8 @@ type JobParameters = z.ZodObject<{ job_id: z.ZodString }>
 
 /**
  * Defines a tool that acts on one of this session's background jobs (bash_output, bash_kill); its
- * parameters are `job_id` alone, described to the model by `jobIdDescription` (built on first use,
- * kit/lazy.ts).
+ * parameters are `job_id` alone, described to the model by `jobIdDescription` (built on first use, a
+ * `Tool.schema` keyed by the tool's id).
  * 1. Read the shell settings from the call's `ctx.extra`.
  * 2. Find the job in this session (`sessionJob`: another session's jobs do not exist here).
  * 3. Hand both to the tool's `act`, whose result is the call's.
@@ -28,12 +27,12 @@ export function defineJobTool<M extends Record<string, unknown>>(options: {
   annotations: Tool.Annotations
 }): Tool.Info<JobParameters, M> {
   const { id, description, jobIdDescription, act, pollable, annotations } = options
-  const parameters = lazy(() => z.object({ job_id: z.string().min(1).describe(jobIdDescription) }))
+  const parameters = Tool.schema(id, () => z.object({ job_id: z.string().min(1).describe(jobIdDescription) }))
   return Tool.define(
     id,
     () => ({
       description: description(),
-      parameters: parameters(),
+      parameters,
       async execute(params, ctx) {
         const settings = readSettings(ctx.extra)
         const job = sessionJob({ sessionID: ctx.sessionID, id: params.job_id })

@@ -2,7 +2,6 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath, statOrUndefined } from "../kit/paths.ts"
 import { renderTree } from "./tree.ts"
@@ -11,7 +10,7 @@ import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
 /** Most entries (files and directories) one listing shows. */
 export const LIST_LIMIT = 100
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("list", () =>
   z.object({
     path: z
       .string()
@@ -27,7 +26,7 @@ const parameters = lazy(() =>
       ),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface ListMetadata extends Record<string, unknown> {
   /** Entries shown (files and directories). */
@@ -52,7 +51,7 @@ export const ListTool = Tool.define<Parameters, ListMetadata>(
       "{ignored}",
       [...DEFAULT_IGNORED_DIRECTORIES].join(", "),
     ),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       const { directory, worktree } = services(ctx)
 

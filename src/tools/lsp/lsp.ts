@@ -5,14 +5,13 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { type ServiceExtra, services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { statOrUndefined } from "../kit/paths.ts"
 import { formatAnswers } from "./format-answer.ts"
 import { type Answer, needsPosition, OPERATIONS, type Operation, runOperation } from "./operations.ts"
 import { SourceText, utf16Offset } from "./source-text.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("lsp", () =>
   z.object({
     operation: z.enum(OPERATIONS).describe("What to ask the language server (see the tool description)."),
     filePath: z.string().describe("The file to ask about: absolute, or relative to the project directory."),
@@ -36,7 +35,7 @@ const parameters = lazy(() =>
       .describe('workspaceSymbol: the symbol name, or part of it, to search for ("" for all).'),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface LspMetadata extends Record<string, unknown> {
   operation: Operation
@@ -65,7 +64,7 @@ export const LspTool = Tool.define<Parameters, LspMetadata>(
   "lsp",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Resolve and guard.
       const { filepath, title } = callPath(ctx, params.filePath)

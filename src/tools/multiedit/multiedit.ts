@@ -5,11 +5,10 @@ import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
 import { notFoundHint } from "../kit/file-edit/encode-edit.ts"
 import { notFoundMessage } from "../kit/file-edit/target.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("multiedit", () =>
   z.object({
     filePath: z
       .string()
@@ -33,7 +32,7 @@ const parameters = lazy(() =>
       .describe("The edits, applied in order, each to the result of the ones before it"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 /** What one edit of the call did. */
 export interface EditResult {
@@ -66,7 +65,7 @@ export const MultiEditTool = Tool.define<Parameters, MultiEditMetadata>(
   "multiedit",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // The matchers are loaded on first use, not at every start of the command line.
       const { describeMatch, EMPTY_MESSAGE, IDENTICAL_MESSAGE, replace } = await import(

@@ -2,12 +2,11 @@ import { stat } from "node:fs/promises"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-const parameters = lazy(() => z.object({}))
-type Parameters = ReturnType<typeof parameters>
+const parameters = Tool.schema("plan_enter", () => z.object({}))
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface PlanEnterMetadata extends Record<string, unknown> {
   /** The agent the session runs as from now on. */
@@ -32,7 +31,7 @@ const PLAN_AGENT = "plan"
  */
 export const PlanEnterTool = Tool.define<Parameters, PlanEnterMetadata>("plan_enter", () => ({
   description: loadText(import.meta.url, "description.txt"),
-  parameters: parameters(),
+  parameters,
   async execute(_params, ctx) {
     // 1. Ask.
     await ctx.ask({ permission: "plan_enter", patterns: ["*"], always: ["*"], metadata: {} })

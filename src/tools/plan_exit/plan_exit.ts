@@ -4,12 +4,11 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { QuestionRejectedError } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-const parameters = lazy(() => z.object({}))
-type Parameters = ReturnType<typeof parameters>
+const parameters = Tool.schema("plan_exit", () => z.object({}))
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface PlanExitMetadata extends Record<string, unknown> {
   /** The agent the session runs as from now on. */
@@ -50,7 +49,7 @@ export const PlanExitTool = Tool.define<Parameters, PlanExitMetadata>(
   "plan_exit",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(_params, ctx) {
       // 1. Ask; someone must be there to approve the plan, and the runtime must keep session agents.
       const askThePerson = await personToAsk(ctx, "plan_exit", NO_APPROVAL)

@@ -2,10 +2,9 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import type { Answers, Question } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-const parameters = lazy(() => {
+const parameters = Tool.schema("question", () => {
   const option = z.object({
     label: z
       .string()
@@ -52,7 +51,7 @@ const parameters = lazy(() => {
     questions: z.array(question).min(1).describe("The questions to ask, in the order they are asked"),
   })
 })
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface QuestionMetadata extends Record<string, unknown> {
   answers: Answers
@@ -71,7 +70,7 @@ export const QuestionTool = Tool.define<Parameters, QuestionMetadata>(
   "question",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Ask; someone must be there to answer.
       const askThePerson = await personToAsk(

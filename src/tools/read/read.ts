@@ -13,7 +13,6 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead, readSmallFileSync, statOrUndefinedSync } from "../kit/paths.ts"
 import {
@@ -33,7 +32,7 @@ export const WHOLE_FILE_BYTES = 256 * 1024
 /** Images and PDFs larger than this are refused rather than attached (a data: URL is held in memory). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("read", () =>
   z.object({
     filePath: z
       .string()
@@ -56,7 +55,7 @@ const parameters = lazy(() =>
       ),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface ReadMetadata extends Record<string, unknown> {
   /** The first lines (or entries) of the page, without line numbers. */
@@ -88,7 +87,7 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
   "read",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Resolve the path (relative to the project) and see what is there.
       const { filepath, title } = callPath(ctx, params.filePath)

@@ -6,21 +6,20 @@ import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { sampleFiles } from "./sample-files.ts"
 
 /** How many of a skill's files the result lists (opencode's number). */
 export const FILE_SAMPLE = 10
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("skill", () =>
   z.object({
     name: z
       .string()
       .describe("The name of the skill to load, exactly as it is listed in this tool's description"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface SkillMetadata extends Record<string, unknown> {
   name: string
@@ -62,7 +61,7 @@ export const SkillTool = Tool.define<Parameters, SkillMetadata>(
     const known = services({ extra: init?.extra ?? {} }).skills?.skills ?? []
     return {
       description: describeSkills(known),
-      parameters: parameters(),
+      parameters,
       async execute(params, ctx) {
         const catalog = services(ctx).skills
 

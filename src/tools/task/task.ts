@@ -2,34 +2,35 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { SubagentInfo, SubagentOutcome, SubagentProgress } from "../../runtime/tool/subagent-services.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 
-/** The parameters, and those when background runs are turned on (built on first use, kit/lazy.ts). */
-const parameters = lazy(() => {
-  const base = {
-    description: z.string().describe("What the task is, in 3-5 words"),
-    prompt: z
-      .string()
-      .describe("The complete brief for the subagent: what to do, what you know, what to give back"),
-    subagent_type: z.string().describe("The agent to run the task as (one of the agent types listed above)"),
-    task_id: z
-      .string()
-      .optional()
-      .describe("The task_id of an earlier result, to continue that subagent's session and its history"),
-  }
-  const background = z.object({
-    ...base,
+/** The parameters' fields without `background`, which is offered when background runs are turned on. */
+const baseFields = () => ({
+  description: z.string().describe("What the task is, in 3-5 words"),
+  prompt: z
+    .string()
+    .describe("The complete brief for the subagent: what to do, what you know, what to give back"),
+  subagent_type: z.string().describe("The agent to run the task as (one of the agent types listed above)"),
+  task_id: z
+    .string()
+    .optional()
+    .describe("The task_id of an earlier result, to continue that subagent's session and its history"),
+})
+
+/** The parameters, and those when background runs are turned on (each built on first use). */
+const foreground = Tool.schema("task", () => z.object(baseFields()))
+const background = Tool.schema("task.background", () =>
+  z.object({
+    ...baseFields(),
     background: z
       .boolean()
       .optional()
       .describe(
         "Run it in the background: this call returns at once with the task_id, and the result comes to you in a later message",
       ),
-  })
-  return { foreground: z.object(base), background }
-})
-type BackgroundParameters = ReturnType<typeof parameters>["background"]
+  }),
+)
+type BackgroundParameters = Tool.SchemaOf<typeof background>
 
 type Params = z.output<BackgroundParameters>
 
@@ -98,11 +99,11 @@ export const TaskTool = Tool.define<BackgroundParameters, TaskMetadata>(
   "task",
   async (init) => {
     const subagents = services({ extra: init?.extra ?? {} }).subagents
-    const background = subagents?.background ?? false
+    const inBackground = subagents?.background ?? false
     const agent = init?.agent?.name ?? "build"
     return {
-      description: describeTask(subagents?.available(agent) ?? [], { background }),
-      parameters: (background ? parameters().background : parameters().foreground) as BackgroundParameters,
+      description: describeTask(subagents?.available(agent) ?? [], { background: inBackground }),
+      parameters: (inBackground ? background : foreground) as Tool.SchemaSource<BackgroundParameters>,
       async execute(params: Params, ctx) {
         const { subagents: runner, model } = services(ctx)
         if (!runner || !model)

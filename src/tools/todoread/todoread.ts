@@ -2,12 +2,11 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-const parameters = lazy(() => z.object({}))
-type Parameters = ReturnType<typeof parameters>
+const parameters = Tool.schema("todoread", () => z.object({}))
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 /**
  * The `todoread` tool: the session's todo list as todowrite last left it (in any process).
@@ -20,7 +19,7 @@ export const TodoReadTool = Tool.define<Parameters, TodoListMetadata>(
   "todoread",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(_params, ctx) {
       // 1. Ask.
       await ctx.ask({ permission: "todoread", patterns: ["*"], always: ["*"], metadata: {} })

@@ -2,11 +2,10 @@ import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { Todo } from "../../runtime/tool/session-services.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-const parameters = lazy(() => {
+const parameters = Tool.schema("todowrite", () => {
   const item = z.object({
     content: z.string().trim().min(1).describe("What to do, briefly and specifically"),
     status: z
@@ -39,7 +38,7 @@ const parameters = lazy(() => {
       }),
   })
 })
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 /**
  * The `todowrite` tool: replaces the session's todo list.
@@ -54,7 +53,7 @@ export const TodoWriteTool = Tool.define<Parameters, TodoListMetadata>(
   "todowrite",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Ask.
       await ctx.ask({ permission: "todowrite", patterns: ["*"], always: ["*"], metadata: {} })

@@ -1,7 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type DeferredGroup, type FoundTool, toolSearchService } from "./service.ts"
 
@@ -18,7 +17,7 @@ const ABOUT_CHARS = 3_000
 const MAX_QUERY = 2_000
 const ABOUT_MAX = 60
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("tool_search", () =>
   z.object({
     query: z
       .string()
@@ -39,7 +38,7 @@ const parameters = lazy(() =>
       .describe(`How many tools to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface ToolSearchMetadata extends Record<string, unknown> {
   /** The names found, best first (each now loaded into the session). */
@@ -77,7 +76,7 @@ export const ToolSearchTool = Tool.define<Parameters, ToolSearchMetadata>(
   "tool_search",
   () => ({
     description: describeToolSearch([]),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       const service = toolSearchService(ctx.extra)
       if (!service)

@@ -5,7 +5,6 @@ import { parseHttpUrl } from "../../platform/net/guarded-fetch.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { convertPage } from "./convert.ts"
 import type { fetchPage } from "./fetch-page.ts"
@@ -15,7 +14,7 @@ import { addressPolicy } from "./settings.ts"
 export const DEFAULT_TIMEOUT_S = 30
 export const MAX_TIMEOUT_S = 120
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("webfetch", () =>
   z.object({
     url: z.string().describe("The URL to fetch content from (http:// or https://)"),
     format: z
@@ -33,7 +32,7 @@ const parameters = lazy(() =>
       .describe("Fetch the URL again even if it was fetched in the last 15 minutes (default false)"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface WebfetchMetadata extends Record<string, unknown> {
   /** The URL the content came from, after redirects. */
@@ -66,7 +65,7 @@ export const WebfetchTool = Tool.define<Parameters, WebfetchMetadata>(
   "webfetch",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. The URL, then permission (for the URL; "always" for its origin).
       const url = parsed(params.url)

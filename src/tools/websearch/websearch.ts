@@ -1,7 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { providers } from "../kit/search/providers.ts"
 import { configuredProvider, offeredWhenConfigured, runSearch } from "../kit/search/run-search.ts"
@@ -10,7 +9,7 @@ import { formatAnswer } from "./format-results.ts"
 
 export const DEFAULT_RESULTS = 8
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("websearch", () =>
   z.object({
     query: z.string().min(1).describe("The web search query"),
     numResults: z
@@ -37,7 +36,7 @@ const parameters = lazy(() =>
       .describe("The most characters of page context the provider returns (Exa)"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface WebsearchMetadata extends Record<string, unknown> {
   provider: string
@@ -60,7 +59,7 @@ export const WebsearchTool = Tool.define<Parameters, WebsearchMetadata>(
   () => ({
     // The date the model reads is the day the tool was prepared for it.
     description: DESCRIPTION.replace("{{date}}", new Date().toISOString().slice(0, 10)),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. The provider.
       const settings = configuredProvider(websearchSettings, ctx)

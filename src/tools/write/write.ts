@@ -21,7 +21,6 @@ import { pathToWrite } from "../kit/call-path.ts"
 import { forOtherModels } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { countLines, fileDiff, MAX_DIFF_CHARS } from "../kit/file-edit/diff.ts"
-import { lazy } from "../kit/lazy.ts"
 import { loadText } from "../kit/load-text.ts"
 import { readHead } from "../kit/paths.ts"
 
@@ -31,7 +30,7 @@ import { readHead } from "../kit/paths.ts"
  */
 const DIFF_CONTEXT = 4
 
-const parameters = lazy(() =>
+const parameters = Tool.schema("write", () =>
   z.object({
     filePath: z
       .string()
@@ -39,7 +38,7 @@ const parameters = lazy(() =>
     content: z.string().describe("The content to write to the file, exactly as it should be saved"),
   }),
 )
-type Parameters = ReturnType<typeof parameters>
+type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface WriteMetadata extends Record<string, unknown> {
   /** Unified diff of the old content (empty for a new file) to the new, common indentation trimmed. */
@@ -69,7 +68,7 @@ export const WriteTool = Tool.define<Parameters, WriteMetadata>(
   "write",
   () => ({
     description: loadText(import.meta.url, "description.txt"),
-    parameters: parameters(),
+    parameters,
     async execute(params, ctx) {
       // 1. Resolve the path (relative to the project) and guard paths outside the project.
       const { filepath, title, resolved } = await pathToWrite(ctx, params.filePath)
