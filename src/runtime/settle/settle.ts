@@ -185,8 +185,8 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     if (signal.aborted) return recorder.interrupted()
 
     // 10. Encode.
-    let encoded: unknown = value
-    if (own.output) {
+    let encoded: unknown = own.encodePlain?.(value)
+    if (encoded === undefined && own.output) {
       const result = await own.output.safeEncodeAsync(value as never)
       if (!result.success)
         return recorder.fail({
@@ -194,7 +194,7 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
           kind: "output",
         })
       encoded = result.data
-    }
+    } else encoded ??= value
 
     // 11. Project.
     try {

@@ -97,6 +97,43 @@ function theResultSchema(): ResultSchema {
   return resultSchema
 }
 
+const RESULT_KEYS = new Set(["title", "output", "metadata", "attachments"])
+const FILE_PART_KEYS = new Set(["type", "mime", "url", "filename"])
+
+/**
+ * A v1 result as its codec encodes it, when it plainly is one: only the codec's keys, each of its
+ * type, every attachment a file part that names its type. The codec would give an equal object;
+ * checking by hand spares building it (a one-shot `toolbelt call` paid 2 ms for that) and running
+ * it on every call. Anything else (undefined) goes to the codec, which says what is wrong.
+ */
+function plainResult(value: unknown): unknown {
+  if (!isPlainObject(value)) return undefined
+  for (const key of Object.keys(value)) if (!RESULT_KEYS.has(key)) return undefined
+  if (typeof value.output !== "string") return undefined
+  if (value.title !== undefined && typeof value.title !== "string") return undefined
+  if (value.metadata !== undefined && !isPlainObject(value.metadata)) return undefined
+  if (value.attachments !== undefined) {
+    if (!Array.isArray(value.attachments) || !value.attachments.every(plainFilePart)) return undefined
+  }
+  return value
+}
+
+function plainFilePart(part: unknown): boolean {
+  if (!isPlainObject(part) || part.type !== "file") return false
+  for (const key of Object.keys(part)) if (!FILE_PART_KEYS.has(key)) return false
+  return (
+    typeof part.mime === "string" &&
+    typeof part.url === "string" &&
+    (part.filename === undefined || typeof part.filename === "string")
+  )
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
 /** Turns an initialised v1 definition into the one internal representation. */
 export function fromDef(def: Def, options?: Declarations): AnyTool {
   return makeWith(
@@ -104,6 +141,7 @@ export function fromDef(def: Def, options?: Declarations): AnyTool {
       description: def.description,
       input: def.parameters,
       output: theResultSchema,
+      encodePlain: plainResult,
       execute: (args, ctx) => def.execute(args, ctx) as Promise<z.output<ResultSchema>>,
       ...(def.formatValidationError ? { formatValidationError: def.formatValidationError.bind(def) } : {}),
       ...(def.pollable

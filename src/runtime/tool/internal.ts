@@ -88,6 +88,11 @@ export interface ToolInternals {
   /** The key of a keyed input schema (`Tool.schema`): its JSON Schema may come from the build's manifest. */
   readonly inputKey: string | undefined
   readonly output: z.ZodType | undefined
+  /**
+   * The output codec's shortcut: the encoded value when the value plainly is one (what the codec would
+   * give for it), else undefined, and the codec decides and words what is wrong.
+   */
+  readonly encodePlain: ((value: unknown) => unknown) | undefined
   readonly execute: (input: unknown, ctx: Context) => unknown
   readonly project: (input: unknown, encoded: unknown) => Projection
   readonly formatValidationError: ((error: z.ZodError) => string) | undefined

@@ -103,6 +103,8 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
   config: Omit<MakeConfig<I, O>, "toModelOutput" | "title" | "pollable" | "input" | "output"> & {
     readonly input: I | SchemaSource<I>
     readonly output?: O | (() => O)
+    /** See `ToolInternals.encodePlain`. */
+    readonly encodePlain?: (value: unknown) => unknown
     readonly pollable?: (decoded: unknown, encoded: unknown) => boolean
   },
   project: (decoded: unknown, encoded: unknown) => Projection,
@@ -121,6 +123,7 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
     get output() {
       return typeof output === "function" ? output() : output
     },
+    encodePlain: config.encodePlain,
     execute: execute as (input: unknown, ctx: Context) => unknown,
     project,
     formatValidationError,
