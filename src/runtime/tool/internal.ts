@@ -85,8 +85,8 @@ export interface ToolInternals {
   readonly description: string
   /** The input schema (a keyed one is built here, on the first read). */
   readonly input: z.ZodType
-  /** The key of a keyed input schema (`Tool.schema`): its JSON Schema may come from the build's manifest. */
-  readonly inputKey: string | undefined
+  /** The key of a built-in tool's input schema (`builtinSchema`): its JSON Schema may come from the build's manifest. */
+  readonly manifestKey: string | undefined
   readonly output: z.ZodType | undefined
   /**
    * The output codec's shortcut: the encoded value when the value plainly is one (what the codec would
@@ -131,13 +131,13 @@ export function isTool(value: unknown): boolean {
 }
 
 /**
- * The model-facing JSON Schema of a tool's input (computed once per tool). A keyed schema's comes from
+ * The model-facing JSON Schema of a tool's input (computed once per tool). A built-in tool's comes from
  * the build's manifest when there is one, without building the schema.
  */
 export function inputJsonSchema(tool: object): Record<string, unknown> {
   const own = internals(tool)
   own.jsonSchema ??=
-    (own.inputKey === undefined ? undefined : manifestJsonSchema(own.inputKey)) ??
+    (own.manifestKey === undefined ? undefined : manifestJsonSchema(own.manifestKey)) ??
     toInputJsonSchema(own.input)
   return own.jsonSchema
 }

@@ -4,14 +4,14 @@ import { builtins } from "../../tools/index.ts"
 import { fromDef } from "./define.ts"
 import * as Tool from "./index.ts"
 import { inputJsonSchema, internals } from "./internal.ts"
-import { schemaManifest, toInputJsonSchema, useManifest } from "./schema-source.ts"
+import { builtinSchema, schemaManifest, toInputJsonSchema, useManifest } from "./schema-source.ts"
 
 afterEach(() => useManifest(undefined))
 
-/** A v1 tool over a keyed schema that counts its builds. */
-function counted(key: string) {
+/** A v1 tool over a keyed schema (a built-in's, or made by `Tool.schema`) that counts its builds. */
+function counted(key: string, make: typeof Tool.schema = builtinSchema) {
   let builds = 0
-  const parameters = Tool.schema(key, () => {
+  const parameters = make(key, () => {
     builds++
     return z.object({ path: z.string().describe("where") })
   })
@@ -49,6 +49,15 @@ describe("Tool.schema", () => {
     expect(internals(tool).input.safeParse({ path: "a" }).success).toBe(true)
     expect(internals(tool).input.safeParse({ path: 1 }).success).toBe(false)
     expect(builds()).toBe(1)
+  })
+
+  it("never lists another tool from the manifest, whatever its key", () => {
+    // A plugin's schema, keyed as a built-in one of its own copy of the package might be.
+    const { tool, builds } = counted("test.plugin", Tool.schema)
+    useManifest({ "test.plugin": { type: "object", properties: { other: { type: "number" } } } })
+    expect(inputJsonSchema(tool)).toEqual(toInputJsonSchema(z.object({ path: z.string().describe("where") })))
+    expect(builds()).toBe(1)
+    expect(Object.keys(schemaManifest())).not.toContain("test.plugin")
   })
 
   it("computes the JSON Schema from the schema where the build has none (the sources)", () => {

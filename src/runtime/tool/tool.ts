@@ -119,7 +119,7 @@ export function makeWith<I extends z.ZodType, O extends z.ZodType>(
     get input() {
       return keyed ? keyed.schema() : (input as I)
     },
-    inputKey: keyed?.key,
+    manifestKey: keyed?.builtin ? keyed.key : undefined,
     get output() {
       return typeof output === "function" ? output() : output
     },

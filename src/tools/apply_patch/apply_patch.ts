@@ -6,6 +6,7 @@ import { FileSystemError } from "../../platform/fs/errors.ts"
 import { withFileLocks } from "../../platform/fs/lock.ts"
 import { asSentence } from "../../platform/text/sentence.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { forPatchModels, WRITES } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
@@ -20,7 +21,7 @@ import { relativePath, resolvePath } from "../kit/paths.ts"
 import type { FileHunk } from "./parse.ts"
 import type { PlannedChange } from "./plan.ts"
 
-const parameters = Tool.schema("apply_patch", () =>
+const parameters = builtinSchema("apply_patch", () =>
   z.object({
     patchText: z
       .string()

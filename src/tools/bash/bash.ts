@@ -4,6 +4,7 @@ import { commandEnv, type RunOptions } from "../../platform/shell/run/index.ts"
 import { sandboxArgv } from "../../platform/shell/sandbox/index.ts"
 import { randomBytes } from "../../platform/util/random.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { WRITES } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import {
@@ -21,7 +22,7 @@ import { runForeground } from "./run-foreground.ts"
 import { checkSandbox, sandboxPolicy } from "./sandbox.ts"
 import { startJob } from "./start-job.ts"
 
-const parameters = Tool.schema("bash", () =>
+const parameters = builtinSchema("bash", () =>
   z.object({
     command: z.string().min(1).describe("The command to run, as a shell script (one line or several)."),
     description: z

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import type { FilePart } from "../../runtime/tool/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { loadText } from "../kit/load-text.ts"
 import { expectedPayload, type Outcome, renderBatch } from "./render.ts"
@@ -21,7 +22,7 @@ const MAX_NAMED = 40
 
 const SELF = "batch"
 
-const parameters = Tool.schema("batch", () =>
+const parameters = builtinSchema("batch", () =>
   z.object({
     tool_calls: z
       .array(

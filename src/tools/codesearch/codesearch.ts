@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { exaUrl } from "../kit/search/exa.ts"
@@ -9,7 +10,7 @@ import { codesearchSettings } from "../kit/search/settings.ts"
 
 export const DEFAULT_TOKENS = 5000
 
-const parameters = Tool.schema("codesearch", () =>
+const parameters = builtinSchema("codesearch", () =>
   z.object({
     query: z
       .string()

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { forOtherModels, WRITES } from "../kit/declarations.ts"
 import { withDiagnostics } from "../kit/diagnostics/edit-diagnostics.ts"
 import { type DiffMetadata, diffMetadata, editFile } from "../kit/file-edit/edit-file.ts"
@@ -8,7 +9,7 @@ import { notFoundMessage } from "../kit/file-edit/target.ts"
 import { loadText } from "../kit/load-text.ts"
 import type { MatcherName } from "../kit/match/match-context.ts"
 
-const parameters = Tool.schema("edit", () =>
+const parameters = builtinSchema("edit", () =>
   z.object({
     filePath: z
       .string()

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -9,7 +10,7 @@ import { loadText } from "../kit/load-text.ts"
 /** Files listed at most. */
 export const LIMIT = 100
 
-const parameters = Tool.schema("glob", () =>
+const parameters = builtinSchema("glob", () =>
   z.object({
     pattern: z
       .string()

@@ -3,6 +3,7 @@ import { resolve } from "node:path"
 import { z } from "zod"
 import type { GrepMode } from "../../platform/search/index.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -22,7 +23,7 @@ const contextLines = (what: string) =>
     .optional()
     .describe(`${what} (content mode only; at most ${MAX_CONTEXT}).`)
 
-const parameters = Tool.schema("grep", () =>
+const parameters = builtinSchema("grep", () =>
   z.object({
     pattern: z
       .string()

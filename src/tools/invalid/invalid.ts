@@ -1,8 +1,9 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { loadText } from "../kit/load-text.ts"
 
-const parameters = Tool.schema("invalid", () =>
+const parameters = builtinSchema("invalid", () =>
   z.object({
     tool: z.string().describe("The tool the model tried to call"),
     error: z.string().describe("Why the call could not be parsed or validated"),

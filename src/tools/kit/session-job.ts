@@ -3,6 +3,7 @@ import { type Job, type JobRead, jobs } from "../../platform/shell/jobs/index.ts
 import { formatBounded } from "../../platform/shell/run/index.ts"
 import type { Pager } from "../../platform/text/hint.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { readSettings, type ShellSettings } from "./shell-settings.ts"
 
 /** The parameters of a tool that acts on a background job: the job's id alone, as bash returned it. */
@@ -27,7 +28,9 @@ export function defineJobTool<M extends Record<string, unknown>>(options: {
   annotations: Tool.Annotations
 }): Tool.Info<JobParameters, M> {
   const { id, description, jobIdDescription, act, pollable, annotations } = options
-  const parameters = Tool.schema(id, () => z.object({ job_id: z.string().min(1).describe(jobIdDescription) }))
+  const parameters = builtinSchema(id, () =>
+    z.object({ job_id: z.string().min(1).describe(jobIdDescription) }),
+  )
   return Tool.define(
     id,
     () => ({

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -10,7 +11,7 @@ import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
 /** Most entries (files and directories) one listing shows. */
 export const LIST_LIMIT = 100
 
-const parameters = Tool.schema("list", () =>
+const parameters = builtinSchema("list", () =>
   z.object({
     path: z
       .string()

@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url"
 import type { Position } from "vscode-languageserver-types"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { type ServiceExtra, services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
@@ -11,7 +12,7 @@ import { formatAnswers } from "./format-answer.ts"
 import { type Answer, needsPosition, OPERATIONS, type Operation, runOperation } from "./operations.ts"
 import { SourceText, utf16Offset } from "./source-text.ts"
 
-const parameters = Tool.schema("lsp", () =>
+const parameters = builtinSchema("lsp", () =>
   z.object({
     operation: z.enum(OPERATIONS).describe("What to ask the language server (see the tool description)."),
     filePath: z.string().describe("The file to ask about: absolute, or relative to the project directory."),

@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-const parameters = Tool.schema("plan_enter", () => z.object({}))
+const parameters = builtinSchema("plan_enter", () => z.object({}))
 type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface PlanEnterMetadata extends Record<string, unknown> {

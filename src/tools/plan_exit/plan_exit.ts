@@ -1,13 +1,14 @@
 import { readFile } from "node:fs/promises"
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { QuestionRejectedError } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
 import { loadText } from "../kit/load-text.ts"
 import { planPath, shownPlanPath } from "../kit/plan-file.ts"
 
-const parameters = Tool.schema("plan_exit", () => z.object({}))
+const parameters = builtinSchema("plan_exit", () => z.object({}))
 type Parameters = Tool.SchemaOf<typeof parameters>
 
 export interface PlanExitMetadata extends Record<string, unknown> {

@@ -1,10 +1,11 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import type { Answers, Question } from "../../runtime/tool/session-services.ts"
 import { personToAsk, WHERE_SOMEONE_ANSWERS } from "../kit/ask-the-person.ts"
 import { loadText } from "../kit/load-text.ts"
 
-const parameters = Tool.schema("question", () => {
+const parameters = builtinSchema("question", () => {
   const option = z.object({
     label: z
       .string()

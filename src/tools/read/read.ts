@@ -10,6 +10,7 @@ import { readLinesFromBytes } from "../../platform/fs/read-lines-from-bytes.ts"
 import { DEFAULT_READ_LIMITS } from "../../platform/fs/read-lines-page.ts"
 import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
@@ -32,7 +33,7 @@ export const WHOLE_FILE_BYTES = 256 * 1024
 /** Images and PDFs larger than this are refused rather than attached (a data: URL is held in memory). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024
 
-const parameters = Tool.schema("read", () =>
+const parameters = builtinSchema("read", () =>
   z.object({
     filePath: z
       .string()

@@ -3,6 +3,7 @@ import { z } from "zod"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
 import { asSentence } from "../../platform/text/sentence.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
@@ -12,7 +13,7 @@ import { sampleFiles } from "./sample-files.ts"
 /** How many of a skill's files the result lists (opencode's number). */
 export const FILE_SAMPLE = 10
 
-const parameters = Tool.schema("skill", () =>
+const parameters = builtinSchema("skill", () =>
   z.object({
     name: z
       .string()

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { SubagentInfo, SubagentOutcome, SubagentProgress } from "../../runtime/tool/subagent-services.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -18,8 +19,8 @@ const baseFields = () => ({
 })
 
 /** The parameters, and those when background runs are turned on (each built on first use). */
-const foreground = Tool.schema("task", () => z.object(baseFields()))
-const background = Tool.schema("task.background", () =>
+const foreground = builtinSchema("task", () => z.object(baseFields()))
+const background = builtinSchema("task.background", () =>
   z.object({
     ...baseFields(),
     background: z

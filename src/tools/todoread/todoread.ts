@@ -1,11 +1,12 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_ONLY } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-const parameters = Tool.schema("todoread", () => z.object({}))
+const parameters = builtinSchema("todoread", () => z.object({}))
 type Parameters = Tool.SchemaOf<typeof parameters>
 
 /**

@@ -1,11 +1,12 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import type { Todo } from "../../runtime/tool/session-services.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type TodoListMetadata, todoListResult } from "../kit/todo-list.ts"
 
-const parameters = Tool.schema("todowrite", () => {
+const parameters = builtinSchema("todowrite", () => {
   const item = z.object({
     content: z.string().trim().min(1).describe("What to do, briefly and specifically"),
     status: z

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { loadText } from "../kit/load-text.ts"
 import { type DeferredGroup, type FoundTool, toolSearchService } from "./service.ts"
@@ -17,7 +18,7 @@ const ABOUT_CHARS = 3_000
 const MAX_QUERY = 2_000
 const ABOUT_MAX = 60
 
-const parameters = Tool.schema("tool_search", () =>
+const parameters = builtinSchema("tool_search", () =>
   z.object({
     query: z
       .string()

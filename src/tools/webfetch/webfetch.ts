@@ -3,6 +3,7 @@ import { compilePolicy } from "../../platform/net/address-policy.ts"
 import { FetchError } from "../../platform/net/errors.ts"
 import { parseHttpUrl } from "../../platform/net/guarded-fetch.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
@@ -14,7 +15,7 @@ import { addressPolicy } from "./settings.ts"
 export const DEFAULT_TIMEOUT_S = 30
 export const MAX_TIMEOUT_S = 120
 
-const parameters = Tool.schema("webfetch", () =>
+const parameters = builtinSchema("webfetch", () =>
   z.object({
     url: z.string().describe("The URL to fetch content from (http:// or https://)"),
     format: z

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { READS_THE_WEB } from "../kit/declarations.ts"
 import { loadText } from "../kit/load-text.ts"
 import { providers } from "../kit/search/providers.ts"
@@ -9,7 +10,7 @@ import { formatAnswer } from "./format-results.ts"
 
 export const DEFAULT_RESULTS = 8
 
-const parameters = Tool.schema("websearch", () =>
+const parameters = builtinSchema("websearch", () =>
   z.object({
     query: z.string().min(1).describe("The web search query"),
     numResults: z

@@ -16,6 +16,7 @@ import {
   withBom,
 } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
+import { builtinSchema } from "../../runtime/tool/schema-source.ts"
 import { services } from "../../runtime/tool/services.ts"
 import { pathToWrite } from "../kit/call-path.ts"
 import { forOtherModels } from "../kit/declarations.ts"
@@ -30,7 +31,7 @@ import { readHead } from "../kit/paths.ts"
  */
 const DIFF_CONTEXT = 4
 
-const parameters = Tool.schema("write", () =>
+const parameters = builtinSchema("write", () =>
   z.object({
     filePath: z
       .string()
