@@ -28,8 +28,8 @@ const SOURCE = Symbol("agent-toolbelt.schema-source")
 const sources = new Map<string, SchemaSource>()
 
 /**
- * A parameters schema built from `build` on first use (`Tool.schema`), for a tool listed more often
- * than it is called. Two sources of one copy of this module may not share a key.
+ * A parameters schema built from `build` on first use (`Tool.schema`): a listing or a call, not the
+ * tool's module load or `init`. Two sources of one copy of this module may not share a key.
  */
 export function schema<P extends z.ZodType>(key: string, build: () => P): SchemaSource<P> {
   return made(key, build, false)
