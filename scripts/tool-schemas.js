@@ -1,5 +1,5 @@
-// Writes dist/tool-schemas.json: the JSON Schema of every built-in tool's parameters (each `Tool.schema`
-// of dist/tools/), by key. A listing from the build reads a tool's JSON Schema there instead of building
+// Writes dist/tool-schemas.json: the JSON Schema of every built-in tool's parameters (each
+// `builtinSchema` of dist/tools/), by key. A listing from the build reads a tool's JSON Schema there instead of building
 // its Zod schema and converting it (runtime/tool/schema-source.ts). Run by scripts/build.js after the
 // compiled modules are in place; the manifest is computed from those very modules.
 import { writeFileSync } from "node:fs"

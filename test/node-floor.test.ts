@@ -16,13 +16,13 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { buildIsCurrent } from "./fixtures/build-current.ts"
 import { BIN, cliEnv } from "./fixtures/cli.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
@@ -323,11 +323,3 @@ describe("the library on a Node without node:sqlite", () => {
     },
   )
 })
-
-/** Whether dist/ was built after the last change to each of `files`. */
-function buildIsCurrent(files: readonly string[]): boolean {
-  const stamp = join(ROOT, "dist", "build-stamp.json")
-  if (!existsSync(stamp)) return false
-  const started = (JSON.parse(readFileSync(stamp, "utf8")) as { started: number }).started
-  return files.every((file) => statSync(join(ROOT, file)).mtimeMs < started)
-}

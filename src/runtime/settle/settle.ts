@@ -185,16 +185,17 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
     if (signal.aborted) return recorder.interrupted()
 
     // 10. Encode.
+    // A value that plainly is what the codec would give needs no codec run (`encodePlain`).
     let encoded: unknown = own.encodePlain?.(value)
-    if (encoded === undefined && own.output) {
-      const result = await own.output.safeEncodeAsync(value as never)
-      if (!result.success)
+    if (encoded === undefined) {
+      const result = own.output ? await own.output.safeEncodeAsync(value as never) : undefined
+      if (result && !result.success)
         return recorder.fail({
           error: Message.invalidOutput(name, result.error as z.ZodError),
           kind: "output",
         })
-      encoded = result.data
-    } else encoded ??= value
+      encoded = result ? result.data : value
+    }
 
     // 11. Project.
     try {

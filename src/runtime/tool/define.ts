@@ -11,7 +11,7 @@ export interface Def<
   M extends Record<string, unknown> = Record<string, any>,
 > {
   readonly description: string
-  /** The input schema, or a keyed one built on first use (`Tool.schema`: the built-in tools'). */
+  /** The input schema, or a keyed one built on first use (`Tool.schema`; the built-in tools' `builtinSchema`). */
   readonly parameters: P | SchemaSource<P>
   execute(args: z.output<P>, ctx: Context): Promise<Result<M>>
   formatValidationError?(error: z.ZodError): string

@@ -16,6 +16,10 @@ const answer = (id: number, text: string) => ({
 const bytesOf = (chunks: readonly (string | Buffer)[]) =>
   Buffer.concat(chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)))
 
+/** What `lines` sends for `message`, as text without the newline. */
+const stringify = (lines: JsonLines, message: unknown) =>
+  bytesOf(lines.line(message)).toString("utf8").slice(0, -1)
+
 describe("JsonLines", () => {
   it("writes a line's bytes as JSON.stringify and a newline, the escaped text as bytes kept from before", () => {
     const lines = new JsonLines()
@@ -57,12 +61,12 @@ describe("JsonLines", () => {
     const lines = new JsonLines()
     const text = page("a")
     for (let id = 1; id <= 4; id++) {
-      const line = lines.stringify(answer(id, text))
+      const line = stringify(lines, answer(id, text))
       expect(line).toBe(JSON.stringify(answer(id, text)))
       expect(JSON.parse(line).result.content[0].text).toBe(text)
     }
     // The same content in another string object is the same text.
-    expect(lines.stringify(answer(5, `${text.slice(0, 10)}${text.slice(10)}`))).toBe(
+    expect(stringify(lines, answer(5, `${text.slice(0, 10)}${text.slice(10)}`))).toBe(
       JSON.stringify(answer(5, text)),
     )
   })
@@ -70,12 +74,12 @@ describe("JsonLines", () => {
   it("escapes a long text ahead from its second sending only; short texts never", () => {
     const lines = new JsonLines()
     const single = (id: number, text: string) => ({ id, result: { content: [{ type: "text", text }] } })
-    lines.stringify(single(1, page("once")))
-    lines.stringify(single(2, "short".repeat(10)))
+    stringify(lines, single(1, page("once")))
+    stringify(lines, single(2, "short".repeat(10)))
     expect(lines.escapedTexts).toBe(0)
-    lines.stringify(single(3, page("once")))
+    stringify(lines, single(3, page("once")))
     expect(lines.escapedTexts).toBe(1)
-    expect(lines.stringify({ id: 4, text: "x".repeat(MIN_CACHED_CHARS - 1) })).toBe(
+    expect(stringify(lines, { id: 4, text: "x".repeat(MIN_CACHED_CHARS - 1) })).toBe(
       JSON.stringify({ id: 4, text: "x".repeat(MIN_CACHED_CHARS - 1) }),
     )
     expect(lines.escapedTexts).toBe(1)
@@ -84,17 +88,17 @@ describe("JsonLines", () => {
   it("holds at most MAX_CACHED_CHARS of texts, forgetting the least recently sent first", () => {
     const lines = new JsonLines()
     const kept = page("kept", 100_000)
-    lines.stringify({ id: 0, text: kept })
-    lines.stringify({ id: 0, text: kept })
+    stringify(lines, { id: 0, text: kept })
+    stringify(lines, { id: 0, text: kept })
     for (let n = 0; n < 120; n++) {
       const text = page(`other ${n}`, 100_000)
       const single = { id: n, result: { content: [{ type: "text", text }] } }
-      expect(lines.stringify(single)).toBe(JSON.stringify(single))
+      expect(stringify(lines, single)).toBe(JSON.stringify(single))
       expect(lines.chars).toBeLessThanOrEqual(MAX_CACHED_CHARS)
       // Only `kept` is sent more than once, and it is never forgotten.
       expect(lines.escapedTexts).toBe(1)
       // Sent again now and then: the newest end, never the first forgotten.
-      if (n % 10 === 0) lines.stringify({ id: n, text: kept })
+      if (n % 10 === 0) stringify(lines, { id: n, text: kept })
     }
   })
 })

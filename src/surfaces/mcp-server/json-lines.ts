@@ -54,13 +54,6 @@ export class JsonLines {
     return chunks
   }
 
-  /** `message` as JSON, the same text `JSON.stringify` gives (the line without its newline). */
-  stringify(message: unknown): string {
-    const chunks = this.line(message)
-    const text = chunks.map((chunk) => (typeof chunk === "string" ? chunk : chunk.toString("utf8"))).join("")
-    return text.slice(0, -1)
-  }
-
   /** How many texts are held escaped (for tests). */
   get escapedTexts(): number {
     let count = 0
