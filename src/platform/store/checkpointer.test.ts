@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { START_AFTER_COMMITS } from "./checkpointer.ts"
 import { tempDirs } from "./fixtures/helpers.ts"
-import { openDatabase } from "./sqlite.ts"
+import { BACKGROUND_WAL_CHECKPOINT_PAGES, openDatabase } from "./sqlite.ts"
 
 const dirs = tempDirs()
 afterEach(() => dirs.cleanup())
@@ -45,6 +45,24 @@ describe("background checkpoints", () => {
     // Nothing but the schema's pages reached the file: the rows are all still in the WAL.
     expect(statSync(path).size).toBeLessThan(ROW.length * 2)
     db.close()
+  })
+
+  it("start at once for a connection told to expect load, before its first commit", async () => {
+    const path = join(dirs.make(), "x.db")
+    const db = openDatabase(path)
+    db.expectLoad()
+    // The worker took over: the connection's own autocheckpoint is now the far bound.
+    const autocheckpoint = () => db.prepare("PRAGMA wal_autocheckpoint").get()
+    expect(autocheckpoint()).toEqual({ wal_autocheckpoint: BACKGROUND_WAL_CHECKPOINT_PAGES })
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)")
+    // Fewer commits than would start it on their own: only the worker copies them to the file.
+    for (let i = 0; i < 4; i++) db.transaction(() => insert.run(`${i} ${ROW}`))
+    await until(() => statSync(path).size > 4 * ROW.length, "the worker checkpoints the few commits")
+    db.expectLoad() // once only: a second call starts nothing more
+    db.close()
+    db.expectLoad() // closed: nothing to start
+    await until(() => !existsSync(`${path}-wal`), "the WAL is removed")
   })
 
   it("end with the connection: its WAL is checkpointed and removed once both are closed", async () => {

@@ -62,7 +62,17 @@ export class Checkpointer {
       Atomics.notify(state, COMMITS)
       return
     }
-    if (this.#tried || this.#closed || ++this.#commits < this.#startAfter) return
+    if (++this.#commits >= this.#startAfter) this.start()
+  }
+
+  /**
+   * Starts the worker now, if it never was. A long-lived host calls this while it is idle, before its
+   * first calls: starting a worker thread (its own V8 and modules) costs tens of ms of CPU, which, left
+   * to the 64th commit, fell in `serve`'s first second under load and queued its calls behind it
+   * (bench/serve-load.bench.ts: event latency p50 7 ms became 30-60 ms for half a second).
+   */
+  start(): void {
+    if (this.#tried || this.#closed) return
     this.#tried = true
     this.#start()
   }

@@ -55,6 +55,7 @@ function withTransaction(db: Database, transaction: <T>(fn: () => T) => T): Data
     exec: (sql) => db.exec(sql),
     prepare: (sql) => db.prepare(sql),
     transaction,
+    expectLoad: () => db.expectLoad(),
     close: () => db.close(),
   }
 }

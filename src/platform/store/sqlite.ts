@@ -78,6 +78,12 @@ export interface Database {
    * work if the outer function catches it. `fn` must be synchronous: a promise is refused.
    */
   transaction<T>(fn: () => T): T
+  /**
+   * A long-lived host (serve, an MCP server) is about to take calls: starts now, while the process is
+   * idle, what a connection that commits often would start under load (SQLite's background
+   * checkpointer). Nothing on PostgreSQL.
+   */
+  expectLoad(): void
   /** Closes the connection; later calls are no-ops. */
   close(): void
 }
@@ -289,6 +295,10 @@ class Connection implements Database {
       this.#controls.set(sql, statement)
     }
     statement.run()
+  }
+
+  expectLoad(): void {
+    if (!this.#closed) this.#checkpointer?.start()
   }
 
   close(): void {

@@ -284,6 +284,9 @@ class Connection implements PostgresDatabase {
     return this.#async({ kind: "notify", id: 0, channel, payload })
   }
 
+  /** The server checkpoints on its own: nothing to start here. */
+  expectLoad(): void {}
+
   close(): void {
     if (this.#closed) return
     this.#closed = true

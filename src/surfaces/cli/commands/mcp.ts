@@ -69,12 +69,15 @@ const WARM_UP_DELAY_MS = 50
 /**
  * Runs the stdio call path on a throwaway toolbelt (stdio-warm-up.ts) shortly after the first answer, in
  * the background: the client's messages are served between its calls, and `signal` stops it. Resolves
- * once it ended and cleaned up (at once when stopped before it began).
+ * once it ended and cleaned up (at once when stopped before it began). The store starts what it would
+ * start under load (`expectLoad`: its checkpointer thread) at the same moment, not amid the client's
+ * first calls, and not before the first answer, which would wait for it.
  */
-function warmUpSoon(signal: AbortSignal): Promise<void> {
+function warmUpSoon(signal: AbortSignal, expectLoad: () => void): Promise<void> {
   const { promise, resolve } = Promise.withResolvers<void>()
   const timer = setTimeout(() => {
     signal.removeEventListener("abort", cancel)
+    expectLoad()
     import("../../mcp-server/stdio-warm-up.ts")
       .then(({ warmUpStdio }) => warmUpStdio({ signal }))
       .then(() => resolve(), resolve)
@@ -184,7 +187,13 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           ...(ask ? { ask } : {}),
           stdin: io.stdin as never,
           stdout: io.stdout as never,
-          ...(values["no-warm-up"] ? {} : { onStarted: () => (warming = warmUpSoon(warm.signal)) }),
+          ...(values["no-warm-up"]
+            ? {}
+            : {
+                onStarted: () => {
+                  warming = warmUpSoon(warm.signal, () => internals(toolbelt).store.db.expectLoad())
+                },
+              }),
         })
         // The connection's end stops the warm-up; the command ends once it cleaned up.
         return {

@@ -121,6 +121,9 @@ export async function serveCommand(argv: string[], io: IO): Promise<number> {
     sayTrust(toolbelt.trust, io, { command: "serve", leftOut: true })
 
     // 3. The server.
+    // What the store would start under load (its checkpointer thread) starts now, while nothing waits:
+    // left to the load, it fell in the first second and queued the first calls behind it.
+    internals(toolbelt).store.db.expectLoad()
     // After the toolbelt: what a process keeps once (the temp-file list's data dir) is the real one's.
     if (!values["no-warm-up"]) {
       const { warmUp } = await import("../serve-warm-up.ts")
