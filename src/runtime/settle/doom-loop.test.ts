@@ -11,7 +11,9 @@ import {
   describeDoomLoop,
   detectDoomLoop,
   doomLoopAsk,
+  recordOf,
 } from "./doom-loop.ts"
+import { digestedTexts } from "./noise.ts"
 
 // Shorthand calls: A, B, C are distinct calls (different tools), a2 the same tool as A with other input.
 // Each answers the same every time, unless a test says otherwise.
@@ -426,5 +428,77 @@ describe("doomLoopAsk", () => {
     expect(describeDoomLoop(loop)).toBe(
       "The same 3 calls (read, grep, read) were repeated 3 times in a row with the same results",
     )
+  })
+})
+
+describe("answers keyed when compared", () => {
+  /** A small random generator, so a failing sequence can be replayed from its seed. */
+  const random = (seed: number) => () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  const inputs = [{ filePath: "/a.ts" }, { filePath: "/b.ts" }, { pattern: "x" }, { command: "ls" }]
+
+  it("find what keying every answer at once finds, counts included, over random sessions", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const next = random(seed)
+      const options = { threshold: 2 + Math.floor(next() * 3), maxCycle: Math.floor(next() * 4) }
+      const guard = new DoomLoopGuard({ ...options, historySize: 12 })
+      const answered: Answered[] = []
+      for (let step = 0; step < 60; step++) {
+        const which = Math.floor(next() * (1 + next() * inputs.length))
+        const call: Answered = {
+          tool: which === 2 ? "grep" : "read",
+          input: inputs[which]!,
+          // Mostly the same answer, sometimes a changed one, now and then a poll.
+          answer: next() < 0.8 ? `answer ${which}` : `answer ${which} changed ${step}`,
+          ...(next() < 0.05 ? { poll: true } : {}),
+        }
+        const history = answered.slice(-guard.historySize)
+        const where = `seed ${seed} step ${step}`
+        // As the runner meets calls: one that changes things before it runs, a read once it answered;
+        // or a history replayed from the journal, recorded without checks.
+        const mode = next()
+        if (mode < 0.4) {
+          const before = { tool: call.tool, input: call.input }
+          expect(guard.check("s", before), where).toEqual(detectDoomLoop(history, before, options))
+        } else if (mode < 0.8) {
+          const recorded = recordOf(call)
+          expect(guard.checkRecorded("s", recorded), where).toEqual(detectDoomLoop(history, call, options))
+          guard.record("s", recorded)
+          answered.push(call)
+          continue
+        }
+        guard.record("s", call)
+        answered.push(call)
+      }
+    }
+  })
+
+  it("key an answer only when a nearby call has its input: reading file after file masks nothing", () => {
+    const guard = new DoomLoopGuard()
+    const before = digestedTexts()
+    for (let i = 0; i < 40; i++) {
+      const call = {
+        tool: "read",
+        input: { filePath: `/f${i}.ts` },
+        answer: `page of f${i} ${"x".repeat(5000)}`,
+      }
+      expect(guard.checkRecorded("s", recordOf(call))).toBeUndefined()
+      guard.record("s", call)
+    }
+    expect(digestedTexts()).toBe(before)
+    // A repeated read is keyed (both answers) and found: its answer is the same.
+    const again = { tool: "read", input: { filePath: "/f39.ts" }, answer: `page of f39 ${"x".repeat(5000)}` }
+    guard.record("s", again)
+    expect(guard.check("s", again)).toEqual({ kind: "repeat", tool: "read", count: 3 })
+    expect(digestedTexts()).toBeGreaterThan(before)
+  })
+
+  it("hold at most a bounded part of the answers unkeyed: a long one is keyed at once", () => {
+    const guard = new DoomLoopGuard()
+    const before = digestedTexts()
+    guard.record("s", { tool: "bash", input: { command: "cat big" }, answer: `log ${"y".repeat(600_000)}` })
+    expect(digestedTexts()).toBeGreaterThan(before)
   })
 })

@@ -153,6 +153,8 @@ export class DoomLoopGuard {
   readonly maxSessions: number
   /** Insertion order is recency: a session touched is moved to the end. */
   readonly #sessions = new Map<string, Recorded[]>()
+  /** The answers the sessions' records hold unkeyed (`RecordedCall`). */
+  readonly #unkeyed: Unkeyed = { chars: 0 }
 
   constructor(options: DoomLoopGuardOptions = {}) {
     const { threshold, maxCycle } = resolveOptions(options)
@@ -175,12 +177,18 @@ export class DoomLoopGuard {
   record(sessionID: string, call: Answered | Recorded): void {
     const history = this.#sessions.get(sessionID) ?? []
     this.#sessions.delete(sessionID)
-    history.push("answer" in call ? recordOf(call) : call)
+    const record = "answer" in call ? recordOf(call) : call
+    if (record instanceof RecordedCall) record.wait(this.#unkeyed)
+    history.push(record)
+    // The call that just left what detection looks at: its key is taken now only if it may still be
+    // compared (see `RecordedCall`).
+    const leaving = history.length - 1 - window(this.threshold, this.maxCycle)
+    if (leaving >= 0) settleKey(history, leaving, this.maxCycle)
     if (history.length > this.historySize) history.splice(0, history.length - this.historySize)
     this.#sessions.set(sessionID, history)
     if (this.#sessions.size > this.maxSessions) {
       const oldest = this.#sessions.keys().next().value
-      if (oldest !== undefined) this.#sessions.delete(oldest)
+      if (oldest !== undefined) this.forget(oldest)
     }
   }
 
@@ -197,7 +205,12 @@ export class DoomLoopGuard {
   /** `check` for a call that ran, given as `recordOf` made it (its digests taken once for `check` and `record`). */
   checkRecorded(sessionID: string, ran: Recorded): DoomLoop | undefined {
     const history = this.#sessions.get(sessionID) ?? []
-    return detect(history, { ...ran, ran: true }, this.threshold, this.maxCycle)
+    return detect(
+      history,
+      { tool: ran.tool, input: ran.input, ran: true, recorded: ran },
+      this.threshold,
+      this.maxCycle,
+    )
   }
 
   /**
@@ -205,7 +218,7 @@ export class DoomLoopGuard {
    * outputs are not kept, so a session that reads or writes large files does not hold them here).
    */
   history(sessionID: string): Recorded[] {
-    return [...(this.#sessions.get(sessionID) ?? [])]
+    return (this.#sessions.get(sessionID) ?? []).map(({ tool, input, key }) => ({ tool, input, key }))
   }
 
   /** Whether it holds calls of the session (it may have forgotten it to stay within `maxSessions`). */
@@ -215,6 +228,9 @@ export class DoomLoopGuard {
 
   /** Forgets a session (it ended, or its loop was dealt with). */
   forget(sessionID: string): void {
+    for (const record of this.#sessions.get(sessionID) ?? []) {
+      if (record instanceof RecordedCall) record.forget()
+    }
     this.#sessions.delete(sessionID)
   }
 }
@@ -247,36 +263,126 @@ export interface Recorded {
   /** SHA-256 of `callKey(call)`. */
   readonly input: string
   /**
-   * SHA-256 of the call key and of the digest of its answer, noise masked; none for a poll, which
-   * equals no other call.
+   * SHA-256 of the input's digest and of the digest of its answer, noise masked; none for a poll,
+   * which equals no other call, nor for an answer no later call could be compared with (`RecordedCall`).
    */
   readonly key: string | undefined
 }
 
-/** A call as the guard remembers it: digests of its input and of its answer (noise masked). */
-export function recordOf(call: Answered): Recorded {
-  const input = callKey(call)
-  return {
-    tool: call.tool,
-    input: digest(input),
-    // A rerun that differs only in its timing or ids answered the same.
-    key: call.poll === true ? undefined : digest(`${input}\u0000${maskedDigest(call.answer)}`),
+/**
+ * A call as `recordOf` makes it: its answer's key is taken when first asked for. Detection compares
+ * keys only of calls with the same input (a key covers the input), so an answer whose input no nearby
+ * call repeats is never keyed: masking a 40 KB page of new content was most of a read's own time, for a
+ * key that, for an agent reading file after file, nothing ever looked at. The answer waits in the record
+ * until then, and at most until the record leaves what detection looks at (`settleKey`).
+ */
+class RecordedCall implements Recorded {
+  readonly tool: string
+  readonly input: string
+  #key: string | undefined
+  /** The answer whose key is still to be taken. */
+  #answer: string | undefined
+  /** The guard's count of unkeyed answers, once recorded with this one among them. */
+  #counted: Unkeyed | undefined
+
+  constructor(tool: string, input: string, answer: string | undefined) {
+    this.tool = tool
+    this.input = input
+    this.#answer = answer
+  }
+
+  get key(): string | undefined {
+    const answer = this.#answer
+    if (answer !== undefined) {
+      this.#release()
+      // A rerun that differs only in its timing or ids answered the same.
+      this.#key = digest(`${this.input}\u0000${maskedDigest(answer)}`)
+    }
+    return this.#key
+  }
+
+  /** Whether the key is still to be taken. */
+  get unkeyed(): boolean {
+    return this.#answer !== undefined
+  }
+
+  /**
+   * Recorded by a guard: the answer waits among its unkeyed ones, unless it is too long to hold or the
+   * guard holds enough already; it is then keyed now.
+   */
+  wait(unkeyed: Unkeyed): void {
+    const answer = this.#answer
+    if (answer === undefined || this.#counted) return
+    if (answer.length > MAX_UNKEYED_ANSWER_CHARS || unkeyed.chars + answer.length > MAX_UNKEYED_CHARS) {
+      void this.key
+      return
+    }
+    unkeyed.chars += answer.length
+    this.#counted = unkeyed
+  }
+
+  /** Drops the answer unkeyed: the record equals no other from now on. */
+  forget(): void {
+    this.#release()
+  }
+
+  #release(): void {
+    if (this.#counted && this.#answer !== undefined) this.#counted.chars -= this.#answer.length
+    this.#counted = undefined
+    this.#answer = undefined
   }
 }
 
-/** The next call; `key` when it ran already (undefined for a poll, which continues nothing). */
+/** A guard's count of the characters of the answers its records hold unkeyed. */
+interface Unkeyed {
+  chars: number
+}
+
+/**
+ * The most a guard holds of answers not yet keyed, and the longest it holds. Most are the same strings
+ * other caches hold (read's pages); a longer answer, or one past the budget, is keyed at once, as every
+ * answer once was.
+ */
+const MAX_UNKEYED_CHARS = 4 * 1024 * 1024
+const MAX_UNKEYED_ANSWER_CHARS = 512 * 1024
+
+/** A call as the guard remembers it: digests of its input and of its answer (noise masked). */
+export function recordOf(call: Answered): Recorded {
+  return new RecordedCall(call.tool, digest(callKey(call)), call.poll === true ? undefined : call.answer)
+}
+
+/**
+ * For the record at `index`, which just left what detection looks at: it can still be compared only
+ * as part of a run reaching back from nearer calls, which needs a call within `maxCycle` after it with
+ * its input (a repeat is a run of one input; a cycle's calls recur `length` apart). Such a record is
+ * keyed now, while its answer is at hand; any other is dropped unkeyed: no run can pass through it.
+ */
+function settleKey(history: readonly Recorded[], index: number, maxCycle: number): void {
+  const record = history[index]
+  if (!(record instanceof RecordedCall) || !record.unkeyed) return
+  const last = Math.min(history.length - 1, index + Math.max(1, maxCycle))
+  for (let later = index + 1; later <= last; later++) {
+    if (history[later]!.input === record.input) {
+      void record.key
+      return
+    }
+  }
+  record.forget()
+}
+
+/** The next call; `recorded` when it ran already, whose key is taken only if compared. */
 interface Next {
   readonly tool: string
   readonly input: string
   readonly ran: boolean
-  readonly key: string | undefined
+  readonly recorded: Recorded | undefined
 }
 
 function pending(call: Call | Answered): Next {
   if (!("answer" in call))
-    return { tool: call.tool, input: digest(callKey(call)), ran: false, key: undefined }
-  const { input, key } = recordOf(call)
-  return { tool: call.tool, input, ran: true, key }
+    return { tool: call.tool, input: digest(callKey(call)), ran: false, recorded: undefined }
+  const recorded = recordOf(call)
+  return { tool: call.tool, input: recorded.input, ran: true, recorded }
 }
 
 function digest(text: string): string {
@@ -305,6 +411,14 @@ function same(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && a === b
 }
 
+/**
+ * Whether two records are the same call with the same answer. The inputs first: a key covers its input,
+ * so records of other inputs never differ only in their keys, which are then not taken.
+ */
+function sameCall(a: Recorded, b: Recorded): boolean {
+  return a.input === b.input && same(a.key, b.key)
+}
+
 /** Detection over the recorded calls and the next one (see `detectDoomLoop`). */
 function detect(
   history: readonly Recorded[],
@@ -313,12 +427,13 @@ function detect(
   maxCycle: number,
 ): DoomLoop | undefined {
   const n = history.length
-  // A call that ran continues a loop only if it answered as the call it would repeat did.
-  const answersAs = (key: string | undefined) => !next.ran || same(next.key, key)
+  // A call that ran continues a loop only if it answered as the call it would repeat did (the inputs
+  // are the same wherever this is asked).
+  const answersAs = (key: string | undefined) => !next.ran || same(next.recorded?.key, key)
   const previous = history[n - 1]
   if (previous && previous.input === next.input && previous.key !== undefined && answersAs(previous.key)) {
     let count = 1
-    while (count < n && same(history[n - 1 - count]!.key, previous.key)) count++
+    while (count < n && sameCall(history[n - 1 - count]!, previous)) count++
     if (count + 1 >= threshold) return { kind: "repeat", tool: next.tool, count: count + 1 }
   }
 
@@ -327,14 +442,14 @@ function detect(
     const back = history[n - length]!
     if (back.input !== next.input || back.key === undefined || !answersAs(back.key)) continue
     // Index n is the next call, assumed to answer as it did one period back.
-    const key = (index: number): string | undefined => (index === n ? back.key : history[index]!.key)
+    const at = (index: number): Recorded => (index === n ? back : history[index]!)
     // One call repeated is a repeat, not a cycle (and was not enough of one above).
     let single = true
-    for (let i = 1; i < length && single; i++) single = same(key(n - i), back.key)
+    for (let i = 1; i < length && single; i++) single = sameCall(at(n - i), back)
     if (single) continue
     // `run` counts the trailing calls that equal the call one period later.
     let run = length
-    while (run <= n && same(key(n - run), key(n - run + length))) run++
+    while (run <= n && sameCall(at(n - run), at(n - run + length))) run++
     const repeats = Math.floor(run / length)
     if (repeats < threshold) continue
     return {
