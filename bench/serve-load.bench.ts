@@ -4,9 +4,11 @@
 //    a program (its shell lines exec Node with serve's V8 flags, so the RSS is the server's alone;
 //    NODE_OPTIONS is passed on, to compare V8 flags), and sample its RSS from /proc while the load runs.
 // 2. Connect the subscribers, then create the sessions and run every session's calls in parallel
-//    (each session's calls one after another: `read` of a file of LINES lines, each with another
-//    `limit`, so the loop guard sees no repeated call), started at RATE calls/s (default 800; RATE=0: as fast
-//    as the server answers). The subscribers run in worker threads (SUBSCRIBER_THREADS, default one
+//    (each session's calls one after another, on a keep-alive connection of its own: `read` of a file of
+//    LINES lines, each with another `limit`, so the loop guard sees no repeated call), started at RATE
+//    calls/s (default 800; RATE=0: as fast as the server answers). The calls go through a minimal
+//    HTTP/1.1 client (lib/http-lite.ts): node:http's cost this process 0.68 against 0.52 ms of CPU a
+//    call, on the cores the server uses, and the first second's p99 with it. The subscribers run in worker threads (SUBSCRIBER_THREADS, default one
 //    per core, at most one per subscriber; lib/serve-subscribers.ts), not on the loop that drives the
 //    calls: a subscriber read late by a busy bench loop measured the bench, not the server (with all
 //    of it on one loop, that loop's delay reached p99 340 ms under this load). Not more threads than
@@ -33,11 +35,11 @@
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
-import { Agent, request as httpRequest } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { LiteConnection } from "./lib/http-lite.ts"
 import { type Serve, spawnServe } from "./lib/serve-process.ts"
 import { startSubscribers } from "./lib/serve-subscribers.ts"
 
@@ -86,6 +88,7 @@ export async function run(): Promise<Record<string, number>> {
   const server = await startServe(dir, env)
   const rss = sampleRss(server.pid)
   let subscribers: Awaited<ReturnType<typeof startSubscribers>> | undefined
+  const connections: LiteConnection[] = []
   try {
     // 2. Subscribers, sessions, calls.
     subscribers = await startSubscribers({
@@ -94,10 +97,12 @@ export async function run(): Promise<Record<string, number>> {
       count: SUBSCRIBERS,
       threads: SUBSCRIBER_THREADS,
     })
+    // One connection per session, as a client keeping its connection open between calls would.
+    for (let index = 0; index < SESSIONS; index++) connections.push(new LiteConnection(server.url, AUTH))
     const sessions = await Promise.all(
-      Array.from({ length: SESSIONS }, async (_, index) => {
-        const reply = await post(server.url, "/api/sessions", { title: `load ${index}` })
-        return reply.id as string
+      connections.map(async (connection, index) => {
+        const reply = await connection.post("/api/sessions", { title: `load ${index}` })
+        return { id: reply.id as string, connection }
       }),
     )
     const loop = monitorEventLoopDelay({ resolution: 5 })
@@ -113,7 +118,7 @@ export async function run(): Promise<Record<string, number>> {
             const due = started + (ticket++ * 1000) / RATE - performance.now()
             if (due > 0) await new Promise((resolve) => setTimeout(resolve, due))
           }
-          const reply = await post(server.url, `/api/sessions/${session}/calls`, {
+          const reply = await session.connection.post(`/api/sessions/${session.id}/calls`, {
             tool: "read",
             input: { filePath: "notes.txt", limit: 1000 + call },
           })
@@ -182,7 +187,7 @@ export async function run(): Promise<Record<string, number>> {
   } finally {
     await subscribers?.stop()
     rss.stop()
-    agent.destroy()
+    for (const connection of connections) connection.close()
     await server.stop()
     await rm(dir, { recursive: true, force: true })
     await rm(home, { recursive: true, force: true })
@@ -198,41 +203,6 @@ export function report(results: Record<string, number>): void {
 /** The token the server is started with (it needs one on every port), sent as a bearer. */
 const TOKEN = randomBytes(24).toString("base64url")
 const AUTH = { authorization: `Bearer ${TOKEN}` }
-
-/**
- * Connections kept open between a session's calls, one per session. node:http rather than fetch:
- * fetch (undici and its web streams) took most of this process's CPU, which on a machine of few
- * cores is CPU the server under test does not get.
- */
-const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
-
-function post(url: string, path: string, body: unknown): Promise<any> {
-  const text = JSON.stringify(body)
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      `${url}${path}`,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...AUTH },
-      },
-      (response) => {
-        const chunks: Buffer[] = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-          } catch (error) {
-            reject(error)
-          }
-        })
-        response.on("error", reject)
-      },
-    )
-    request.on("error", reject)
-    request.end(text)
-  })
-}
 
 /** `toolbelt serve --port 0`, once it printed its address. */
 function startServe(dir: string, env: Record<string, string>): Promise<Serve> {
