@@ -13,7 +13,7 @@ import type { PermissionEngine } from "../runtime/permission/engine.ts"
 import type { Ruleset } from "../runtime/permission/rule.ts"
 import type { Registry } from "../runtime/registry/registry.ts"
 import { answerOf, type DoomLoopGuard } from "../runtime/settle/doom-loop.ts"
-import { mintCallID, takeMinted } from "../runtime/settle/fresh-call-ids.ts"
+import { MAX_MINTED, mintCallID, takeMinted } from "../runtime/settle/fresh-call-ids.ts"
 import { withInterruptedCalls } from "../runtime/settle/interrupted-calls.ts"
 import { announceRecorded, journalSink } from "../runtime/settle/record.ts"
 import { type PartSink, type SettleDeps, type Settlement, settle } from "../runtime/settle/settle.ts"
@@ -165,9 +165,16 @@ function settleDeps(
   flights: CallsInFlight,
 ): SettleDeps {
   const journal = journalSink({ store, bus, ...(parts ? { also: parts } : {}) })
+  /** Calls whose id was minted here, until their request is recorded (no row to look for). */
+  const fresh = new Set<string>()
   const record: PartSink = Object.assign(
-    (part: Parameters<PartSink>[0], step?: Parameters<PartSink>[1]) =>
-      journal(markStopped(part, flights.stoppedBy(part.sessionID, part.callID)), step),
+    (part: Parameters<PartSink>[0], step?: Parameters<PartSink>[1]) => {
+      const minted = part.state.status === "pending" && fresh.delete(part.callID)
+      return journal(
+        markStopped(part, flights.stoppedBy(part.sessionID, part.callID)),
+        minted ? { ...step, fresh: true } : step,
+      )
+    },
     { ordered: journal.ordered },
   )
   return {
@@ -178,8 +185,13 @@ function settleDeps(
     parts: record,
     hooks,
     doomLoop,
-    // An id minted here has no record: nothing to replay.
-    settled: (session, callID) => (takeMinted(callID) ? undefined : store.journal.settled(session, callID)),
+    // An id minted here has no record: nothing to replay, and no row for its request to look for.
+    settled: (session, callID) => {
+      if (!takeMinted(callID)) return store.journal.settled(session, callID)
+      fresh.add(callID)
+      if (fresh.size > MAX_MINTED) fresh.delete(fresh.values().next().value as string)
+      return undefined
+    },
     pager: services.pagerFor,
     // The hint sends the model to a subagent only where `task` is really offered to this call
     // (a turn with a model) and the agent may use it; otherwise it names read calls.

@@ -42,8 +42,11 @@ export class CallParts {
     group.beforeCommit(() => this.#writeStaged())
   }
 
-  /** Inside a batch's write: the call's part, and how to keep the next one. */
-  take(sessionID: string, callID: string): CallPart {
+  /**
+   * Inside a batch's write: the call's part, and how to keep the next one. `fresh`: the call's id was
+   * minted for it in this process, so no row holds it and none is read.
+   */
+  take(sessionID: string, callID: string, fresh = false): CallPart {
     const key = callKey(sessionID, callID)
     const batch = this.#group.batch
     const found = this.#latest.get(key)
@@ -51,7 +54,7 @@ export class CallParts {
     // Taken out now, so a step that fails leaves nothing behind; put back when it succeeds. (A staged
     // part not yet written stays: a failure in a staging batch undoes the whole batch.)
     if (!earlier || earlier.written) this.#latest.delete(key)
-    const stored = earlier ? earlier.part : this.#rows.read(sessionID, callID)?.part
+    const stored = earlier ? earlier.part : fresh ? undefined : this.#rows.read(sessionID, callID)?.part
     // What the row holds now: as the batch found it while a staged part waits to be written.
     const inRow = earlier && !earlier.written ? earlier.stored : stored
     return {

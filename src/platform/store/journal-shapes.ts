@@ -23,6 +23,11 @@ export interface JournalEntry {
  */
 export interface StepOptions {
   readonly defer?: boolean
+  /**
+   * A request whose call id was minted in this process for it (fresh-call-ids.ts): no row can hold it,
+   * so the step does not look for one.
+   */
+  readonly fresh?: boolean
 }
 
 /** What a fleet sweep did: the calls it closed, the asks and questions it withdrew. */

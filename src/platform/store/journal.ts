@@ -2,6 +2,7 @@ import { monotonicMs } from "../util/clock.ts"
 import { CallSettledError, interrupt, isFinal, PROCESS_GONE, withLateResult } from "./call-outcome.ts"
 import { CallParts, callKey } from "./call-parts.ts"
 import type { GroupCommit } from "./group-commit.ts"
+import { JournalAppends } from "./journal-appends.ts"
 import { entryData, type JournalKind, lateEntryData } from "./journal-entry.ts"
 import {
   type AskRow,
@@ -58,7 +59,7 @@ export class Journal {
   readonly #owners: Owners
   readonly #group: GroupCommit
   readonly #now: () => number
-  readonly #append: Statement
+  readonly #append: JournalAppends
   readonly #insertAsk: Statement
   readonly #getAsk: Statement
   readonly #deleteAsk: Statement
@@ -96,9 +97,7 @@ export class Journal {
     this.#group = group
     this.#now = now
     this.#parts = new CallParts(rows, group, owners)
-    this.#append = db.prepare(
-      "INSERT INTO journal (session_id, call_id, kind, data, time) VALUES (?, ?, ?, ?, ?)",
-    )
+    this.#append = new JournalAppends(db, group)
     this.#insertAsk = db.prepare(
       "INSERT INTO pending_ask (id, session_id, call_id, data, owner, time) VALUES (?, ?, ?, ?, ?, ?)",
     )
@@ -163,7 +162,7 @@ export class Journal {
       const now = this.#now()
       const data = JSON.stringify(request)
       this.#insertAsk.run(request.id, request.sessionID, callID, data, this.#owners.stamp(), now)
-      this.#append.run(request.sessionID, callID, "asked", data, now)
+      this.#append.append(request.sessionID, callID, "asked", data, now)
     })
   }
 
@@ -174,7 +173,7 @@ export class Journal {
       const ask = this.#getAsk.get<AskRow>(requestID)
       if (!ask) return false
       this.#deleteAsk.run(requestID)
-      this.#append.run(ask.session_id, ask.call_id, "decided", JSON.stringify({ requestID, reply }), now)
+      this.#append.append(ask.session_id, ask.call_id, "decided", JSON.stringify({ requestID, reply }), now)
       return true
     })
   }
@@ -266,7 +265,7 @@ export class Journal {
         for (const ask of this.#asksOf.all<AskRow>(owner)) {
           this.#deleteAsk.run(ask.id)
           const data = JSON.stringify({ requestID: ask.id, reply: "reject", withdrawn: true })
-          this.#append.run(ask.session_id, ask.call_id, "decided", data, now)
+          this.#append.append(ask.session_id, ask.call_id, "decided", data, now)
           swept.asks.push({ id: ask.id, sessionID: ask.session_id })
         }
         for (const row of this.#dropQuestions.all<{ id: string; session_id: string }>(owner))
@@ -299,7 +298,7 @@ export class Journal {
       if (!gone(owner)) continue
       const next = interrupt(part, now, PROCESS_GONE)
       this.#rows.write(next, part, this.#owners.stamp(), now)
-      this.#append.run(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
+      this.#append.append(next.sessionID, next.callID, "interrupted", entryData("interrupted", next), now)
       this.#noteInterrupted.run(next.sessionID, next.callID, now)
       this.#nothingInterrupted.clear()
       interrupted.push(next)
@@ -350,7 +349,11 @@ export class Journal {
     const key = callKey(part.sessionID, part.callID)
     const queued = queue(() => {
       const now = this.#now()
-      const { stored, keep } = this.#parts.take(part.sessionID, part.callID)
+      const { stored, keep } = this.#parts.take(
+        part.sessionID,
+        part.callID,
+        kind === "requested" && options.fresh === true,
+      )
       if (stored && isFinal(stored)) {
         // Swept while it ran here (this owner's lease lapsed): its live progress is dropped, and its
         // result is kept beside the interruption.
@@ -358,7 +361,7 @@ export class Journal {
         if (!late) throw new CallSettledError(stored)
         if (kind === "progress") return stored
         keep(late, now)
-        this.#append.run(late.sessionID, late.callID, "finished", lateEntryData(part.state), now)
+        this.#append.append(late.sessionID, late.callID, "finished", lateEntryData(part.state), now)
         return late
       }
       // A call that is already running may have begun its side effect: starting it again could run
@@ -370,7 +373,7 @@ export class Journal {
       // advance() keeps the stored identity (id, messageID, tool) and refuses a backward move.
       const next = stored ? advance(stored, part.state) : part
       keep(next, now)
-      this.#append.run(next.sessionID, next.callID, kind, entryData(kind, next), now)
+      this.#append.append(next.sessionID, next.callID, kind, entryData(kind, next), now)
       return next
     })
     this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1)

@@ -320,7 +320,8 @@ export function journalSink({ store, bus, also }: { store: Store; bus: Bus; also
     // A trailing state rides too; `trailing` decides when it commits.
     const options = step?.rides || step?.trails ? { defer: true } : undefined
     if (status === "pending") trailing.arrived()
-    if (status === "pending") return store.journal.requested(part, options)
+    if (status === "pending")
+      return store.journal.requested(part, step?.fresh ? { ...options, fresh: true } : options)
     if (status === "running")
       return running ? store.journal.progress(part, options) : store.journal.started(part, options)
     return store.journal.finished(part, options)

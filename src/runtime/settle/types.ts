@@ -61,6 +61,8 @@ export interface PartStep {
    * soon); once none is, it commits at once, while the caller reads the answer.
    */
   readonly trails?: boolean
+  /** A request whose call id was minted for it in this process: the journal has no row to look for. */
+  readonly fresh?: boolean
 }
 
 export interface SettleDeps {
