@@ -5,8 +5,8 @@ import { services } from "../../runtime/tool/services.ts"
 import { assertExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
 import { relativePath, resolvePath, statOrUndefined } from "../kit/paths.ts"
+import { DEFAULT_IGNORED_DIRECTORIES } from "./ignored.ts"
 import { renderTree } from "./tree.ts"
-import { DEFAULT_IGNORED_DIRECTORIES, walk } from "./walk.ts"
 
 /** Most entries (files and directories) one listing shows. */
 export const LIST_LIMIT = 100
@@ -73,6 +73,8 @@ export const ListTool = Tool.define<Parameters, ListMetadata>(
         throw new Tool.ToolFailure(
           `${dirpath} is a file, not a directory. Use the read tool to read a file, or list the directory that holds it.`,
         )
+      // The walk (ignore files, globs) is loaded at the first listing, not at every start-up.
+      const { walk } = await import("./walk.ts")
       const { entries, truncated } = await walk({
         root: dirpath,
         worktree,

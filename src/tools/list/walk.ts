@@ -6,34 +6,8 @@ import { compileGlob, globTooLong } from "../../platform/search/glob.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { contains } from "../kit/external-directory.ts"
 import { toSlash } from "../kit/paths.ts"
+import { DEFAULT_IGNORED_DIRECTORIES } from "./ignored.ts"
 import { type Entry, sortEntries } from "./tree.ts"
-
-/** Directories never listed: dependencies, VCS data, build output, caches, virtual environments. */
-export const DEFAULT_IGNORED_DIRECTORIES: ReadonlySet<string> = new Set([
-  "node_modules",
-  "__pycache__",
-  ".git",
-  "dist",
-  "build",
-  "target",
-  "vendor",
-  "bin",
-  "obj",
-  ".idea",
-  ".vscode",
-  ".zig-cache",
-  "zig-out",
-  ".coverage",
-  "coverage",
-  "tmp",
-  "temp",
-  ".cache",
-  "cache",
-  "logs",
-  ".venv",
-  "venv",
-  "env",
-])
 
 /** Files never listed (coverage.py's data file shares its name with the directory above). */
 export const DEFAULT_IGNORED_FILES: ReadonlySet<string> = new Set([".coverage", "zig-out"])
