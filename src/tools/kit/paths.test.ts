@@ -56,6 +56,24 @@ describe("readSmallFileSync", () => {
     expect(readSmallFileSync(dir, 100)).toBeUndefined()
   })
 
+  it("reads into a given buffer, as a view of it, to the end of the file; a file over the limit is declined", async () => {
+    const into = Buffer.alloc(101, 0x2a)
+    const file = join(dir, "into.txt")
+    await writeFile(file, "first content\n")
+    const first = readSmallFileSync(file, 100, into)
+    expect(first?.bytes.toString()).toBe("first content\n")
+    expect(first?.bytes.buffer).toBe(into.buffer)
+    // Read again into the same buffer: the view shows the new bytes, and only them.
+    await writeFile(file, "two\n")
+    expect(readSmallFileSync(file, 100, into)?.bytes.toString()).toBe("two\n")
+    await writeFile(file, "")
+    expect(readSmallFileSync(file, 100, into)?.bytes.length).toBe(0)
+    await writeFile(file, "y".repeat(100))
+    expect(readSmallFileSync(file, 100, into)?.bytes.toString()).toBe("y".repeat(100))
+    await writeFile(file, "y".repeat(101))
+    expect(readSmallFileSync(file, 100, into)).toBeUndefined()
+  })
+
   it("throws for a missing file, as the callers expect", () => {
     expect(() => readSmallFileSync(join(dir, "missing"), 100)).toThrow(/ENOENT/)
   })

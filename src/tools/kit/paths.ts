@@ -1,7 +1,16 @@
 // Paths as the tools take and show them: resolved against the project, shown relative to the worktree,
 // and what is at them.
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs"
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs"
 import { stat } from "node:fs/promises"
 import { relative, resolve, sep } from "node:path"
 import { errorCode } from "../../platform/fs/errors.ts"
@@ -57,17 +66,27 @@ export function statOrUndefinedSync(path: string): Stats | undefined {
 /**
  * A regular file's bytes and the stat of the version read, synchronously; undefined when what is at `path`
  * is not (or is no longer) a regular file, or is larger than `maxBytes`. Opened non-blocking, so a FIFO
- * swapped in for the file cannot hang the process.
+ * swapped in for the file cannot hang the process. With `into` (at least `maxBytes + 1` long), the bytes
+ * are read into it, up to the end of the file, and returned as a view of it: nothing is allocated, and the
+ * caller must use or copy them before `into` is read into again.
  */
 export function readSmallFileSync(
   path: string,
   maxBytes: number,
+  into?: Buffer,
 ): { bytes: Buffer; stats: Stats } | undefined {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const stats = fstatSync(fd)
     if (!stats.isFile() || stats.size > maxBytes) return undefined
-    return { bytes: readFileSync(fd), stats }
+    if (!into) return { bytes: readFileSync(fd), stats }
+    // To the end of the file, which may have grown since the stat: past `maxBytes`, it is too large.
+    const room = Math.min(into.length, maxBytes + 1)
+    let length = 0
+    for (let read = 1; read > 0 && length < room; length += read) {
+      read = readSync(fd, into, length, room - length, null)
+    }
+    return length > maxBytes ? undefined : { bytes: into.subarray(0, length), stats }
   } finally {
     closeSync(fd)
   }

@@ -138,17 +138,17 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
 
       // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
       // through the thread pool); a larger one is streamed.
-      const whole = small
-        ? await guarded(filepath, async () => readSmallFileSync(filepath, WHOLE_FILE_BYTES))
-        : undefined
-      // The same bytes as a page kept (a file written moments ago, read again): that page.
-      const same = whole ? recentPages.same(whole.bytes, versionOf(whole.stats), key) : undefined
+      const whole = small ? await guarded(filepath, async () => readSmallFile(filepath, key)) : undefined
+      // The same bytes as a page kept (a file written moments ago, read again): that page. Looked for
+      // again after the wait: a read of the same new content started together may have kept it since.
+      const same =
+        whole?.same ?? (whole?.bytes ? recentPages.same(whole.bytes, versionOf(whole.stats), key) : undefined)
       if (same && whole) {
         await recordStamp(
           readLedger,
           ctx.sessionID,
           filepath,
-          { hash: same.hash, mtime: whole.stats.mtimeMs, size: whole.bytes.length },
+          { hash: same.hash, mtime: whole.stats.mtimeMs, size: whole.length },
           stamped,
         )
         return answer(same)
@@ -181,12 +181,8 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       const savedIndexes = dataDir ? new LineIndexFolder(join(dataDir, "line-index")) : undefined
       const version = whole ? versionOf(whole.stats) : undefined
       const page =
-        whole && version
-          ? readLinesFromBytes(
-              whole.bytes,
-              { ...version, size: whole.bytes.length },
-              { offset, limit, hash: true },
-            )
+        bytes && version
+          ? readLinesFromBytes(bytes, { ...version, size: bytes.length }, { offset, limit, hash: true })
           : await guarded(filepath, () =>
               readLines(filepath, {
                 offset,
@@ -217,8 +213,7 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
         hash: stamp,
       }
       // Kept before any await: reads of the same new content started together find it, not derive it.
-      if (version && whole && version.size === whole.bytes.length)
-        recentPages.set(version, text, key, { bytes: whole.bytes })
+      if (version && bytes && version.size === bytes.length) recentPages.set(version, text, key, { bytes })
       await recordStamp(
         readLedger,
         ctx.sessionID,
@@ -278,6 +273,30 @@ async function siblingsLike(filepath: string): Promise<string[]> {
 }
 
 /** The version facts of a stat, as a page reports them. */
+/** Where small files are read to be compared with a kept page's bytes: only a miss copies them out. */
+const scratch = Buffer.allocUnsafe(WHOLE_FILE_BYTES + 1)
+
+/**
+ * A small file read whole into `scratch` and compared there, in one synchronous step (no other call's
+ * read can come between), with the page kept for `key`: that page when the bytes are the same, else a
+ * copy of the bytes. A file written moments ago and read again (its page kept by its bytes) then costs
+ * no allocation: a 40 KB buffer a call was most of such a read's garbage.
+ */
+function readSmallFile(
+  filepath: string,
+  key: string,
+): { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined } | undefined {
+  const read = readSmallFileSync(filepath, WHOLE_FILE_BYTES, scratch)
+  if (!read) return undefined
+  const same = recentPages.same(read.bytes, versionOf(read.stats), key)
+  return {
+    stats: read.stats,
+    length: read.bytes.length,
+    same,
+    bytes: same ? undefined : Buffer.from(read.bytes),
+  }
+}
+
 function versionOf(stats: Stats) {
   return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, dev: stats.dev }
 }
