@@ -157,10 +157,10 @@ export const ALLOWED: readonly Allowance[] = [
     file: "src/tools/apply_patch/parse.ts",
     site: "fail",
     excuse: ["lower-case"],
-    why: "wrapped as `apply_patch could not parse the patch: <problem>` (apply_patch.ts)",
+    why: "wrapped as `apply_patch could not parse the patch: <problem>` (apply_patch/execute.ts)",
   },
   {
-    file: "src/tools/apply_patch/apply_patch.ts",
+    file: "src/tools/apply_patch/execute.ts",
     site: "Error",
     text: "it is a directory, not a file",
     excuse: ALL,
@@ -183,13 +183,13 @@ export const ALLOWED: readonly Allowance[] = [
 
   // Another text that already says what to do, wrapped with what this message adds.
   {
-    file: "src/tools/apply_patch/apply_patch.ts",
+    file: "src/tools/apply_patch/execute.ts",
     text: "{stale}",
     excuse: ["no-remedy"],
     why: "the ledger's staleness text (tools/kit/file-edit/ledger.ts), which ends with what to do: read the file again",
   },
   {
-    file: "src/tools/apply_patch/apply_patch.ts",
+    file: "src/tools/apply_patch/execute.ts",
     text: "{error.message}",
     excuse: ["no-remedy"],
     why: "assertLandsOn's refusal (platform/fs/atomic-write.ts), which ends with what to do: check the path and retry",
