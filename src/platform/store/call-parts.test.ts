@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { part, running, tempDirs } from "./fixtures/helpers.ts"
+import { part, running, tempDirs, watchStatements } from "./fixtures/helpers.ts"
 import { GroupCommit } from "./group-commit.ts"
 import { Journal } from "./journal.ts"
 import { Owners } from "./owners.ts"
 import { PartRows } from "./parts.ts"
-import type { Database, Statement } from "./sqlite.ts"
 import { openStore, type Store } from "./store.ts"
 
 const dirs = tempDirs()
@@ -19,26 +18,9 @@ describe("a call's part in the journal's batch", () => {
     const store = openStore({ dataDir: dirs.make() })
     stores.push(store)
     let reads = 0
-    const db = new Proxy(store.db, {
-      get(target, key) {
-        if (key === "prepare") {
-          return (sql: string): Statement => {
-            const statement = target.prepare(sql)
-            if (!/^SELECT p\.data/.test(sql.trim())) return statement
-            return {
-              run: (...values) => statement.run(...values),
-              get: (...values) => {
-                reads++
-                return statement.get(...values)
-              },
-              all: (...values) => statement.all(...values),
-            }
-          }
-        }
-        const value = Reflect.get(target, key, target)
-        return typeof value === "function" ? value.bind(target) : value
-      },
-    }) as Database
+    const db = watchStatements(store.db, /^SELECT p\.data/, (method) => {
+      if (method === "get") reads++
+    })
     const rows = new PartRows(db)
     const journal = new Journal(db, rows, new Owners(db), new GroupCommit(db))
     await journal.requested(part("call_fresh"), { fresh: true })

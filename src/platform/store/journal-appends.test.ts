@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { tempDirs } from "./fixtures/helpers.ts"
+import { tempDirs, watchStatements } from "./fixtures/helpers.ts"
 import { GroupCommit } from "./group-commit.ts"
 import { JournalAppends } from "./journal-appends.ts"
-import type { Database, Statement } from "./sqlite.ts"
+import type { Database } from "./sqlite.ts"
 import { openStore, type Store } from "./store.ts"
 
 const dirs = tempDirs()
@@ -17,25 +17,8 @@ function counted(): { db: Database; statements: number[]; rows: () => string[] }
   const store = openStore({ dataDir: dirs.make() })
   stores.push(store)
   const statements: number[] = []
-  const db = new Proxy(store.db, {
-    get(target, key) {
-      if (key === "prepare") {
-        return (sql: string): Statement => {
-          const statement = target.prepare(sql)
-          if (!sql.startsWith("INSERT INTO journal")) return statement
-          return {
-            run: (...values) => {
-              statements.push(values.length / 5)
-              return statement.run(...values)
-            },
-            get: (...values) => statement.get(...values),
-            all: (...values) => statement.all(...values),
-          }
-        }
-      }
-      const value = Reflect.get(target, key, target)
-      return typeof value === "function" ? value.bind(target) : value
-    },
+  const db = watchStatements(store.db, /^INSERT INTO journal/, (method, values) => {
+    if (method === "run") statements.push(values.length / 5)
   })
   const rows = () =>
     store.db

@@ -1,4 +1,3 @@
-import type { Stats } from "node:fs"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { z } from "zod"
@@ -15,7 +14,7 @@ import { services } from "../../runtime/tool/services.ts"
 import { callPath } from "../kit/call-path.ts"
 import { checkExternalDirectory } from "../kit/external-directory.ts"
 import { loadText } from "../kit/load-text.ts"
-import { readHead, readSmallFileSync, statOrUndefinedSync } from "../kit/paths.ts"
+import { readHead, statOrUndefinedSync } from "../kit/paths.ts"
 import {
   formatDirectoryPage,
   formatFilePage,
@@ -26,6 +25,7 @@ import {
 } from "./format.ts"
 import { findInstructions } from "./instructions.ts"
 import { pageKey, recentPages, type TextPage } from "./page-cache.ts"
+import { readSmallFile, versionOf } from "./small-file.ts"
 
 /** Files up to this size are read whole, in one read, rather than streamed. */
 export const WHOLE_FILE_BYTES = 256 * 1024
@@ -138,7 +138,9 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
 
       // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
       // through the thread pool); a larger one is streamed.
-      const whole = small ? await guarded(filepath, async () => readSmallFile(filepath, key)) : undefined
+      const whole = small
+        ? await guarded(filepath, async () => readSmallFile(filepath, key, WHOLE_FILE_BYTES))
+        : undefined
       // The same bytes as a page kept (a file written moments ago, read again): that page. Looked for
       // again after the wait: a read of the same new content started together may have kept it since.
       const same =
@@ -270,35 +272,6 @@ async function siblingsLike(filepath: string): Promise<string[]> {
     return []
   }
   return similarNames(basename(filepath), names).map((name) => join(dir, name))
-}
-
-/** The version facts of a stat, as a page reports them. */
-/** Where small files are read to be compared with a kept page's bytes: only a miss copies them out. */
-const scratch = Buffer.allocUnsafe(WHOLE_FILE_BYTES + 1)
-
-/**
- * A small file read whole into `scratch` and compared there, in one synchronous step (no other call's
- * read can come between), with the page kept for `key`: that page when the bytes are the same, else a
- * copy of the bytes. A file written moments ago and read again (its page kept by its bytes) then costs
- * no allocation: a 40 KB buffer a call was most of such a read's garbage.
- */
-function readSmallFile(
-  filepath: string,
-  key: string,
-): { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined } | undefined {
-  const read = readSmallFileSync(filepath, WHOLE_FILE_BYTES, scratch)
-  if (!read) return undefined
-  const same = recentPages.same(read.bytes, versionOf(read.stats), key)
-  return {
-    stats: read.stats,
-    length: read.bytes.length,
-    same,
-    bytes: same ? undefined : Buffer.from(read.bytes),
-  }
-}
-
-function versionOf(stats: Stats) {
-  return { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, dev: stats.dev }
 }
 
 async function readMedia(input: {
