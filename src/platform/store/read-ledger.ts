@@ -30,6 +30,9 @@ interface LedgerRow {
   time: number
 }
 
+/** How many (session, path) stamps this process remembers having recorded. */
+export const REMEMBERED_STAMPS = 4096
+
 /**
  * The per-session read ledger: path → the stamp of the content the session has seen.
  *
@@ -46,6 +49,13 @@ export class ReadLedger {
   readonly #get: Statement
   readonly #forget: Statement
   readonly #list: Statement
+  /**
+   * The stamp this process last recorded for a (session, path), oldest first. Reading an unchanged file
+   * again records the stamp its row holds already: that write is skipped (it was a statement a read).
+   * Another process can only have replaced the row with a stamp the same session saw, and only for a
+   * file that changed since (a write, a delete), which gives this process a different stamp to record.
+   */
+  readonly #recorded = new Map<string, string>()
 
   constructor(db: Database, group: GroupCommit) {
     this.#group = group
@@ -61,30 +71,62 @@ export class ReadLedger {
 
   /** Records (or replaces) the stamp of `path` for the session. */
   record(sessionID: string, path: string, stamp: FileStamp, now = Date.now()): LedgerEntry {
+    const key = `${sessionID}\u0000${path}`
+    const facts = factsOf(stamp)
+    const entry = { sessionID, path, hash: stamp.hash, mtime: stamp.mtime, size: stamp.size, time: now }
+    const known = this.#recorded.get(key)
+    this.#recorded.delete(key)
+    this.#recorded.set(key, facts)
+    if (this.#recorded.size > REMEMBERED_STAMPS) this.#recorded.delete(this.#recorded.keys().next().value!)
+    if (known === facts) return entry
     this.#group
       .defer(() => this.#record.run(sessionID, path, stamp.hash, stamp.mtime, stamp.size, now))
-      .catch((error: unknown) =>
-        log.warn("could not record a read in the ledger", { sessionID, path, error: String(error) }),
-      )
-    return { sessionID, path, hash: stamp.hash, mtime: stamp.mtime, size: stamp.size, time: now }
+      .catch((error: unknown) => {
+        // Not recorded: the next read of the file must write it again.
+        if (this.#recorded.get(key) === facts) this.#recorded.delete(key)
+        log.warn("could not record a read in the ledger", { sessionID, path, error: String(error) })
+      })
+    return entry
+  }
+
+  /** How many stamps this process remembers having recorded (for tests). */
+  get remembered(): number {
+    return this.#recorded.size
   }
 
   get(sessionID: string, path: string): LedgerEntry | undefined {
     this.#group.flush()
     const row = this.#get.get<LedgerRow>(sessionID, path)
+    // A row gone or replaced (its session removed, or another process's stamp): the next read writes.
+    const key = `${sessionID}\u0000${path}`
+    if (this.#recorded.has(key) && (!row || this.#recorded.get(key) !== factsOf(row)))
+      this.#recorded.delete(key)
     return row && toEntry(row)
   }
 
   /** Drops the entry; false when there was none. */
   forget(sessionID: string, path: string): boolean {
+    this.#recorded.delete(`${sessionID}\u0000${path}`)
     this.#group.flush()
     return this.#forget.run(sessionID, path).changes > 0
+  }
+
+  /** Forgets what this process recorded for removed sessions (their rows are gone). */
+  forgetSessions(sessionIDs: readonly string[]): void {
+    const prefixes = sessionIDs.map((id) => `${id}\u0000`)
+    for (const key of this.#recorded.keys())
+      if (prefixes.some((prefix) => key.startsWith(prefix))) this.#recorded.delete(key)
   }
 
   list(sessionID: string): LedgerEntry[] {
     this.#group.flush()
     return this.#list.all<LedgerRow>(sessionID).map(toEntry)
   }
+}
+
+/** A stamp as one string, to compare with the one last recorded. */
+function factsOf(stamp: FileStamp): string {
+  return `${stamp.hash}\u0000${stamp.mtime}\u0000${stamp.size}`
 }
 
 function toEntry(row: LedgerRow): LedgerEntry {

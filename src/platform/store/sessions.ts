@@ -81,11 +81,20 @@ export class Sessions {
   readonly #outputs: Statement
   readonly #orphan: Statement
   readonly #flush: () => void
+  readonly #removed: (sessionIDs: readonly string[]) => void
 
-  /** `flush` commits queued journal steps, so `remove` comes after them. */
-  constructor(db: Database, flush: () => void = () => {}) {
+  /**
+   * `flush` commits queued journal steps, so `remove` comes after them; `removed` hears which sessions a
+   * removal deleted (what this process remembers of them goes too).
+   */
+  constructor(
+    db: Database,
+    flush: () => void = () => {},
+    removed: (sessionIDs: readonly string[]) => void = () => {},
+  ) {
     this.#db = db
     this.#flush = flush
+    this.#removed = removed
     this.#insert = db.prepare(
       `INSERT INTO session (id, project_id, host, parent_id, agent, title, permission, time_created, time_updated)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -177,8 +186,9 @@ export class Sessions {
   remove(id: string): boolean {
     this.#flush()
     const digests = new Set<string>()
+    let ids: string[] = []
     const removed = this.#db.transaction(() => {
-      const ids = this.#tree.all<{ id: string }>(id).map((row) => row.id)
+      ids = this.#tree.all<{ id: string }>(id).map((row) => row.id)
       for (const sessionID of ids) {
         for (const row of this.#outputs.all<{ digest: string }>(sessionID)) digests.add(row.digest)
         for (const clear of this.#clear) clear.run(sessionID)
@@ -186,6 +196,7 @@ export class Sessions {
       // Messages and child sessions go by ON DELETE CASCADE.
       return this.#delete.run(id).changes > 0
     })
+    this.#removed(ids)
     this.#dropUnnamed(digests)
     return removed
   }

@@ -303,6 +303,48 @@ for (const engine of await engines()) {
         expect(store.readLedger.get("ses_s", "/p/a.ts")?.hash).toBe("h")
         expect(store.readLedger.list("ses_s")).toHaveLength(1)
       })
+
+      it("an unchanged file read again writes nothing; a new stamp, a forget or a removed session write again", () => {
+        const store = open()
+        const stamp = { hash: "h", mtime: 1.25, size: 3 }
+        store.sessions.create({ id: "ses_u", projectID: "/p", agent: "build" })
+        store.readLedger.record("ses_u", "/p/u.ts", stamp, 100)
+        // The same stamp: the row keeps the first time it was recorded.
+        store.readLedger.record("ses_u", "/p/u.ts", stamp, 200)
+        expect(store.readLedger.get("ses_u", "/p/u.ts")?.time).toBe(100)
+        store.readLedger.record("ses_u", "/p/u.ts", { ...stamp, mtime: 2 }, 300)
+        expect(store.readLedger.get("ses_u", "/p/u.ts")).toMatchObject({ mtime: 2, time: 300 })
+        store.readLedger.forget("ses_u", "/p/u.ts")
+        store.readLedger.record("ses_u", "/p/u.ts", stamp, 400)
+        expect(store.readLedger.get("ses_u", "/p/u.ts")?.time).toBe(400)
+        store.sessions.remove("ses_u")
+        expect(store.readLedger.get("ses_u", "/p/u.ts")).toBeUndefined()
+        store.readLedger.record("ses_u", "/p/u.ts", stamp, 500)
+        expect(store.readLedger.get("ses_u", "/p/u.ts")?.time).toBe(500)
+      })
+
+      it("a row another process dropped is written again after one lookup finds it gone", () => {
+        const where = engine.location()
+        const store = open(where)
+        const peer = openStore(where)
+        try {
+          const stamp = { hash: "h", mtime: 1, size: 1 }
+          store.readLedger.record("ses_p", "/p/p.ts", stamp, 100)
+          // A lookup here commits the deferred stamp, so the peer sees it.
+          expect(store.readLedger.get("ses_p", "/p/p.ts")?.time).toBe(100)
+          expect(peer.readLedger.get("ses_p", "/p/p.ts")?.time).toBe(100)
+          expect(peer.readLedger.forget("ses_p", "/p/p.ts")).toBe(true)
+          // This process still remembers the stamp as recorded: the read is not written...
+          store.readLedger.record("ses_p", "/p/p.ts", stamp, 200)
+          // ...until a lookup (a write's freshness check) finds the row gone: the next read writes it.
+          expect(store.readLedger.get("ses_p", "/p/p.ts")).toBeUndefined()
+          store.readLedger.record("ses_p", "/p/p.ts", stamp, 300)
+          expect(store.readLedger.get("ses_p", "/p/p.ts")?.time).toBe(300)
+          expect(peer.readLedger.get("ses_p", "/p/p.ts")?.time).toBe(300)
+        } finally {
+          peer.close()
+        }
+      })
     })
 
     describe("todos", () => {

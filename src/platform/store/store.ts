@@ -117,10 +117,15 @@ export function openStore(options: StoreOptions): Store {
       db.close()
     }
   }
+  const readLedger = new ReadLedger(db, group)
   return {
     path,
     db,
-    sessions: new Sessions(db, () => group.flush()),
+    sessions: new Sessions(
+      db,
+      () => group.flush(),
+      (ids) => readLedger.forgetSessions(ids),
+    ),
     messages: new Messages(db),
     parts: new Parts(
       db,
@@ -129,7 +134,7 @@ export function openStore(options: StoreOptions): Store {
       () => group.flush(),
     ),
     approvals: new SqliteApprovalStore(db),
-    readLedger: new ReadLedger(db, group),
+    readLedger,
     seen: new SessionSeen(db, group),
     todos: new Todos(db),
     sessionAgents: new SessionAgents(db),

@@ -14,6 +14,7 @@ import {
   recordOf,
 } from "./doom-loop.ts"
 import { digestedTexts } from "./noise.ts"
+import { inputIdentity, MAX_PLAIN_KEY_CHARS } from "./recorded-call.ts"
 
 // Shorthand calls: A, B, C are distinct calls (different tools), a2 the same tool as A with other input.
 // Each answers the same every time, unless a test says otherwise.
@@ -320,12 +321,31 @@ describe("DoomLoopGuard", () => {
     expect(guard.check("ses_1", A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
     // Checking does not record.
     expect(guard.history("ses_1").map((call) => call.tool)).toEqual(["read", "read"])
-    // Inputs and answers are remembered by digest only.
+    // A short input is remembered as its key; the answer by digest only.
     expect(guard.history("ses_1")[0]).toEqual({
       tool: "read",
-      input: expect.stringMatching(/^[\w-]{43}$/),
+      input: callKey(A),
       key: expect.stringMatching(/^[\w-]{43}$/),
     })
+  })
+
+  it("remembers a long input by digest, and still finds its repeats", () => {
+    const guard = new DoomLoopGuard()
+    const long: Answered = { tool: "write", input: { content: "x".repeat(10_000) }, answer: "ok" }
+    expect(callKey(long).length).toBeGreaterThan(MAX_PLAIN_KEY_CHARS)
+    guard.record("ses_long", long)
+    guard.record("ses_long", long)
+    expect(guard.history("ses_long")[0]?.input).toMatch(/^[\w-]{43}$/)
+    expect(guard.check("ses_long", long)).toEqual({ kind: "repeat", tool: "write", count: 3 })
+    // One character more is another call.
+    expect(guard.check("ses_long", { ...long, input: { content: "x".repeat(10_001) } })).toBeUndefined()
+  })
+
+  it("a kept key never equals a digest: the key has a NUL, a digest none", () => {
+    const atLimit = `read\u0000${"a".repeat(MAX_PLAIN_KEY_CHARS - 5)}`
+    expect(inputIdentity(atLimit)).toBe(atLimit)
+    expect(inputIdentity(`${atLimit}b`)).toMatch(/^[\w-]{43}$/)
+    expect(inputIdentity(`${atLimit}b`)).not.toContain("\u0000")
   })
 
   it("detects A,B,A,B,A,B across calls recorded one by one", () => {

@@ -1,10 +1,9 @@
 import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "../../platform/store/input-bounds.ts"
 import type { ToolState } from "../../platform/store/part.ts"
 import type { FilePart } from "../../platform/text/content.ts"
-import { sha256Base64url } from "../../platform/util/sha256.ts"
 import { TextCache } from "../../platform/util/text-cache.ts"
 import type { AskInput } from "../tool/context.ts"
-import { type Recorded, RecordedCall, settleKey, type Unkeyed } from "./recorded-call.ts"
+import { inputIdentity, type Recorded, RecordedCall, settleKey, type Unkeyed } from "./recorded-call.ts"
 
 export type { Recorded } from "./recorded-call.ts"
 
@@ -216,8 +215,8 @@ export class DoomLoopGuard {
   }
 
   /**
-   * The session's recent calls, oldest first: each tool and digests of its input and answer (inputs and
-   * outputs are not kept, so a session that reads or writes large files does not hold them here).
+   * The session's recent calls, oldest first: each tool, its input (a long one as a digest) and a digest
+   * of its answer (long inputs and outputs are not kept, so a session that reads or writes large files does not hold them here).
    */
   history(sessionID: string): Recorded[] {
     return (this.#sessions.get(sessionID) ?? []).map(({ tool, input, key }) => ({ tool, input, key }))
@@ -259,9 +258,13 @@ export function describeDoomLoop(loop: DoomLoop): string {
   return `The same ${loop.length} calls (${loop.tools.join(", ")}) were repeated ${loop.repeats} times in a row with the same results`
 }
 
-/** A call as the guard remembers it: digests of its input and of its answer (noise masked). */
+/** A call as the guard remembers it: its input (`inputIdentity`) and a digest of its answer (noise masked). */
 export function recordOf(call: Answered): Recorded {
-  return new RecordedCall(call.tool, digest(callKey(call)), call.poll === true ? undefined : call.answer)
+  return new RecordedCall(
+    call.tool,
+    inputIdentity(callKey(call)),
+    call.poll === true ? undefined : call.answer,
+  )
 }
 
 /** The next call; `recorded` when it ran already, whose key is taken only if compared. */
@@ -274,13 +277,9 @@ interface Next {
 
 function pending(call: Call | Answered): Next {
   if (!("answer" in call))
-    return { tool: call.tool, input: digest(callKey(call)), ran: false, recorded: undefined }
+    return { tool: call.tool, input: inputIdentity(callKey(call)), ran: false, recorded: undefined }
   const recorded = recordOf(call)
   return { tool: call.tool, input: recorded.input, ran: true, recorded }
-}
-
-function digest(text: string): string {
-  return sha256Base64url(text)
 }
 
 function resolveOptions(options: DoomLoopOptions): { threshold: number; maxCycle: number } {

@@ -1,15 +1,28 @@
-// What the loop guard keeps of a call (doom-loop.ts): digests of its input and of its answer, the
-// answer's taken only once a call it may be compared with comes.
+// What the loop guard keeps of a call (doom-loop.ts): its input (a short key as it is, a long one as a
+// digest) and a digest of its answer, the answer's taken only once a call it may be compared with comes.
 import { sha256Base64url } from "../../platform/util/sha256.ts"
 import { maskedDigest } from "./noise.ts"
+
+/**
+ * Call keys this short stand for themselves: hashing one cost a call 10 µs on a busy server (OpenSSL's
+ * code is cold between calls), more than comparing it. Longer keys are kept as their SHA-256, so the
+ * guard's memory stays small. A kept key has a NUL (after the tool) and a digest has none, so the two
+ * never equal each other.
+ */
+export const MAX_PLAIN_KEY_CHARS = 128
+
+/** How a call's input is remembered: its key if short, else the key's digest. */
+export function inputIdentity(key: string): string {
+  return key.length <= MAX_PLAIN_KEY_CHARS ? key : sha256Base64url(key)
+}
 
 /** A call as the guard remembers it. */
 export interface Recorded {
   readonly tool: string
-  /** SHA-256 of `callKey(call)`. */
+  /** `callKey(call)`, or its SHA-256 when longer than `MAX_PLAIN_KEY_CHARS` (`inputIdentity`). */
   readonly input: string
   /**
-   * SHA-256 of the input's digest and of the digest of its answer, noise masked; none for a poll,
+   * SHA-256 of the input as kept and of the digest of its answer, noise masked; none for a poll,
    * which equals no other call, nor for an answer no later call could be compared with (`RecordedCall`).
    */
   readonly key: string | undefined

@@ -74,6 +74,16 @@ describe("readSmallFileSync", () => {
     expect(readSmallFileSync(file, 100, into)).toBeUndefined()
   })
 
+  it.runIf(process.platform === "linux")(
+    "reads to the end when the stat's size is not the file's (a /proc file states 0 bytes)",
+    () => {
+      const into = Buffer.alloc(64 * 1024)
+      const status = readSmallFileSync("/proc/self/status", 64 * 1024 - 1, into)
+      expect(status?.stats.size).toBe(0)
+      expect(status?.bytes.toString()).toMatch(/^Name:[\s\S]*\nPid:/)
+    },
+  )
+
   it("throws for a missing file, as the callers expect", () => {
     expect(() => readSmallFileSync(join(dir, "missing"), 100)).toThrow(/ENOENT/)
   })

@@ -80,11 +80,16 @@ export function readSmallFileSync(
     const stats = fstatSync(fd)
     if (!stats.isFile() || stats.size > maxBytes) return undefined
     if (!into) return { bytes: readFileSync(fd), stats }
-    // To the end of the file, which may have grown since the stat: past `maxBytes`, it is too large.
+    // To the end of the file, which may have grown since the stat: past `maxBytes`, it is too large. A
+    // read that stops short at the size the stat gave is the end (a regular file reads short only
+    // there), so the usual small file costs one read, not a second one that returns nothing.
     const room = Math.min(into.length, maxBytes + 1)
     let length = 0
-    for (let read = 1; read > 0 && length < room; length += read) {
-      read = readSync(fd, into, length, room - length, null)
+    for (;;) {
+      const wanted = room - length
+      const read = readSync(fd, into, length, wanted, null)
+      length += read
+      if (read === 0 || length >= room || (read < wanted && length === stats.size)) break
     }
     return length > maxBytes ? undefined : { bytes: into.subarray(0, length), stats }
   } finally {
