@@ -80,21 +80,30 @@ export function readSmallFileSync(
     const stats = fstatSync(fd)
     if (!stats.isFile() || stats.size > maxBytes) return undefined
     if (!into) return { bytes: readFileSync(fd), stats }
-    // To the end of the file, which may have grown since the stat: past `maxBytes`, it is too large. A
-    // read that stops short at the size the stat gave is the end (a regular file reads short only
-    // there), so the usual small file costs one read, not a second one that returns nothing.
-    const room = Math.min(into.length, maxBytes + 1)
-    let length = 0
-    for (;;) {
-      const wanted = room - length
-      const read = readSync(fd, into, length, wanted, null)
-      length += read
-      if (read === 0 || length >= room || (read < wanted && length === stats.size)) break
-    }
-    return length > maxBytes ? undefined : { bytes: into.subarray(0, length), stats }
+    const bytes = readToEnd(fd, into, maxBytes, stats.size)
+    return bytes ? { bytes, stats } : undefined
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * The bytes of the open file `fd` from its start to its end, read into `into` (at least `maxBytes + 1`
+ * long) and returned as a view of it; undefined past `maxBytes`. `size` is what a stat of it said: the
+ * file may have grown since, so it is read to its end. A read that stops short at `size` is the end (a
+ * regular file reads short only there), so the usual small file costs one read, not a second one that
+ * returns nothing.
+ */
+export function readToEnd(fd: number, into: Buffer, maxBytes: number, size: number): Buffer | undefined {
+  const room = Math.min(into.length, maxBytes + 1)
+  let length = 0
+  for (;;) {
+    const wanted = room - length
+    const read = readSync(fd, into, length, wanted, length)
+    length += read
+    if (read === 0 || length >= room || (read < wanted && length === size)) break
+  }
+  return length > maxBytes ? undefined : into.subarray(0, length)
 }
 
 /**

@@ -139,7 +139,7 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       // A small file is read whole, in one synchronous read (cheaper than the streaming reader's trips
       // through the thread pool); a larger one is streamed.
       const whole = small
-        ? await guarded(filepath, async () => readSmallFile(filepath, key, WHOLE_FILE_BYTES))
+        ? await guarded(filepath, async () => readSmallFile(filepath, stats, key, WHOLE_FILE_BYTES))
         : undefined
       // The same bytes as a page kept (a file written moments ago, read again): that page. Looked for
       // again after the wait: a read of the same new content started together may have kept it since.

@@ -1,7 +1,7 @@
 // A small file read whole, and compared with the page kept for it (page-cache.ts) before anything is
 // copied: the read tool's way in for files up to its whole-file limit.
 import type { Stats } from "node:fs"
-import { readSmallFileSync } from "../kit/paths.ts"
+import { readKept } from "./kept-files.ts"
 import { recentPages, type TextPage } from "./page-cache.ts"
 
 /** Where small files are read to be compared with a kept page's bytes: only a miss copies them out. */
@@ -11,16 +11,18 @@ let scratch = Buffer.alloc(0)
  * A file of at most `maxBytes` read whole into `scratch` and compared there, in one synchronous step (no
  * other call's read can come between), with the page kept for `key`: that page when the bytes are the
  * same, else a copy of the bytes. A file written moments ago and read again (its page kept by its bytes)
- * then costs no allocation: a 40 KB buffer a call was most of such a read's garbage. Undefined when it is
- * not (or no longer) a regular file of at most `maxBytes`.
+ * then costs no allocation: a 40 KB buffer a call was most of such a read's garbage; nor an open, since
+ * such a file stays open a moment (kept-files.ts). `stats` is the stat of `filepath` just taken. Undefined
+ * when it is not (or no longer) a regular file of at most `maxBytes`.
  */
 export function readSmallFile(
   filepath: string,
+  stats: Stats,
   key: string,
   maxBytes: number,
 ): { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined } | undefined {
   if (scratch.length < maxBytes + 1) scratch = Buffer.allocUnsafe(maxBytes + 1)
-  const read = readSmallFileSync(filepath, maxBytes, scratch)
+  const read = readKept(filepath, stats, maxBytes, scratch)
   if (!read) return undefined
   const same = recentPages.same(read.bytes, versionOf(read.stats), key)
   return {
