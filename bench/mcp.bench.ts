@@ -9,9 +9,11 @@
 // 3. Warm up, then take turns: ROUNDS rounds; in each, every workload runs one block of CALLS calls on
 //    each server, blocks interleaved, so both share the machine's noise. The workloads:
 //    - settled: the file last written long ago, one call in flight, then 16 in flight;
-//    - fresh: the file rewritten (a new first line) before the block and every REWRITE_EVERY calls,
-//      so it was always written within the last second; the answer must hold the newest first line
-//      (a stale page would fail the run). One call in flight, then 16 in flight;
+//    - written: the file rewritten (a new first line) just before the block, as the issue measured it:
+//      every call of the block reads a file written within the last second. One call in flight, then 16;
+//    - fresh: the file rewritten before the block and every REWRITE_EVERY calls, so each new content is
+//      read only REWRITE_EVERY times; the answer must hold the newest first line (a stale page would
+//      fail the run). One call in flight, then 16 in flight;
 //    - files in turn: FILES different files, more than toolbelt keeps pages of, one call in flight.
 //    Every answer is checked to hold the file's last line.
 // 4. toolbelt's floor, in the same rounds: a project tool (`.toolbelt/tools/`) that returns the text
@@ -67,8 +69,10 @@ interface Workload {
   readonly name: string
   readonly inFlight: number
   readonly sides: Side[]
-  /** Before the block and every REWRITE_EVERY calls: rewrites the file, returns what answers must hold. */
+  /** Before the block (and every `every` calls): rewrites the file, returns what answers must hold. */
   readonly refresh?: () => Promise<string>
+  /** How often `refresh` runs within the block, in calls; default: only before it. */
+  readonly every?: number
 }
 
 /** The file's lines: 900 lines of about 41 bytes (37 KB), the first one naming its version. */
@@ -90,12 +94,14 @@ export async function run(): Promise<Record<string, number>> {
   }
   const file = join(dir, "module.ts")
   const fresh = join(dir, "fresh.ts")
+  const written = join(dir, "written.ts")
   const last = `// ${LINES}\n`
   await writeFile(file, fileText("settled"))
   await writeFile(fresh, fileText("0"))
+  await writeFile(written, fileText("0"))
   const others = Array.from({ length: FILES }, (_, n) => join(dir, `module${n}.ts`))
   for (const [n, other] of others.entries()) await writeFile(other, fileText(`other ${n}`))
-  const written = performance.now()
+  const settledFrom = performance.now()
 
   const clients: Client[] = []
   const connect = async (command: string, args: string[], extra: Record<string, string> = {}) => {
@@ -135,16 +141,24 @@ export async function run(): Promise<Record<string, number>> {
       side("reference", referenceClient, "read_text_file", [{ path }]),
     ]
     let version = 0
-    const rewrite = async () => {
+    const rewriter = (path: string) => async () => {
       version++
-      await writeFile(fresh, fileText(String(version)))
+      await writeFile(path, fileText(String(version)))
       return `// version ${version}\n`
     }
     const workloads: Workload[] = [
       { name: "settled", inFlight: 1, sides: pair(file) },
       { name: "settled_16", inFlight: IN_FLIGHT, sides: pair(file) },
-      { name: "fresh", inFlight: 1, sides: pair(fresh), refresh: rewrite },
-      { name: "fresh_16", inFlight: IN_FLIGHT, sides: pair(fresh), refresh: rewrite },
+      { name: "written", inFlight: 1, sides: pair(written), refresh: rewriter(written) },
+      { name: "written_16", inFlight: IN_FLIGHT, sides: pair(written), refresh: rewriter(written) },
+      { name: "fresh", inFlight: 1, sides: pair(fresh), refresh: rewriter(fresh), every: REWRITE_EVERY },
+      {
+        name: "fresh_16",
+        inFlight: IN_FLIGHT,
+        sides: pair(fresh),
+        refresh: rewriter(fresh),
+        every: REWRITE_EVERY,
+      },
       {
         name: "files_in_turn",
         inFlight: 1,
@@ -178,7 +192,7 @@ export async function run(): Promise<Record<string, number>> {
       },
     ]
     // The settled workloads' files must be older than the page cache's settling time.
-    const settling = written + SETTLED_MS + 100 - performance.now()
+    const settling = settledFrom + SETTLED_MS + 100 - performance.now()
     if (settling > 0) await new Promise((resolve) => setTimeout(resolve, settling))
     for (const workload of workloads)
       for (const each of workload.sides) {
@@ -214,15 +228,15 @@ export async function run(): Promise<Record<string, number>> {
 }
 
 /**
- * One timed block of CALLS calls with `workload.inFlight` in flight. A fresh workload rewrites its file
- * first and every REWRITE_EVERY calls (between calls, with none in flight, so every answer after a
- * rewrite must show it).
+ * One timed block of CALLS calls with `workload.inFlight` in flight. A workload that refreshes its file
+ * rewrites it first, and every `every` calls if it says so (between calls, with none in flight, so every
+ * answer after a rewrite must show it).
  */
 async function block(workload: Workload, each: Side, last: string): Promise<void> {
   let calls = 0
   while (calls < CALLS) {
     const expected = workload.refresh ? await workload.refresh() : last
-    const burst = Math.min(workload.refresh ? REWRITE_EVERY : CALLS, CALLS - calls)
+    const burst = Math.min(workload.every ?? CALLS, CALLS - calls)
     const start = performance.now()
     let started = 0
     const worker = async () => {
