@@ -2,7 +2,7 @@
 // trusted by a stat alone (page-cache.ts): each read of such a file must read its bytes, and a file read
 // again and again just after it was written (an agent checking what it wrote) is then one positional
 // read instead of open, stat, read and close: four system calls of five, 30-40 µs a read here.
-import { closeSync, constants, fstatSync, openSync, type Stats } from "node:fs"
+import { close, closeSync, constants, fstatSync, openSync, type Stats } from "node:fs"
 import { SETTLED_MS } from "../../platform/fs/version-cache.ts"
 import { readSmallFileSync, readToEnd } from "../kit/paths.ts"
 
@@ -84,9 +84,16 @@ export function keptFiles(): number {
   return kept.size
 }
 
-/** Closes every kept file. */
+/** Closes every kept file, before it returns. */
 export function closeKeptFiles(): void {
-  for (const entry of kept.values()) release(entry)
+  for (const entry of kept.values()) {
+    clearTimeout(entry.timer)
+    try {
+      closeSync(entry.fd)
+    } catch {
+      // Already closed: nothing to release.
+    }
+  }
   kept.clear()
 }
 
@@ -97,11 +104,13 @@ function closeKept(path: string, fd: number): void {
   release(entry)
 }
 
+/**
+ * Closes a kept file off the calling thread: the last close of a file replaced since (renamed over,
+ * deleted) frees its inode and pages, 0.3-0.4 ms here, which the writer's rename would otherwise have paid.
+ */
 function release(entry: Kept): void {
   clearTimeout(entry.timer)
-  try {
-    closeSync(entry.fd)
-  } catch {
-    // Already closed: nothing to release.
-  }
+  close(entry.fd, () => {
+    // Closed, or already closed: nothing more to release.
+  })
 }
