@@ -321,12 +321,13 @@ describe("DoomLoopGuard", () => {
     expect(guard.check("ses_1", A)).toEqual({ kind: "repeat", tool: "read", count: 3 })
     // Checking does not record.
     expect(guard.history("ses_1").map((call) => call.tool)).toEqual(["read", "read"])
-    // A short input is remembered as its key; the answer by digest only.
-    expect(guard.history("ses_1")[0]).toEqual({
-      tool: "read",
-      input: callKey(A),
-      key: expect.stringMatching(/^[\w-]{43}$/),
-    })
+    // A short input is remembered as its key; the answer by digest only: the record's key is the input,
+    // a NUL, and the answer's 43-character digest.
+    const [first] = guard.history("ses_1")
+    expect(first?.tool).toBe("read")
+    expect(first?.input).toBe(callKey(A))
+    expect(first?.key?.startsWith(`${callKey(A)}\u0000`)).toBe(true)
+    expect(first?.key?.slice(callKey(A).length + 1)).toMatch(/^[\w-]{43}$/)
   })
 
   it("remembers a long input by digest, and still finds its repeats", () => {
