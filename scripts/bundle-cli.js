@@ -27,12 +27,15 @@
 //    them, those modules were ~40 files, and Node's loader pays per file (resolve, read, decode, link);
 //    `mcp`, `serve` and `run` load core and their own chunks. What is imported dynamically (the MCP and
 //    AI SDKs, the search engines, ...) keeps its own chunks.
+// 6. The tools' texts read beside their modules (descriptions) are put in the bundle as literals
+//    (scripts/inline-texts.js): a file read each at start-up, ~20 for `tools` and `mcp`.
 import { readdirSync, readFileSync, rmSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "rolldown"
 import { asciiRawTemplates } from "./ascii-raw.js"
 import { rewriteBuiltinImports } from "./builtin-imports.js"
+import { inlineTexts } from "./inline-texts.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(root, "dist")
@@ -122,6 +125,14 @@ await build({
             ? code.replace(PROCESS_IMPORT, "const process = globalThis.process;")
             : null
         return rewriteBuiltinImports(code, (source) => this.parse(source))
+      },
+    },
+    {
+      // Before keep-module-url: the texts are found by the module's own import.meta.url.
+      name: "inline-tool-texts",
+      transform(code, id) {
+        if (!id.startsWith(dist + sep)) return null
+        return inlineTexts(code, id, (path) => readFileSync(path, "utf8"))
       },
     },
     {
