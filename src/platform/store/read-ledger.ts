@@ -71,7 +71,7 @@ export class ReadLedger {
 
   /** Records (or replaces) the stamp of `path` for the session. */
   record(sessionID: string, path: string, stamp: FileStamp, now = Date.now()): LedgerEntry {
-    const key = `${sessionID}\u0000${path}`
+    const key = keyOf(sessionID, path)
     const facts = factsOf(stamp)
     const entry = { sessionID, path, hash: stamp.hash, mtime: stamp.mtime, size: stamp.size, time: now }
     const known = this.#recorded.get(key)
@@ -98,7 +98,7 @@ export class ReadLedger {
     this.#group.flush()
     const row = this.#get.get<LedgerRow>(sessionID, path)
     // A row gone or replaced (its session removed, or another process's stamp): the next read writes.
-    const key = `${sessionID}\u0000${path}`
+    const key = keyOf(sessionID, path)
     if (this.#recorded.has(key) && (!row || this.#recorded.get(key) !== factsOf(row)))
       this.#recorded.delete(key)
     return row && toEntry(row)
@@ -106,14 +106,14 @@ export class ReadLedger {
 
   /** Drops the entry; false when there was none. */
   forget(sessionID: string, path: string): boolean {
-    this.#recorded.delete(`${sessionID}\u0000${path}`)
+    this.#recorded.delete(keyOf(sessionID, path))
     this.#group.flush()
     return this.#forget.run(sessionID, path).changes > 0
   }
 
   /** Forgets what this process recorded for removed sessions (their rows are gone). */
   forgetSessions(sessionIDs: readonly string[]): void {
-    const prefixes = sessionIDs.map((id) => `${id}\u0000`)
+    const prefixes = sessionIDs.map((id) => keyOf(id, ""))
     for (const key of this.#recorded.keys())
       if (prefixes.some((prefix) => key.startsWith(prefix))) this.#recorded.delete(key)
   }
@@ -122,6 +122,11 @@ export class ReadLedger {
     this.#group.flush()
     return this.#list.all<LedgerRow>(sessionID).map(toEntry)
   }
+}
+
+/** What the memory of recorded stamps is keyed by: the session, a NUL, the path. */
+function keyOf(sessionID: string, path: string): string {
+  return `${sessionID}\u0000${path}`
 }
 
 /** A stamp as one string, to compare with the one last recorded. */

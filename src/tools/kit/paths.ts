@@ -68,22 +68,26 @@ export function statOrUndefinedSync(path: string): Stats | undefined {
  * is not (or is no longer) a regular file, or is larger than `maxBytes`. Opened non-blocking, so a FIFO
  * swapped in for the file cannot hang the process. With `into` (at least `maxBytes + 1` long), the bytes
  * are read into it, up to the end of the file, and returned as a view of it: nothing is allocated, and the
- * caller must use or copy them before `into` is read into again.
+ * caller must use or copy them before `into` is read into again. `keep`, once the file is read, may take
+ * the descriptor (true: the caller closes it later); otherwise it is closed here.
  */
 export function readSmallFileSync(
   path: string,
   maxBytes: number,
   into?: Buffer,
+  keep?: (fd: number, stats: Stats) => boolean,
 ): { bytes: Buffer; stats: Stats } | undefined {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  let kept = false
   try {
     const stats = fstatSync(fd)
     if (!stats.isFile() || stats.size > maxBytes) return undefined
-    if (!into) return { bytes: readFileSync(fd), stats }
-    const bytes = readToEnd(fd, into, maxBytes, stats.size)
-    return bytes ? { bytes, stats } : undefined
+    const bytes = into ? readToEnd(fd, into, maxBytes, stats.size) : readFileSync(fd)
+    if (!bytes) return undefined
+    kept = keep?.(fd, stats) === true
+    return { bytes, stats }
   } finally {
-    closeSync(fd)
+    if (!kept) closeSync(fd)
   }
 }
 

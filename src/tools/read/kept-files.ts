@@ -2,7 +2,7 @@
 // trusted by a stat alone (page-cache.ts): each read of such a file must read its bytes, and a file read
 // again and again just after it was written (an agent checking what it wrote) is then one positional
 // read instead of open, stat, read and close: four system calls of five, 30-40 µs a read here.
-import { close, closeSync, constants, fstatSync, openSync, type Stats } from "node:fs"
+import { close, closeSync, type Stats } from "node:fs"
 import { SETTLED_MS } from "../../platform/fs/version-cache.ts"
 import { readSmallFileSync, readToEnd } from "../kit/paths.ts"
 
@@ -54,29 +54,22 @@ export function readKept(
     }
     release(known)
   }
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
-  let keep = false
-  try {
-    const opened = fstatSync(fd)
-    if (!opened.isFile() || opened.size > maxBytes) return undefined
-    const bytes = readToEnd(fd, into, maxBytes, opened.size)
-    if (!bytes) return undefined
-    const settlesIn = SETTLED_MS - (now - Math.max(opened.mtimeMs, opened.ctimeMs))
-    if (settlesIn > 0) {
-      keep = true
-      const timer = setTimeout(() => closeKept(path, fd), settlesIn + CLOSE_AFTER_SETTLED_MS)
-      timer.unref()
-      kept.set(path, { fd, dev: opened.dev, ino: opened.ino, timer })
-      if (kept.size > MAX_KEPT_FILES) {
-        const [oldest, entry] = kept.entries().next().value as [string, Kept]
-        kept.delete(oldest)
-        release(entry)
-      }
-    }
-    return { bytes, stats: opened }
-  } finally {
-    if (!keep) closeSync(fd)
+  return readSmallFileSync(path, maxBytes, into, (fd, opened) => keepIfFresh(path, fd, opened, now))
+}
+
+/** Keeps `fd` open for `path` while its change is too recent to trust its stat; false when settled. */
+function keepIfFresh(path: string, fd: number, opened: Stats, now: number): boolean {
+  const settlesIn = SETTLED_MS - (now - Math.max(opened.mtimeMs, opened.ctimeMs))
+  if (settlesIn <= 0) return false
+  const timer = setTimeout(() => closeKept(path, fd), settlesIn + CLOSE_AFTER_SETTLED_MS)
+  timer.unref()
+  kept.set(path, { fd, dev: opened.dev, ino: opened.ino, timer })
+  if (kept.size > MAX_KEPT_FILES) {
+    const [oldest, entry] = kept.entries().next().value as [string, Kept]
+    kept.delete(oldest)
+    release(entry)
   }
+  return true
 }
 
 /** How many files are kept open (for tests). */
