@@ -15,7 +15,7 @@ import {
   textOf,
   until,
 } from "./helpers.ts"
-import { callTool, JSON_HEADERS, openSession, post } from "./raw.ts"
+import { callTool, JSON_HEADERS, messagesOf, openSession, post } from "./raw.ts"
 
 let project: Project
 
@@ -26,6 +26,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await project?.remove()
 })
+
+/** A toolbelt of the project in this process, to serve with short idle limits. */
+function inProcessToolbelt() {
+  return createToolbelt({ directory: project.dir, env: project.env, dataDir: project.env.TOOLBELT_DATA_DIR! })
+}
 
 /** Starts a `sleep` through bash in the session and walks away: the request is dropped mid-call. */
 async function startAndWalkAway(url: string, session: Record<string, string>, needle: string, id = 2) {
@@ -92,6 +97,44 @@ describe("toolbelt mcp --http: ending sessions", () => {
   })
 })
 
+describe("toolbelt mcp --http: a request of a session holds it", () => {
+  it("from its first byte: a body that arrives slower than the idle limit is still answered", async () => {
+    await using toolbelt = await inProcessToolbelt()
+    const server = await serveMcpHttp({ toolbelt, port: 0, sessionIdleMs: 200 })
+    rememberToken(server.url, server.token)
+    try {
+      const session = await openSession(server.url, "2025-11-25")
+      const text = JSON.stringify(callTool(2, "bash", { command: "echo held", description: "echo" }))
+      const half = text.length >> 1
+      const encoder = new TextEncoder()
+      // Half the body now, the rest after three idle limits: the session must not end in between.
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(encoder.encode(text.slice(0, half)))
+          await new Promise((resolve) => setTimeout(resolve, 600))
+          controller.enqueue(encoder.encode(text.slice(half)))
+          controller.close()
+        },
+      })
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { ...JSON_HEADERS, ...session },
+        body,
+        duplex: "half",
+        signal: AbortSignal.timeout(30_000),
+      } as RequestInit)
+      const answer = await response.text()
+      expect(response.status, answer).toBe(200)
+      const messages = messagesOf(answer)
+      expect(textOf(messages.at(-1)?.result)).toContain("held")
+      // Once answered, the idle clock runs again and the session ends.
+      await until(() => server.sessions === 0, "the idle session to end", 30_000)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
 describe("toolbelt mcp --http: abandoned sessions", () => {
   /** Heap in use after a full collection (the test process is the server here). */
   function heapAfterGc(): number {
@@ -145,11 +188,7 @@ describe("toolbelt mcp --http: abandoned sessions", () => {
   }
 
   it("end when idle: 100 sessions with running commands leave no process, no session and no memory behind", async () => {
-    await using toolbelt = await createToolbelt({
-      directory: project.dir,
-      env: project.env,
-      dataDir: project.env.TOOLBELT_DATA_DIR!,
-    })
+    await using toolbelt = await inProcessToolbelt()
     const server = await serveMcpHttp({ toolbelt, port: 0, sessionIdleMs: 1000 })
     rememberToken(server.url, server.token)
     const ended = async (tag: string) => {

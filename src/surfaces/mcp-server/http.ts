@@ -187,7 +187,10 @@ export async function serveMcpHttp(options: ServeHttpOptions): Promise<McpHttpSe
  *    later requests of the session (POST, the GET event stream, DELETE) go to its transport.
  * 3. Sessions end by DELETE, by idleness or to make room (`SessionTable`); ending one aborts its
  *    calls, kills their processes and its background jobs, and lets go of its server. Its id then
- *    gets 404, which tells MCP clients to initialize again.
+ *    gets 404, which tells MCP clients to initialize again. A request holds its session in use from
+ *    its first byte to its answer's last, so no body that arrives slowly sees its session expire; one
+ *    ended otherwise while its body came gets the 404 too, never a stream the ended server would
+ *    leave unanswered.
  * 4. A `notifications/cancelled` ends the HTTP response stream of the request it cancels (the
  *    request gets no response, so nothing else would end it).
  * 5. The 2026-07-28 revision has no sessions, and a toolbelt session (read ledger, approvals) must
@@ -265,7 +268,21 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     const id = request.headers.get("mcp-session-id")
     const session = id ? sessions.get(id) : undefined
     if (id && !session) return sessionNotFound(sessions.endedBecause(id))
-    if (!session && request.method !== "POST") {
+    if (!id || !session) return respond(request)
+    // The session is in use from the request's first byte to its answer's last: a body that arrives
+    // slower than the idle limit must not see its session end under it.
+    const release = sessions.use(id)
+    try {
+      return whileSent(await respond(request, { id, session }), release)
+    } catch (error) {
+      release()
+      throw error
+    }
+  }
+
+  /** The answer to a request, of a session in use (`live`) or of none yet. */
+  const respond = async (request: Request, live?: { id: string; session: Session }): Promise<Response> => {
+    if (!live && request.method !== "POST") {
       return jsonRpcRefusal(
         400,
         "Bad Request: no Mcp-Session-Id header. Start a session with an initialize request.",
@@ -278,7 +295,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       const body = await readRequestBody(request, maxRequestBytes).catch(() => undefined)
       if (!body) return jsonRpcRefusal(400, "Bad Request: the request body could not be read.")
       if (body.tooLarge) return tooLarge(maxRequestBytes)
-      read = readText(body.text, session?.version())
+      read = readText(body.text, live?.session.version())
       if (read.kind === "refused") return jsonRpcError(400, read)
     }
     const messages = read?.kind === "message" ? [read.message] : read?.kind === "batch" ? read.messages : []
@@ -286,12 +303,14 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       read?.kind === "message" ? read.message : read?.kind === "batch" ? read.messages : undefined
 
     // A request of an open session.
-    if (id && session) {
+    if (live) {
+      const { id, session } = live
+      // Ended while its body came (deleted, or evicted to make room): gone, like any ended session.
+      if (sessions.get(id) !== session) return sessionNotFound(sessions.endedBecause(id))
       // 6. A client resuming a stream.
       const resumed = request.method === "GET" ? request.headers.get("last-event-id") : null
       const resumption = resumed ? session.events.resumption(resumed) : "replay"
       if (resumed && resumption !== "replay") return notResumable(resumed, resumption)
-      const release = sessions.use(id)
       const response = await relating(requestIds(parsedBody), () =>
         session.transport.handleRequest(request, { parsedBody }),
       )
@@ -300,7 +319,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
         session.events.cancel(cancelled)
         session.transport.closeSSEStream(cancelled)
       }
-      return whileSent(response, release)
+      return response
     }
     if (messages.some((message) => isInitializeRequest(message))) return open(request, parsedBody)
 
