@@ -10,6 +10,11 @@ export const PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.
   (version) => version !== "2024-10-07",
 )
 
+/** A 2025-era revision (negotiated by `initialize`; the SDK calls these legacy), not 2026-07-28's. */
+export function isLegacyVersion(version: string): boolean {
+  return PROTOCOL_VERSIONS.includes(version)
+}
+
 /** JSON-RPC batches exist in 2025-03-26 only: added by it, removed by 2025-06-18. */
 export function allowsBatches(version: string | undefined): boolean {
   return version === "2025-03-26"

@@ -6,6 +6,7 @@ import {
   type jsonSchemaValidator,
   McpServer,
   type RegisteredTool,
+  type ServerContext,
   type Tool as ToolDefinition,
 } from "@modelcontextprotocol/server"
 import { listingFor } from "../../adapters/ai/tool-search.ts"
@@ -22,6 +23,7 @@ import { definitionOf, outputSchemaOf, toolAnnotations } from "./listing.ts"
 import { PROTOCOL_VERSIONS } from "./protocol-versions.ts"
 import { clientModel, samples } from "./sampling.ts"
 import { McpSession } from "./session.ts"
+import type { DirectTool } from "./stdio-direct-calls.ts"
 
 const log = logger("mcp")
 
@@ -53,6 +55,8 @@ export interface CreateMcpServerOptions {
 export interface ToolbeltMcpServer {
   readonly server: McpServer
   readonly session: McpSession
+  /** A tool a well-formed call may run without the SDK's dispatch (`DirectCalls`), if that one may. */
+  readonly direct: (name: string) => DirectTool | undefined
 }
 
 /**
@@ -136,7 +140,13 @@ export async function createMcpServer(
   // 2. The registrations: every tool the agent may see, deferred ones included.
   const registered = new Map<
     string,
-    { tool: RegisteredTool; fingerprint: string; definition: ToolDefinition }
+    {
+      tool: RegisteredTool
+      fingerprint: string
+      definition: ToolDefinition
+      call: DirectTool
+      structured: boolean
+    }
   >()
   let turn: Turn = new Map()
   // The names listed up front (not deferred); the deferred ones are listed once the session loads them.
@@ -146,7 +156,12 @@ export async function createMcpServer(
   const register = (advertised: Advertised, outputSchema: Record<string, unknown> | undefined) => {
     const name = advertised.name
     const structured = outputSchema !== undefined
-    return server.registerTool(
+    // 4. A call. A deferred tool called by name is loaded first: listed for the session from now on.
+    const call = (args: unknown, ctx: ServerContext) => {
+      if (!listedNow(name)) search.load(options.session, [name])
+      return session.call({ tool: name, args, turn, structured }, ctx)
+    }
+    const tool = server.registerTool(
       name,
       {
         description: advertised.description,
@@ -154,12 +169,9 @@ export async function createMcpServer(
         ...(outputSchema ? { outputSchema: fromJsonSchema(outputSchema as never, passThrough) } : {}),
         annotations: toolAnnotations(advertised.annotations),
       },
-      // 4. A call. A deferred tool called by name is loaded first: listed for the session from now on.
-      (args: unknown, ctx) => {
-        if (!listedNow(name)) search.load(options.session, [name])
-        return session.call({ tool: name, args, turn, structured }, ctx)
-      },
+      call,
     )
+    return { tool, call: call as DirectTool, structured }
   }
   // The tools listed only while the client shows forms: those offered to a person, not to nobody.
   let needsPerson = new Set<string>()
@@ -198,7 +210,7 @@ export async function createMcpServer(
       if (current?.fingerprint === fingerprint) continue
       current?.tool.remove()
       registered.set(advertised.name, {
-        tool: register(advertised, outputSchema),
+        ...register(advertised, outputSchema),
         fingerprint,
         definition: definitionOf(advertised, outputSchema),
       })
@@ -266,7 +278,12 @@ export async function createMcpServer(
     offLoad()
     session.close()
   }
-  return { server, session }
+  // The tools a call may reach without the SDK's dispatch: enabled, and answering without structured output.
+  const direct = (name: string) => {
+    const current = registered.get(name)
+    return current?.tool.enabled && !current.structured ? current.call : undefined
+  }
+  return { server, session, direct }
 }
 
 let version: string | undefined

@@ -33,8 +33,8 @@ interface PendingBatch {
  *    JSON that is not JSON-RPC, or a batch the revision does not have → -32600 Invalid Request.
  * 3. A batch (2025-03-26) delivers its messages one by one and is answered with one array, once
  *    every request in it has its response (a cancelled request is not waited for).
- * 4. Everything else goes to the SDK as it came; what the SDK sends is written one message a line,
- *    resolved once the stream took it.
+ * 4. Everything else goes to `take`, then, unless it took it, to the SDK as it came; what is sent is
+ *    written one message a line, resolved once the stream took it.
  * 5. Back-pressure: while more than `outputHighWater` bytes wait for the client to read them, no
  *    line is read (the rest of a chunk waits, stdin is paused); reading resumes on stdout's `drain`.
  *    `onBehind` hears both, so the server starts no more of the calls already read meanwhile.
@@ -45,6 +45,8 @@ export class StdioLineTransport implements Transport {
   onmessage?: Transport["onmessage"]
   /** The client fell behind reading stdout (true), or caught up (false). */
   onBehind?: (behind: boolean) => void
+  /** Offered each message that is not part of a batch first: true when it took it (`DirectCalls`). */
+  take?: (message: JSONRPCMessage) => boolean
   sessionId?: string
   #version: string | undefined
   readonly #stdin: Readable
@@ -179,6 +181,7 @@ export class StdioLineTransport implements Transport {
     }
     if (read.kind === "message") {
       this.#cancelled(read.message)
+      if (this.take?.(read.message)) return
       this.onmessage?.(read.message)
       return
     }

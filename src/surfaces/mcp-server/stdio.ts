@@ -10,6 +10,7 @@ import { type AskFallback, mcpSettings } from "../../runtime/config/mcp-settings
 import { CallGate, callLimitsOf } from "./call-gate.ts"
 import { trackProtocolVersion } from "./protocol-versions.ts"
 import { createMcpServer } from "./server.ts"
+import { DirectCalls } from "./stdio-direct-calls.ts"
 import { StdioLineTransport } from "./stdio-lines.ts"
 
 const log = logger("mcp")
@@ -24,6 +25,11 @@ export interface ServeStdioOptions {
   readonly stdout?: Writable
   /** Serve this transport instead of stdin/stdout (an in-memory pair in tests). */
   readonly transport?: Transport
+  /**
+   * Whether well-formed tool calls skip the SDK's dispatch (`DirectCalls`; default true). Off, every
+   * message goes through the SDK: what the direct path is compared against.
+   */
+  readonly directCalls?: boolean
   /** Called once the connection's server is made (its first answer goes out right after). */
   readonly onStarted?: () => void
 }
@@ -51,7 +57,7 @@ export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
   if (wire instanceof StdioLineTransport) wire.onBehind = (behind) => calls.hold(behind)
   const handle = serveStdio(
     async () => {
-      const { server } = await createMcpServer(options.toolbelt, {
+      const { server, direct } = await createMcpServer(options.toolbelt, {
         session: ascending("ses"),
         protocolVersion,
         calls,
@@ -59,6 +65,22 @@ export function serveMcpStdio(options: ServeStdioOptions): McpStdioServer {
         ...(options.ask ? { ask: options.ask } : {}),
         ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
       })
+      // The common call is answered straight from its line (`DirectCalls`); the rest through the SDK.
+      if (wire instanceof StdioLineTransport && options.directCalls !== false) {
+        const directCalls = new DirectCalls({
+          server: server.server,
+          protocolVersion,
+          tool: direct,
+          send: (message) => wire.send(message),
+          onerror: (error) => log.warn(error.message),
+        })
+        wire.take = (message) => directCalls.take(message)
+        const onclose = server.server.onclose
+        server.server.onclose = () => {
+          directCalls.close()
+          onclose?.()
+        }
+      }
       // Started from the build, the code compiled so far (start-up, the server) is cached before the
       // first answer goes out: a client may kill the server at any moment after it.
       saveCodeCache()
