@@ -1,3 +1,4 @@
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import { describe, expect, it } from "vitest"
 import { INVALID_REQUEST, PARSE_ERROR, readText } from "./json-rpc-body.ts"
 
@@ -5,6 +6,35 @@ const ping = { jsonrpc: "2.0", id: 1, method: "ping" }
 const initialized = { jsonrpc: "2.0", method: "notifications/initialized" }
 
 describe("readText", () => {
+  // The common shapes are told without the SDK's schema: what comes out must be what it would give.
+  it.each([
+    ping,
+    initialized,
+    { jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "read", arguments: { filePath: "x" } } },
+    { method: "tools/list", id: 0, jsonrpc: "2.0", params: {} },
+    { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { progressToken: 3 } } },
+    { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { progressToken: { no: 1 } } } },
+    { jsonrpc: "2.0", id: 1.5, method: "x" },
+    { jsonrpc: "2.0", id: 2 ** 60, method: "x" },
+    { jsonrpc: "2.0", id: null, method: "x" },
+    { jsonrpc: "2.0", id: 1, method: "x", extra: true },
+    { jsonrpc: "2.0", method: "x", params: [1, 2] },
+    { jsonrpc: "2.0", method: "x", params: null },
+    { jsonrpc: "1.0", id: 1, method: "x" },
+    { jsonrpc: "2.0", id: 1, method: 5 },
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: "r" } },
+  ])("reads %j as the SDK's schema does", (value) => {
+    const read = readText(JSON.stringify(value), "2025-06-18")
+    let expected: unknown
+    try {
+      expected = parseJSONRPCMessage(value)
+    } catch {
+      expected = undefined
+    }
+    if (expected === undefined) expect(read.kind).toBe("refused")
+    else expect(read).toEqual({ kind: "message", message: expected })
+  })
+
   it.each([
     ["a request", ping],
     ["a notification", initialized],

@@ -82,11 +82,34 @@ export function errorResponse(refusal: Extract<ReadBody, { kind: "refused" }>): 
 }
 
 function asMessage(value: unknown): JSONRPCMessage | undefined {
+  if (isPlainRequestOrNotification(value)) return value
   try {
     return parseJSONRPCMessage(value)
   } catch {
     return undefined
   }
+}
+
+/**
+ * The common message, a request or notification with no `_meta`, told without the SDK's schema (whose
+ * Zod parse cost each call as much as reading its JSON): only shapes that schema accepts as they are
+ * pass here; anything else (a response, `_meta`, an unusual id, extra keys) is the schema's to judge.
+ */
+function isPlainRequestOrNotification(value: unknown): value is JSONRPCMessage {
+  if (!isPlainObject(value) || value.jsonrpc !== "2.0" || typeof value.method !== "string") return false
+  for (const key in value) {
+    if (key !== "jsonrpc" && key !== "method" && key !== "id" && key !== "params") return false
+  }
+  if ("id" in value && typeof value.id !== "string" && !Number.isSafeInteger(value.id)) return false
+  const { params } = value
+  return params === undefined || (isPlainObject(params) && !("_meta" in params))
+}
+
+/** An object as JSON.parse makes them: not an array, not an instance of a class. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
 }
 
 function readableId(value: unknown): RequestId | null {

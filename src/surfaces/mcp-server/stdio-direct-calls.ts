@@ -8,6 +8,7 @@ import type {
   Server,
   ServerContext,
 } from "@modelcontextprotocol/server"
+import { isPlainObject } from "./json-rpc-body.ts"
 import { isLegacyVersion } from "./protocol-versions.ts"
 
 /** A tool the direct path may run: its call, as the SDK's registration runs it. */
@@ -144,12 +145,6 @@ export class DirectCalls {
 }
 
 const noRequestState = () => undefined
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
 
 /** The params when they are the plain shape the direct path takes (1), else undefined. */
 function plainCallParams(params: unknown): PlainCallParams | undefined {
