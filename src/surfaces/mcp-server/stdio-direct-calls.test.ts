@@ -3,11 +3,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { PassThrough } from "node:stream"
+import { McpServer } from "@modelcontextprotocol/server"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { createToolbelt, type Toolbelt } from "../../compose/toolbelt.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { serveMcpStdio } from "./stdio.ts"
+import { DirectCalls } from "./stdio-direct-calls.ts"
 import { StdioLineTransport } from "./stdio-lines.ts"
 
 let dir: string
@@ -255,6 +257,42 @@ describe("DirectCalls: tool calls over stdio without the SDK's dispatch", () => 
     stdin.end()
     await served.closed
     await until(() => aborted.includes("left"), "the call to be aborted")
+  })
+})
+
+describe("DirectCalls on its own", () => {
+  const plain = (version: string | undefined) => {
+    const sent: unknown[] = []
+    const calls = new DirectCalls({
+      server: new McpServer({ name: "t", version: "1" }).server,
+      protocolVersion: () => version,
+      tool: (name) =>
+        name === "throws"
+          ? async () => {
+              throw new Error("the handler broke")
+            }
+          : undefined,
+      send: async (message) => {
+        sent.push(message)
+      },
+      onerror: () => {},
+    })
+    return { calls, sent }
+  }
+
+  it("answers a handler that throws with its message as a tool error, as the SDK does", async () => {
+    const { calls, sent } = plain("2025-06-18")
+    expect(calls.take(call(1, "throws", {}) as never)).toBe(true)
+    await until(() => sent.length === 1, "the answer")
+    expect(JSON.stringify(sent[0])).toBe(
+      '{"result":{"content":[{"type":"text","text":"the handler broke"}],"isError":true},"jsonrpc":"2.0","id":1}',
+    )
+  })
+
+  it("takes nothing before initialize, on a 2026-07-28 connection, or for a tool it is not given", () => {
+    expect(plain(undefined).calls.take(call(1, "throws", {}) as never)).toBe(false)
+    expect(plain("2026-07-28").calls.take(call(1, "throws", {}) as never)).toBe(false)
+    expect(plain("2025-06-18").calls.take(call(1, "other", {}) as never)).toBe(false)
   })
 })
 

@@ -59,11 +59,6 @@ export class DirectCalls {
     this.#options = options
   }
 
-  /** Calls taken and not answered yet. */
-  get running(): number {
-    return this.#running.size
-  }
-
   /** 1. Runs the message when it is a call this path takes; false leaves it to the SDK. */
   take(message: JSONRPCMessage): boolean {
     if (!("method" in message)) return false
@@ -118,8 +113,7 @@ export class DirectCalls {
     } as unknown as ServerContext
     Promise.resolve()
       .then(() => tool(params.arguments ?? {}, ctx))
-      .then(
-        (result) => result,
+      .catch(
         (error: unknown): CallToolResult => ({
           content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
           isError: true,
