@@ -19,7 +19,8 @@ const isAscii: (bytes: Buffer) => boolean =
 
 /**
  * `readLines` for a file already in memory (a small file read whole): the same page, total and hash,
- * computed synchronously from `bytes`, with `version` (the file's stat) reported as its version.
+ * computed synchronously from `bytes`, with `version` (the file's stat) reported as its version, and
+ * `readAt` the time the bytes were read (a hash is remembered only for a version settled by then).
  * Reading a small file whole and paging it here costs one read instead of the open/stat/read/close
  * round trips of the streaming reader, each a hop through the thread pool.
  */
@@ -27,6 +28,7 @@ export function readLinesFromBytes(
   bytes: Buffer,
   version: PageFileVersion,
   options: Omit<ReadLinesOptions, "savedIndexes" | "signal"> = {},
+  readAt: number = Date.now(),
 ): ReadLinesResult {
   const resolved = resolveOptions(options)
   const { offset } = resolved
@@ -54,7 +56,7 @@ export function readLinesFromBytes(
     start = newline + 1
   }
   const totalLines = line - 1
-  const hash = options.hash === true ? hashOf(bytes, version) : undefined
+  const hash = options.hash === true ? hashOf(bytes, version, readAt) : undefined
   return finishPage(collector, resolved, version, {
     totalLines,
     more: collector.lastLine(offset) < totalLines,
@@ -62,11 +64,14 @@ export function readLinesFromBytes(
   })
 }
 
-/** The SHA-256 of `bytes`, the content of `version`: remembered, or computed and remembered. */
-function hashOf(bytes: Buffer, version: PageFileVersion): string {
+/**
+ * The SHA-256 of `bytes`, the content of `version` read at `readAt`: remembered, or computed and
+ * remembered.
+ */
+function hashOf(bytes: Buffer, version: PageFileVersion, readAt: number): string {
   const known = smallFileHashes.get(version)
   if (known !== undefined) return known
   const hash = createSha256().update(bytes).digest("hex")
-  smallFileHashes.set(version, hash)
+  smallFileHashes.set(version, hash, "", readAt)
   return hash
 }

@@ -1,18 +1,14 @@
 import type { FileVersion } from "./read-ledger.ts"
+import { hasSettled } from "./settling.ts"
 
-/**
- * A file's last change must be at least this old before anything derived from its content is kept.
- * File times come from a coarse clock (a few ms on Linux), so a write in the same tick as the version
- * read can leave size and times unchanged; a change this old can no longer be followed by one that
- * looks the same, because any later write moves ctime past it. (git's "racily clean" rule.)
- */
-export const SETTLED_MS = 2000
+export { SETTLED_MS } from "./settling.ts"
 
 /**
  * Values derived from a file's content (its hash, a formatted page), kept by the file's version:
  * device, inode, size, mtime and ctime, plus a key of the caller's (what was derived, from which
  * path). A file that still has that version still has that content, so the value is reused without
- * reading the file. Versions changed within `SETTLED_MS` are never kept. The least recently used
+ * reading the file. Versions changed within their settling time (settling.ts: a file's last change must
+ * be that old before its stat can stand for its content, git's "racily clean" rule) are never kept. The least recently used
  * entries go first beyond `max`. This holds whoever changes the file, in this process or another: a write
  * in place moves the ctime (which no user call can set back) and an atomic replace brings a new inode, so
  * a kept value is never served for content that another process wrote.
@@ -40,9 +36,12 @@ export class VersionCache<T> {
     return value
   }
 
-  /** Keeps `value` for `version`, unless the file changed too recently to be sure of it. */
+  /**
+   * Keeps `value` for `version`, unless the file changed too recently to be sure of it. `now` is when the
+   * content `value` comes from was read (not later: a change after the read must look different).
+   */
   set(version: FileVersion, value: T, key = "", now = Date.now()): void {
-    if (now - Math.max(version.mtimeMs, version.ctimeMs) < SETTLED_MS) return
+    if (!hasSettled(version, now)) return
     const id = idOf(version, key)
     this.#entries.delete(id)
     this.#entries.set(id, value)

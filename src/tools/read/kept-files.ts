@@ -3,7 +3,7 @@
 // again and again just after it was written (an agent checking what it wrote) is then one positional
 // read instead of open, stat, read and close: four system calls of five, 30-40 µs a read here.
 import { close, closeSync, type Stats } from "node:fs"
-import { SETTLED_MS } from "../../platform/fs/version-cache.ts"
+import { settlingMs } from "../../platform/fs/settling.ts"
 import { readSmallFileSync, readToEnd } from "../kit/paths.ts"
 
 /** Files kept open at most; the least recently read is closed first. */
@@ -59,7 +59,7 @@ export function readKept(
 
 /** Keeps `fd` open for `path` while its change is too recent to trust its stat; false when settled. */
 function keepIfFresh(path: string, fd: number, opened: Stats, now: number): boolean {
-  const settlesIn = SETTLED_MS - (now - Math.max(opened.mtimeMs, opened.ctimeMs))
+  const settlesIn = settlingMs(opened) - (now - Math.max(opened.mtimeMs, opened.ctimeMs))
   if (settlesIn <= 0) return false
   const timer = setTimeout(() => closeKept(path, fd), settlesIn + CLOSE_AFTER_SETTLED_MS)
   timer.unref()

@@ -1,5 +1,5 @@
 import type { FileVersion } from "../../platform/fs/read-ledger.ts"
-import { SETTLED_MS } from "../../platform/fs/version-cache.ts"
+import { hasSettled } from "../../platform/fs/settling.ts"
 
 /** A file page as the read tool returns it, before the session's instruction files are added. */
 export interface TextPage {
@@ -38,12 +38,13 @@ interface Entry {
  * numbering or hashing the file again. Shared by every session: a page depends on the bytes, the path
  * and the page asked for, never on the reader. Two ways to know the content is the same:
  *
- * 1. `settled`: the file has the version the page was derived from, and that version was already
- *    SETTLED_MS old when its bytes were read. File times come from a coarse clock (a few ms, a second
- *    or two on some file systems), so a write in the same tick leaves size and times unchanged; a
- *    version that old can no longer be followed by one that looks the same, because any later write
- *    moves the ctime (which no user call can set back) past it, and a replacing rename brings a new
- *    inode (git's "racily clean" rule). The file is not read at all.
+ * 1. `settled`: the file has the version the page was derived from, and that version had already
+ *    settled when its bytes were read (settling.ts: 50 ms on a local Linux file system with sub-second
+ *    times, else 2 s). File times come from a coarse clock (a tick, a second or two on some file
+ *    systems, another machine's on a network one), so a write in the same tick leaves size and times
+ *    unchanged; a version that old can no longer be followed by one that looks the same, because any
+ *    later write moves the ctime (which no user call can set back) past it, and a replacing rename brings
+ *    a new inode (git's "racily clean" rule). The file is not read at all.
  * 2. `same`: for any other version, the file's bytes were read again and are equal to the page's.
  *    That holds whatever the clocks say: the page is a function of the bytes. When that read's version
  *    has settled, the entry takes it, and the next read of it needs no read of the file.
@@ -111,11 +112,6 @@ export class PageCache {
     }
     return entry
   }
-}
-
-/** Whether a version's last change was at least SETTLED_MS before `now` (see `PageCache`, rule 1). */
-function hasSettled(version: FileVersion, now: number): boolean {
-  return now - Math.max(version.mtimeMs, version.ctimeMs) >= SETTLED_MS
 }
 
 function sameVersion(a: FileVersion, b: FileVersion): boolean {

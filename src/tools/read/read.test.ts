@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { crc32, deflateSync } from "node:zlib"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { canonicalPath } from "../../platform/fs/canonical-path.ts"
+import { noteFileSystem, settlingMs } from "../../platform/fs/settling.ts"
 import type { Events, EventType } from "../../runtime/bus/events.ts"
 import { agentRules } from "../../runtime/permission/agents/agent.ts"
 import { PermissionEngine } from "../../runtime/permission/engine.ts"
@@ -207,7 +208,7 @@ describe("text files", () => {
 })
 
 describe("pages of unchanged files", () => {
-  // Files settle SETTLED_MS after their last change; the clock moves on instead of the test waiting.
+  // Files settle some time after their last change (settling.ts); the clock moves on instead of the test waiting.
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10_000 })
   })
@@ -299,12 +300,28 @@ describe("pages of unchanged files", () => {
     }
   })
 
-  it("never serves a page of a file changed within the last SETTLED_MS without reading it again", async () => {
-    vi.useRealTimers()
+  it("never serves a page of a file changed within its settling time without reading it again", async () => {
     const file = h.path("fresh.ts")
     await writeFile(file, "new\n")
+    const stats = statSync(file)
+    // Read 10 ms after the change: within even the short window of a local file system.
+    vi.setSystemTime(Math.max(stats.mtimeMs, stats.ctimeMs) + 10)
     completed(await read({ filePath: file }))
     expect(recentPages.settled(statSync(file), pageKey(file, 1, 2000))).toBeUndefined()
+  })
+
+  it("serves a page once its file's change has settled (50 ms on a local disk), never past a rewrite", async () => {
+    vi.useRealTimers()
+    const file = h.path("settles.ts")
+    await writeFile(file, "first\n")
+    const stats = statSync(file)
+    noteFileSystem(file, stats.dev)
+    await new Promise((resolve) => setTimeout(resolve, settlingMs(stats) + 30))
+    expect(completed(await read({ filePath: file })).output).toContain("first")
+    expect(recentPages.settled(statSync(file), pageKey(file, 1, 2000))).toBeDefined()
+    // Rewritten in place with as many bytes: its ctime moves past the kept version's, so it is read again.
+    await writeFile(file, "other\n")
+    expect(completed(await read({ filePath: file })).output).toContain("other")
   })
 })
 

@@ -7,6 +7,7 @@ import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../p
 import { readLines } from "../../platform/fs/read-lines.ts"
 import { readLinesFromBytes } from "../../platform/fs/read-lines-from-bytes.ts"
 import { DEFAULT_READ_LIMITS } from "../../platform/fs/read-lines-page.ts"
+import { noteFileSystem } from "../../platform/fs/settling.ts"
 import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { builtinSchema } from "../../runtime/tool/schema-source.ts"
@@ -93,6 +94,8 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       // 1. Resolve the path (relative to the project) and see what is there.
       const { filepath, title } = callPath(ctx, params.filePath)
       const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
+      // Its file system sets how soon a change settles (a statfs, once per device).
+      if (stats) noteFileSystem(filepath, stats.dev)
 
       // 2. Guard paths outside the project (its canonical path keys the ledger), then ask `read` (worktree path).
       const { resolved } = await checkExternalDirectory(ctx, filepath, {
@@ -184,7 +187,12 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       const version = whole ? versionOf(whole.stats) : undefined
       const page =
         bytes && version
-          ? readLinesFromBytes(bytes, { ...version, size: bytes.length }, { offset, limit, hash: true })
+          ? readLinesFromBytes(
+              bytes,
+              { ...version, size: bytes.length },
+              { offset, limit, hash: true },
+              whole?.readAt,
+            )
           : await guarded(filepath, () =>
               readLines(filepath, {
                 offset,
@@ -215,7 +223,8 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
         hash: stamp,
       }
       // Kept before any await: reads of the same new content started together find it, not derive it.
-      if (version && bytes && version.size === bytes.length) recentPages.set(version, text, key, { bytes })
+      if (version && bytes && version.size === bytes.length)
+        recentPages.set(version, text, key, { bytes, ...(whole ? { now: whole.readAt } : {}) })
       await recordStamp(
         readLedger,
         ctx.sessionID,

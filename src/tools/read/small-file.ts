@@ -13,23 +13,29 @@ let scratch = Buffer.alloc(0)
  * same, else a copy of the bytes. A file written moments ago and read again (its page kept by its bytes)
  * then costs no allocation: a 40 KB buffer a call was most of such a read's garbage; nor an open, since
  * such a file stays open a moment (kept-files.ts). `stats` is the stat of `filepath` just taken. Undefined
- * when it is not (or no longer) a regular file of at most `maxBytes`.
+ * when it is not (or no longer) a regular file of at most `maxBytes`. `readAt` is when the bytes were
+ * read: what is kept of them is judged settled or not as of then.
  */
 export function readSmallFile(
   filepath: string,
   stats: Stats,
   key: string,
   maxBytes: number,
-): { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined } | undefined {
+):
+  | { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined; readAt: number }
+  | undefined {
   if (scratch.length < maxBytes + 1) scratch = Buffer.allocUnsafe(maxBytes + 1)
-  const read = readKept(filepath, stats, maxBytes, scratch)
+  // Taken before the read: whatever is derived from these bytes is judged settled or not as of then.
+  const readAt = Date.now()
+  const read = readKept(filepath, stats, maxBytes, scratch, readAt)
   if (!read) return undefined
-  const same = recentPages.same(read.bytes, versionOf(read.stats), key)
+  const same = recentPages.same(read.bytes, versionOf(read.stats), key, readAt)
   return {
     stats: read.stats,
     length: read.bytes.length,
     same,
     bytes: same ? undefined : Buffer.from(read.bytes),
+    readAt,
   }
 }
 
