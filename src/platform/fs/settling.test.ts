@@ -61,4 +61,23 @@ describe("settlingMs", () => {
       expect(settlingMs(version(stats.dev, 1_796_000_000_000.25))).toBe(SETTLED_MS)
     },
   )
+
+  it.runIf(process.platform === "linux")(
+    "asks a device again after a minute (its number may now be another file system's)",
+    async () => {
+      const file = join(dir, "reused.txt")
+      await writeFile(file, "x")
+      const stats = statSync(file)
+      const reused = 123_456_789
+      const now = Date.now()
+      noteFileSystem("/proc/self/stat", reused, now)
+      const changed = { ...stats, dev: reused }
+      expect(settlingMs(changed)).toBe(SETTLED_MS)
+      noteFileSystem(file, reused, now + 1000)
+      expect(settlingMs(changed)).toBe(SETTLED_MS)
+      noteFileSystem(file, reused, now + 61_000)
+      const fine = stats.ctimeMs % 1000 !== 0 || stats.mtimeMs % 1000 !== 0
+      expect(settlingMs(changed)).toBe(fine ? FINE_SETTLED_MS : SETTLED_MS)
+    },
+  )
 })

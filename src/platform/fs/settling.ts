@@ -26,16 +26,24 @@ const LOCAL_FILE_SYSTEMS = new Set([
   0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1, 0xca451a4e, 0x858458f6,
 ])
 
-/** Devices seen, and whether each is a local file system (bounded: a process meets a handful). */
-const localDevices = new Map<number, boolean>()
+/** Devices seen, whether each is a local file system, and when that was learned (a handful a process). */
+const localDevices = new Map<number, { readonly local: boolean; readonly at: number }>()
 const MAX_DEVICES = 256
 
 /**
- * Learns the file system of `path`'s device (`dev`, from its stat), once per device: a statfs, on Linux
- * only. Until a device is known, its files settle in SETTLED_MS.
+ * How long what was learned of a device holds: an unmounted file system's device number can be given to
+ * another (anonymous ones: tmpfs, overlayfs, FUSE), so it is asked again now and then.
  */
-export function noteFileSystem(path: string, dev: number): void {
-  if (process.platform !== "linux" || localDevices.has(dev)) return
+const DEVICE_RECHECK_MS = 60_000
+
+/**
+ * Learns the file system of `path`'s device (`dev`, from its stat): a statfs, on Linux only, once per
+ * device a minute. Until a device is known, its files settle in SETTLED_MS.
+ */
+export function noteFileSystem(path: string, dev: number, now = Date.now()): void {
+  if (process.platform !== "linux") return
+  const known = localDevices.get(dev)
+  if (known && now - known.at < DEVICE_RECHECK_MS && now >= known.at) return
   let local = false
   try {
     local = LOCAL_FILE_SYSTEMS.has(Number(statfsSync(path).type))
@@ -43,7 +51,7 @@ export function noteFileSystem(path: string, dev: number): void {
     // Unknown: the wide window.
   }
   if (localDevices.size >= MAX_DEVICES) localDevices.clear()
-  localDevices.set(dev, local)
+  localDevices.set(dev, { local, at: now })
 }
 
 /**
@@ -53,7 +61,7 @@ export function noteFileSystem(path: string, dev: number): void {
  * SETTLED_MS otherwise.
  */
 export function settlingMs(version: FileVersion): number {
-  if (localDevices.get(version.dev) !== true) return SETTLED_MS
+  if (localDevices.get(version.dev)?.local !== true) return SETTLED_MS
   const subSecond = version.mtimeMs % 1000 !== 0 || version.ctimeMs % 1000 !== 0
   return subSecond ? FINE_SETTLED_MS : SETTLED_MS
 }
