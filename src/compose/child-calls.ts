@@ -95,6 +95,7 @@ export function childCalls({
         messageID: parent.messageID,
         agent: parent.agent,
         callID,
+        parentCallID: parent.callID,
         ...(parent.abort ? { abort: parent.abort } : {}),
         ...(parent.messages ? { messages: parent.messages } : {}),
         turn: await offered(),

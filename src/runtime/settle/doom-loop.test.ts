@@ -185,11 +185,7 @@ describe("detectDoomLoop", () => {
   })
 
   it("measures the whole run in a long history", () => {
-    expect(detectDoomLoop([...seq("ABC".repeat(100)), ...seq("AA")], A)).toEqual({
-      kind: "repeat",
-      tool: "read",
-      count: 3,
-    })
+    expect(detectDoomLoop([...seq("ABC".repeat(100)), ...seq("AA")], A)).toEqual(REPEAT_3)
     const cycle = seq("ABC".repeat(20))
     const next = cycle.pop()!
     expect(detectDoomLoop(cycle, next)).toEqual({
@@ -295,6 +291,9 @@ describe("canonicalJson", () => {
   })
 })
 
+/** What a third same call of `A` (or of another read) is found to be. */
+const REPEAT_3 = { kind: "repeat", tool: "read", count: 3 }
+
 describe("DoomLoopGuard", () => {
   it("200 reads of an unchanged file: refused from the threshold on; a file changed between reads never", () => {
     const guard = new DoomLoopGuard()
@@ -311,6 +310,49 @@ describe("DoomLoopGuard", () => {
       else guard.record("changed", { ...A, answer: `content ${i}` })
     }
     expect(changedRefused).toBe(0)
+  })
+
+  it("judges calls running side by side in the order they were made, not the order they finished", () => {
+    const guard = new DoomLoopGuard()
+    const a = { tool: "read", input: { filePath: "a.ts" } }
+    const b = { tool: "read", input: { filePath: "b.ts" } }
+    // Made a, b, a, b, a: no two calls of one input in a row.
+    const [t0, t1, t2, t3, t4] = ["c0", "c1", "c2", "c3", "c4"].map((id) =>
+      guard.begin("ses", id),
+    ) as number[]
+    guard.record("ses", { ...a, answer: "A" }, t0)
+    guard.record("ses", { ...a, answer: "A" }, t2)
+    // Both a's finished first, while the b's made between them still run: the last a repeats nothing.
+    expect(guard.check("ses", a, t4)).toBeUndefined()
+    expect(guard.checkRecorded("ses", recordOf({ ...a, answer: "A" }), t4)).toBeUndefined()
+    // Kept in the order made, whatever order they finished in.
+    guard.record("ses", { ...b, answer: "B" }, t3)
+    guard.record("ses", { ...b, answer: "B" }, t1)
+    expect(guard.history("ses").map((call) => call.input)).toEqual([a, b, a, b].map(callKey))
+    expect(guard.check("ses", a, t4)).toBeUndefined()
+    // Made one after another, the same call is a loop as before.
+    guard.record("ses", { ...a, answer: "A" }, t4)
+    guard.record("ses", { ...a, answer: "A" }, guard.begin("ses", "c5"))
+    expect(guard.check("ses", a, guard.begin("ses", "c6"))).toEqual(REPEAT_3)
+  })
+
+  it("a call made on behalf of a running one (a batch's child) is judged past its parent", () => {
+    const guard = new DoomLoopGuard()
+    guard.record("ses", A)
+    guard.record("ses", A)
+    guard.begin("ses", "batch")
+    const child = guard.begin("ses", "batch#1")
+    expect(guard.check("ses", A, child, "batch")).toEqual(REPEAT_3)
+    // Any other call still running between them breaks the run.
+    expect(guard.check("ses", A, child)).toBeUndefined()
+  })
+
+  it("a call that leaves no answer (refused, interrupted) gives back its place", () => {
+    const guard = new DoomLoopGuard()
+    guard.record("ses", A)
+    guard.record("ses", A)
+    guard.end("ses", guard.begin("ses", "refused"))
+    expect(guard.check("ses", A, guard.begin("ses", "next"))).toEqual(REPEAT_3)
   })
 
   it("detects repeats across messages and turns: history is per session, not per message", () => {

@@ -1,10 +1,12 @@
-import { MAX_INPUT_DEPTH, TOO_DEEP_MARKER } from "../../platform/store/input-bounds.ts"
 import type { ToolState } from "../../platform/store/part.ts"
 import type { FilePart } from "../../platform/text/content.ts"
 import { TextCache } from "../../platform/util/text-cache.ts"
 import type { AskInput } from "../tool/context.ts"
+import { CallHistory } from "./call-history.ts"
+import { canonicalJson } from "./canonical-json.ts"
 import { inputIdentity, type Recorded, RecordedCall, settleKey, type Unkeyed } from "./recorded-call.ts"
 
+export { canonicalJson } from "./canonical-json.ts"
 export type { Recorded } from "./recorded-call.ts"
 
 /** One tool call as doom-loop detection sees it. */
@@ -129,11 +131,6 @@ export function errorAnswer(error: string): string {
   return `error\u0000${error}`
 }
 
-/** JSON with object keys sorted at every depth; values JSON cannot hold are written as JSON would. */
-export function canonicalJson(value: unknown): string {
-  return write(value, new Set(), 0) ?? "null"
-}
-
 export interface DoomLoopGuardOptions extends DoomLoopOptions {
   /** Recent calls kept per session (at least what detection needs). Default 50. */
   readonly historySize?: number
@@ -153,7 +150,7 @@ export class DoomLoopGuard {
   readonly historySize: number
   readonly maxSessions: number
   /** Insertion order is recency: a session touched is moved to the end. */
-  readonly #sessions = new Map<string, Recorded[]>()
+  readonly #sessions = new Map<string, CallHistory>()
   /** The answers the sessions' records hold unkeyed (`RecordedCall`). */
   readonly #unkeyed: Unkeyed = { chars: 0 }
 
@@ -174,23 +171,46 @@ export class DoomLoopGuard {
     this.maxSessions = maxSessions
   }
 
-  /** Remembers a call the session made and what it answered (or it as `recordOf` made it). */
-  record(sessionID: string, call: Answered | Recorded): void {
-    const history = this.#sessions.get(sessionID) ?? []
-    this.#sessions.delete(sessionID)
+  /**
+   * A call of the session is made: its place among the session's calls (`CallHistory`), which its
+   * `check` and `record` then name. Calls running side by side are judged, and kept, in the order they
+   * were made, whatever order they finish in. A place whose call is not recorded is given back (`end`).
+   */
+  begin(sessionID: string, callID?: string): number {
+    return this.#touch(sessionID).begin(callID)
+  }
+
+  /** The call made with `ticket` leaves no answer (refused, interrupted). */
+  end(sessionID: string, ticket: number): void {
+    this.#sessions.get(sessionID)?.end(ticket)
+  }
+
+  /**
+   * Remembers a call the session made and what it answered (or it as `recordOf` made it), in the place
+   * `begin` gave it (without one: after every call made so far).
+   */
+  record(sessionID: string, call: Answered | Recorded, ticket?: number): void {
+    const history = this.#touch(sessionID)
     const record = "answer" in call ? recordOf(call) : call
     if (record instanceof RecordedCall) record.wait(this.#unkeyed)
-    history.push(record)
+    history.record(record, ticket)
     // The call that just left what detection looks at: its key is taken now only if it may still be
     // compared (see `RecordedCall`).
-    const leaving = history.length - 1 - window(this.threshold, this.maxCycle)
-    if (leaving >= 0) settleKey(history, leaving, this.maxCycle)
-    if (history.length > this.historySize) history.splice(0, history.length - this.historySize)
+    const leaving = history.records.length - 1 - window(this.threshold, this.maxCycle)
+    if (leaving >= 0) settleKey(history.records, leaving, this.maxCycle)
+    history.trim(this.historySize)
+  }
+
+  /** The session's history, made the most recently used (the least recently used is forgotten). */
+  #touch(sessionID: string): CallHistory {
+    const history = this.#sessions.get(sessionID) ?? new CallHistory()
+    this.#sessions.delete(sessionID)
     this.#sessions.set(sessionID, history)
     if (this.#sessions.size > this.maxSessions) {
       const oldest = this.#sessions.keys().next().value
       if (oldest !== undefined) this.forget(oldest)
     }
+    return history
   }
 
   /**
@@ -198,14 +218,24 @@ export class DoomLoopGuard {
    * whether running it would, if it answers as before. After it ran (`next` `Answered`): whether it
    * did, its answer included; a poll never does. Does not record it.
    */
-  check(sessionID: string, next: Call | Answered): DoomLoop | undefined {
-    const history = this.#sessions.get(sessionID) ?? []
+  check(
+    sessionID: string,
+    next: Call | Answered,
+    ticket?: number,
+    parentCallID?: string,
+  ): DoomLoop | undefined {
+    const history = this.#sessions.get(sessionID)?.before(ticket, parentCallID) ?? []
     return detect(history, pending(next), this.threshold, this.maxCycle)
   }
 
   /** `check` for a call that ran, given as `recordOf` made it (its digests taken once for `check` and `record`). */
-  checkRecorded(sessionID: string, ran: Recorded): DoomLoop | undefined {
-    const history = this.#sessions.get(sessionID) ?? []
+  checkRecorded(
+    sessionID: string,
+    ran: Recorded,
+    ticket?: number,
+    parentCallID?: string,
+  ): DoomLoop | undefined {
+    const history = this.#sessions.get(sessionID)?.before(ticket, parentCallID) ?? []
     return detect(
       history,
       { tool: ran.tool, input: ran.input, ran: true, recorded: ran },
@@ -219,7 +249,11 @@ export class DoomLoopGuard {
    * of its answer (long inputs and outputs are not kept, so a session that reads or writes large files does not hold them here).
    */
   history(sessionID: string): Recorded[] {
-    return (this.#sessions.get(sessionID) ?? []).map(({ tool, input, key }) => ({ tool, input, key }))
+    return (this.#sessions.get(sessionID)?.records ?? []).map(({ tool, input, key }) => ({
+      tool,
+      input,
+      key,
+    }))
   }
 
   /** Whether it holds calls of the session (it may have forgotten it to stay within `maxSessions`). */
@@ -229,7 +263,7 @@ export class DoomLoopGuard {
 
   /** Forgets a session (it ended, or its loop was dealt with). */
   forget(sessionID: string): void {
-    for (const record of this.#sessions.get(sessionID) ?? []) {
+    for (const record of this.#sessions.get(sessionID)?.records ?? []) {
       if (record instanceof RecordedCall) record.forget()
     }
     this.#sessions.delete(sessionID)
@@ -353,39 +387,4 @@ function detect(
     }
   }
   return undefined
-}
-
-/** Recursive, so bounded: past `MAX_INPUT_DEPTH` a value is written as a marker, never walked. */
-function write(value: unknown, seen: Set<object>, depth: number): string | undefined {
-  if (value === null) return "null"
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return JSON.stringify(value)
-    case "number":
-      return Number.isFinite(value) ? JSON.stringify(value) : "null"
-    case "bigint":
-      return JSON.stringify(value.toString())
-    case "undefined":
-    case "function":
-    case "symbol":
-      return undefined
-  }
-  if (depth > MAX_INPUT_DEPTH) return JSON.stringify(TOO_DEEP_MARKER)
-  const object = value as object & { toJSON?: () => unknown }
-  if (typeof object.toJSON === "function") return write(object.toJSON(), seen, depth)
-  if (seen.has(object)) return JSON.stringify("[Circular]")
-  seen.add(object)
-  try {
-    if (Array.isArray(object))
-      return `[${object.map((item) => write(item, seen, depth + 1) ?? "null").join(",")}]`
-    const entries: string[] = []
-    for (const key of Object.keys(object).sort()) {
-      const item = write((object as Record<string, unknown>)[key], seen, depth + 1)
-      if (item !== undefined) entries.push(`${JSON.stringify(key)}:${item}`)
-    }
-    return `{${entries.join(",")}}`
-  } finally {
-    seen.delete(object)
-  }
 }

@@ -38,16 +38,22 @@ export class LoopCheck {
    * reuses them for the same answer instead of joining and hashing the whole text again.
    */
   #judged: { readonly urls: readonly string[]; readonly recorded: Recorded } | undefined
+  /**
+   * The call's place among its session's calls, taken when it is made: it is judged against, and kept
+   * after, the calls made before it, whatever order calls running side by side finish in.
+   */
+  readonly #ticket: number
 
   constructor(options: LoopCheckOptions) {
     this.#options = options
+    this.#ticket = options.guard.begin(options.request.sessionID, options.request.callID)
   }
 
   /** A call that changes things: the refusal, when the session's recent calls show it looping. */
   async before(): Promise<string | undefined> {
     const { guard, request, tool, input, readOnly } = this.#options
     if (readOnly) return undefined
-    const loop = guard.check(request.sessionID, { tool, input })
+    const loop = guard.check(request.sessionID, { tool, input }, this.#ticket, request.parentCallID)
     return loop ? this.#ask(loop) : undefined
   }
 
@@ -71,25 +77,32 @@ export class LoopCheck {
     if (!readOnly || this.#answer.poll) return undefined
     const recorded = recordOf({ tool, input, answer })
     if (urls) this.#judged = { urls, recorded }
-    const loop = guard.checkRecorded(request.sessionID, recorded)
+    const loop = guard.checkRecorded(request.sessionID, recorded, this.#ticket, request.parentCallID)
     return loop ? this.#ask(loop) : undefined
   }
 
-  /** Remembers what the settled call answered (not a refusal's reason, not an interruption). */
+  /**
+   * Remembers what the settled call answered (not a refusal's reason, not an interruption), in its
+   * place; a call with no answer gives its place back. Called once, whatever way the call ends.
+   */
   remember(state: ToolState): void {
     const { guard, request, tool, input } = this.#options
     const judged = this.#judged
     if (judged && state.status === "completed" && this.#answer.text !== undefined && !this.#answer.poll) {
       const urls = (state.attachments ?? []).map((file) => file.url)
       if (urls.length === judged.urls.length && urls.every((url, i) => url === judged.urls[i])) {
-        guard.record(request.sessionID, judged.recorded)
+        guard.record(request.sessionID, judged.recorded, this.#ticket)
         return
       }
     }
     const whole = this.#answer.text !== undefined && state.status === "completed"
     const text = answerOf(whole ? { ...state, output: this.#answer.text! } : state)
-    if (text === undefined) return // interrupted: no answer
-    guard.record(request.sessionID, { tool, input, answer: text, poll: this.#answer.poll })
+    if (text === undefined) {
+      // Interrupted or refused: no answer.
+      guard.end(request.sessionID, this.#ticket)
+      return
+    }
+    guard.record(request.sessionID, { tool, input, answer: text, poll: this.#answer.poll }, this.#ticket)
   }
 
   /**

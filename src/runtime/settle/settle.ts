@@ -133,9 +133,10 @@ export async function settle(request: CallRequest, deps: SettleDeps): Promise<Se
   const refuse = (reason: string) =>
     recorder.fail({ error: reason, kind: "loop", metadata: { doomLoop: true }, blocked: true })
   if (loop) {
+    // Before anything can end the call: a call that ends without an answer gives back its place.
+    recorder.onSettled((state) => loop.remember(state))
     const stopped = await loop.before()
     if (stopped) return refuse(stopped)
-    recorder.onSettled((state) => loop.remember(state))
   }
   /** A failure the tool's run produced; failing the same way again may be a loop (step 13). */
   const failed = async (failure: Failure) => {

@@ -23,6 +23,11 @@ export interface CallRequest {
   readonly messageID: string
   readonly agent: string
   readonly callID: string
+  /**
+   * The call this one is made on behalf of, still running (a batch's child): the loop guard does not
+   * count it as a call made between this one and the calls before it.
+   */
+  readonly parentCallID?: string
   readonly abort?: AbortSignal
   readonly extra?: Readonly<Record<string, unknown>>
   readonly messages?: readonly ConversationMessage[]
