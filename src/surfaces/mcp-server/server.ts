@@ -171,7 +171,7 @@ export async function createMcpServer(
       },
       call,
     )
-    return { tool, call: call as DirectTool, structured }
+    return { tool, call, structured }
   }
   // The tools listed only while the client shows forms: those offered to a person, not to nobody.
   let needsPerson = new Set<string>()

@@ -3,6 +3,7 @@
 // back as the SDK would have written it.
 import type {
   CallToolResult,
+  InputRequiredResult,
   JSONRPCMessage,
   RequestId,
   Server,
@@ -11,8 +12,11 @@ import type {
 import { isPlainObject } from "./json-rpc-body.ts"
 import { isLegacyVersion } from "./protocol-versions.ts"
 
-/** A tool the direct path may run: its call, as the SDK's registration runs it. */
-export type DirectTool = (args: Record<string, unknown>, ctx: ServerContext) => Promise<CallToolResult>
+/**
+ * A tool the direct path may run: its call, as the SDK's registration runs it. (An input-required
+ * result belongs to 2026-07-28 connections, which the direct path never takes.)
+ */
+export type DirectTool = (args: unknown, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>
 
 export interface DirectCallsOptions {
   /** The SDK server of the connection: progress, forms and sampling still go through it. */
