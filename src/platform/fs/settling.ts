@@ -57,7 +57,7 @@ export function noteFileSystem(path: string, dev: number, now = Date.now()): voi
 /**
  * How old a version's last change must be before its stat stands for its content: FINE_SETTLED_MS on a
  * local file system whose times for this file have a sub-second part (a file system that keeps whole
- * seconds shows none: a fine one shows one but once in a thousand, which then takes the wide window),
+ * seconds shows none; a fine one almost never lacks one, and then takes the wide window),
  * SETTLED_MS otherwise.
  */
 export function settlingMs(version: FileVersion): number {
