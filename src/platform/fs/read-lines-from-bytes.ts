@@ -20,15 +20,14 @@ const isAscii: (bytes: Buffer) => boolean =
 /**
  * `readLines` for a file already in memory (a small file read whole): the same page, total and hash,
  * computed synchronously from `bytes`, with `version` (the file's stat) reported as its version, and
- * `readAt` the time the bytes were read (a hash is remembered only for a version settled by then).
+ * `options.readAt` the time the bytes were read (a hash is remembered only for a version settled by then).
  * Reading a small file whole and paging it here costs one read instead of the open/stat/read/close
  * round trips of the streaming reader, each a hop through the thread pool.
  */
 export function readLinesFromBytes(
   bytes: Buffer,
   version: PageFileVersion,
-  options: Omit<ReadLinesOptions, "savedIndexes" | "signal"> = {},
-  readAt: number = Date.now(),
+  options: Omit<ReadLinesOptions, "savedIndexes" | "signal"> & { readonly readAt?: number | undefined } = {},
 ): ReadLinesResult {
   const resolved = resolveOptions(options)
   const { offset } = resolved
@@ -56,7 +55,7 @@ export function readLinesFromBytes(
     start = newline + 1
   }
   const totalLines = line - 1
-  const hash = options.hash === true ? hashOf(bytes, version, readAt) : undefined
+  const hash = options.hash === true ? hashOf(bytes, version, options.readAt ?? Date.now()) : undefined
   return finishPage(collector, resolved, version, {
     totalLines,
     more: collector.lastLine(offset) < totalLines,

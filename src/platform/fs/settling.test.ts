@@ -15,6 +15,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+/** A file just written in the temp dir, its stat, and the window its times call for there. */
+async function freshFile(name: string) {
+  const file = join(dir, name)
+  await writeFile(file, "x")
+  const stats = statSync(file)
+  const fine = stats.ctimeMs % 1000 !== 0 || stats.mtimeMs % 1000 !== 0
+  return { file, stats, window: fine ? FINE_SETTLED_MS : SETTLED_MS }
+}
+
 const version = (dev: number, changed: number) => ({
   dev,
   ino: 1,
@@ -31,13 +40,10 @@ describe("settlingMs", () => {
   it.runIf(process.platform === "linux")(
     "is FINE_SETTLED_MS for a file with sub-second times on the local file system of the temp dir",
     async () => {
-      const file = join(dir, "fine.txt")
-      await writeFile(file, "x")
-      const stats = statSync(file)
+      const { file, stats, window } = await freshFile("fine.txt")
       noteFileSystem(file, stats.dev)
-      const fine = stats.ctimeMs % 1000 !== 0 || stats.mtimeMs % 1000 !== 0
       // The machines this runs on keep their temp dirs on ext4, XFS, Btrfs, tmpfs or overlayfs.
-      expect(settlingMs(stats)).toBe(fine ? FINE_SETTLED_MS : SETTLED_MS)
+      expect(settlingMs(stats)).toBe(window)
       const changed = Math.max(stats.mtimeMs, stats.ctimeMs)
       expect(hasSettled(stats, changed + settlingMs(stats) - 1)).toBe(false)
       expect(hasSettled(stats, changed + settlingMs(stats))).toBe(true)
@@ -65,9 +71,7 @@ describe("settlingMs", () => {
   it.runIf(process.platform === "linux")(
     "asks a device again after a minute (its number may now be another file system's)",
     async () => {
-      const file = join(dir, "reused.txt")
-      await writeFile(file, "x")
-      const stats = statSync(file)
+      const { file, stats, window } = await freshFile("reused.txt")
       const reused = 123_456_789
       const now = Date.now()
       noteFileSystem("/proc/self/stat", reused, now)
@@ -76,8 +80,7 @@ describe("settlingMs", () => {
       noteFileSystem(file, reused, now + 1000)
       expect(settlingMs(changed)).toBe(SETTLED_MS)
       noteFileSystem(file, reused, now + 61_000)
-      const fine = stats.ctimeMs % 1000 !== 0 || stats.mtimeMs % 1000 !== 0
-      expect(settlingMs(changed)).toBe(fine ? FINE_SETTLED_MS : SETTLED_MS)
+      expect(settlingMs(changed)).toBe(window)
     },
   )
 })

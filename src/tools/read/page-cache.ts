@@ -93,7 +93,7 @@ export class PageCache {
     version: FileVersion,
     page: TextPage,
     key: string,
-    options: { bytes?: Buffer; now?: number } = {},
+    options: { bytes?: Buffer; now?: number | undefined } = {},
   ): void {
     const settled = hasSettled(version, options.now ?? Date.now())
     const bytes = options.bytes && options.bytes.length <= KEPT_BYTES ? options.bytes : undefined

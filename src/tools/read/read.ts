@@ -7,7 +7,6 @@ import { identityFingerprint, LEDGER_HASH_MAX_BYTES, recordStamp } from "../../p
 import { readLines } from "../../platform/fs/read-lines.ts"
 import { readLinesFromBytes } from "../../platform/fs/read-lines-from-bytes.ts"
 import { DEFAULT_READ_LIMITS } from "../../platform/fs/read-lines-page.ts"
-import { noteFileSystem } from "../../platform/fs/settling.ts"
 import { hashContent, isProbablyBinary, type Media, SNIFF_BYTES, sniffMedia } from "../../platform/fs/text.ts"
 import * as Tool from "../../runtime/tool/index.ts"
 import { builtinSchema } from "../../runtime/tool/schema-source.ts"
@@ -94,8 +93,6 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       // 1. Resolve the path (relative to the project) and see what is there.
       const { filepath, title } = callPath(ctx, params.filePath)
       const stats = await guarded(filepath, async () => statOrUndefinedSync(filepath))
-      // Its file system sets how soon a change settles (a statfs, once per device).
-      if (stats) noteFileSystem(filepath, stats.dev)
 
       // 2. Guard paths outside the project (its canonical path keys the ledger), then ask `read` (worktree path).
       const { resolved } = await checkExternalDirectory(ctx, filepath, {
@@ -185,13 +182,13 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       // Large files' line indexes are kept in the data directory: the next process seeks straight to a page.
       const savedIndexes = dataDir ? new LineIndexFolder(join(dataDir, "line-index")) : undefined
       const version = whole ? versionOf(whole.stats) : undefined
+      const readAt = whole?.readAt
       const page =
         bytes && version
           ? readLinesFromBytes(
               bytes,
               { ...version, size: bytes.length },
-              { offset, limit, hash: true },
-              whole?.readAt,
+              { offset, limit, hash: true, readAt },
             )
           : await guarded(filepath, () =>
               readLines(filepath, {
@@ -224,7 +221,7 @@ export const ReadTool = Tool.define<Parameters, ReadMetadata>(
       }
       // Kept before any await: reads of the same new content started together find it, not derive it.
       if (version && bytes && version.size === bytes.length)
-        recentPages.set(version, text, key, { bytes, ...(whole ? { now: whole.readAt } : {}) })
+        recentPages.set(version, text, key, { bytes, now: readAt })
       await recordStamp(
         readLedger,
         ctx.sessionID,

@@ -1,6 +1,7 @@
 // A small file read whole, and compared with the page kept for it (page-cache.ts) before anything is
 // copied: the read tool's way in for files up to its whole-file limit.
 import type { Stats } from "node:fs"
+import { noteFileSystem } from "../../platform/fs/settling.ts"
 import { readKept } from "./kept-files.ts"
 import { recentPages, type TextPage } from "./page-cache.ts"
 
@@ -25,7 +26,9 @@ export function readSmallFile(
   | { stats: Stats; length: number; same: TextPage | undefined; bytes: Buffer | undefined; readAt: number }
   | undefined {
   if (scratch.length < maxBytes + 1) scratch = Buffer.allocUnsafe(maxBytes + 1)
-  // Taken before the read: whatever is derived from these bytes is judged settled or not as of then.
+  // Taken before the read: whatever is derived from these bytes is judged settled or not as of then, by
+  // the settling time of the file's file system (a statfs, once per device).
+  noteFileSystem(filepath, stats.dev)
   const readAt = Date.now()
   const read = readKept(filepath, stats, maxBytes, scratch, readAt)
   if (!read) return undefined
