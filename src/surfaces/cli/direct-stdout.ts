@@ -4,7 +4,7 @@ import { writeSync } from "node:fs"
  * The process's stdout for a command that only writes to it: each write goes straight to descriptor 1
  * (writeSync), without building `process.stdout`, which for a pipe is a net.Socket and loads the stream
  * modules (~6 ms of a `toolbelt call` whose output is piped, as an agent's is). Anything else asked of
- * it (`on`, `isTTY`, `columns`, being handed to a transport), a write that would block (a descriptor
+ * it (`on`, `isTTY`, `columns`, its prototype, being handed to a transport), a write that would block (a descriptor
  * left non-blocking) or fail (EPIPE) goes to the real `process.stdout` from then on, so Node's own
  * behaviour applies. Writes stay in order: a direct write is complete when it returns.
  */
@@ -45,6 +45,10 @@ export function directStdout(): NodeJS.WritableStream {
     },
     has(_, key) {
       return key in stream()
+    },
+    // `instanceof` sees the real stream (a transport tells a pipe's net.Socket from other streams).
+    getPrototypeOf() {
+      return Object.getPrototypeOf(stream())
     },
   })
 }

@@ -10,6 +10,7 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type Transport,
 } from "@modelcontextprotocol/server"
+import { DirectOutput } from "./direct-output.ts"
 import { JsonLines } from "./json-lines.ts"
 import { errorResponse, INVALID_REQUEST, readText } from "./json-rpc-body.ts"
 
@@ -34,9 +35,11 @@ interface PendingBatch {
  * 3. A batch (2025-03-26) delivers its messages one by one and is answered with one array, once
  *    every request in it has its response (a cancelled request is not waited for).
  * 4. Everything else goes to `take`, then, unless it took it, to the SDK as it came; what is sent is
- *    written one message a line, resolved once the stream took it.
+ *    written one message a line, resolved once the descriptor took it. stdout given by a client (a
+ *    pipe or socket) is written directly (`DirectOutput`), at each line sent and each line read, so
+ *    the client is not kept waiting for bytes while the server works.
  * 5. Back-pressure: while more than `outputHighWater` bytes wait for the client to read them, no
- *    line is read (the rest of a chunk waits, stdin is paused); reading resumes on stdout's `drain`.
+ *    line is read (the rest of a chunk waits, stdin is paused); reading resumes once they are written.
  *    `onBehind` hears both, so the server starts no more of the calls already read meanwhile.
  */
 export class StdioLineTransport implements Transport {
@@ -63,6 +66,7 @@ export class StdioLineTransport implements Transport {
   #started = false
   #closed = false
   readonly #json = new JsonLines()
+  readonly #direct: DirectOutput | undefined
 
   constructor(
     stdin: Readable,
@@ -71,6 +75,7 @@ export class StdioLineTransport implements Transport {
   ) {
     this.#stdin = stdin
     this.#stdout = stdout
+    this.#direct = DirectOutput.for(stdout)
     this.#maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
     this.#outputHighWater = options.outputHighWater ?? DEFAULT_OUTPUT_HIGH_WATER
   }
@@ -105,6 +110,7 @@ export class StdioLineTransport implements Transport {
     this.#closed = true
     this.#listen("off")
     this.#stdout.off("drain", this.#onDrain)
+    this.#direct?.close()
     this.#paused = undefined
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause()
     this.#chunks = []
@@ -142,6 +148,8 @@ export class StdioLineTransport implements Transport {
       }
       const rest = data.subarray(newline + 1)
       this.#hold(data.subarray(0, newline))
+      // A moment to pass on answers the client's end had no room for.
+      this.#direct?.flush()
       const skipped = this.#skipping
       const line = Buffer.concat(this.#chunks).toString("utf8").replace(/\r$/, "")
       this.#chunks = []
@@ -221,7 +229,8 @@ export class StdioLineTransport implements Transport {
     const done = (error?: Error | null) => (error ? reject(error) : resolve())
     const chunks = this.#json.line(message)
     const out = this.#stdout
-    if (chunks.length === 1) out.write(chunks[0]!, done)
+    if (this.#direct) this.#direct.write(chunks, done)
+    else if (chunks.length === 1) out.write(chunks[0]!, done)
     else {
       // Corked, the chunks go out in one write (writev) and no other line comes between them.
       out.cork()
@@ -237,10 +246,18 @@ export class StdioLineTransport implements Transport {
   // 5. Back-pressure.
   #pauseIfBehind(): void {
     const out = this.#stdout
-    if (this.#paused || !out.writableNeedDrain || out.writableLength < this.#outputHighWater) return
+    if (this.#paused) return
+    const direct = this.#direct
+    if (
+      direct
+        ? direct.pending < this.#outputHighWater
+        : !out.writableNeedDrain || out.writableLength < this.#outputHighWater
+    )
+      return
     this.#paused = { rest: undefined }
     this.#stdin.pause()
-    out.once("drain", this.#onDrain)
+    if (direct) direct.whenDrained(this.#onDrain)
+    else out.once("drain", this.#onDrain)
     this.onBehind?.(true)
   }
 
