@@ -114,6 +114,24 @@ describe.skipIf(!onPosix)("DirectOutput (a real socket between two processes)", 
   })
 })
 
+describe.skipIf(!onPosix)("DirectOutput (a real pipe, as Python's subprocess and shells give)", () => {
+  it("a reader at the other end of a pipe, late to start then slow: every line arrives whole and in order", async () => {
+    // The writer's stdout is a pipe into a shell that waits, then copies it to the test slowly.
+    const command = `"${process.execPath}" "${writer}" 80 43000 | (sleep 0.2; dd bs=16384 2>/dev/null)`
+    const child = spawn("sh", ["-c", command], { stdio: ["pipe", "pipe", "pipe"] })
+    const chunks: Buffer[] = []
+    child.stdout.on("data", (chunk: Buffer) => {
+      chunks.push(chunk)
+      child.stdout.pause()
+      setTimeout(() => child.stdout.resume(), 1)
+    })
+    const { report, code } = await finished(child)
+    expect(code).toBe(0)
+    expectLines(Buffer.concat(chunks), 80, 43_000)
+    expect(report).toMatchObject({ done: 80, inOrder: true, errors: [], drained: true })
+  })
+})
+
 describe("DirectOutput.for", () => {
   it("takes only a stream with a descriptor of its own: not a PassThrough, not a socket without one", () => {
     expect(DirectOutput.for(new PassThrough())).toBeUndefined()
