@@ -73,6 +73,20 @@ describe.skipIf(!onPosix)("DirectOutput (a real socket between two processes)", 
     expect(report.streamPeak).toBe(0)
   })
 
+  it("lines larger than the socket holds (1 MiB each): written in pieces, whole and in order", async () => {
+    const child = start(6, 1024 * 1024)
+    const chunks: Buffer[] = []
+    child.stdout.on("data", (chunk: Buffer) => {
+      chunks.push(chunk)
+      child.stdout.pause()
+      setTimeout(() => child.stdout.resume(), 1)
+    })
+    const { report, code } = await finished(child)
+    expect(code).toBe(0)
+    expectLines(Buffer.concat(chunks), 6, 1024 * 1024)
+    expect(report).toMatchObject({ done: 6, inOrder: true, errors: [], drained: true })
+  })
+
   it("what the socket had no room for goes out within the same turn, as the reader reads", async () => {
     // Without direct writes nothing more could leave before the turn ends: libuv writes between turns.
     const child = start(30, 43_000, true)
