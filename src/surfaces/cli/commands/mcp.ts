@@ -3,6 +3,7 @@ import { createToolbelt } from "../../../compose/toolbelt.ts"
 import { mcpSettings } from "../../../runtime/config/mcp-settings.ts"
 import type { serveMcpHttp } from "../../mcp-server/http.ts"
 import { serveMcpStdio } from "../../mcp-server/stdio.ts"
+import { widenStdoutSocket } from "../../mcp-server/stdout-socket.ts"
 import { unknownAgentIsUsage } from "../ceiling.ts"
 import { type Command, parseCommandLine } from "../command-line.ts"
 import { EXIT, type IO, isTerminal, UsageError } from "../io.ts"
@@ -187,13 +188,13 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           ...(ask ? { ask } : {}),
           stdin: io.stdin as never,
           stdout: io.stdout as never,
-          ...(values["no-warm-up"]
-            ? {}
-            : {
-                onStarted: () => {
-                  warming = warmUpSoon(warm.signal, () => internals(toolbelt).store.db.expectLoad())
-                },
-              }),
+          onStarted: () => {
+            // After the first answer: the socket a client gave as stdout made to hold more than four
+            // pages of a read, so answers flow while the server works (stdout-socket.ts).
+            setImmediate(() => void widenStdoutSocket())
+            if (!values["no-warm-up"])
+              warming = warmUpSoon(warm.signal, () => internals(toolbelt).store.db.expectLoad())
+          },
         })
         // The connection's end stops the warm-up; the command ends once it cleaned up.
         return {
