@@ -67,6 +67,9 @@ After "npm link" in the clone, "toolbelt" can stand for "/path/to/toolbelt/bin/t
 /** How long after the connection's server is made the warm-up starts: its first answer is out by then. */
 const WARM_UP_DELAY_MS = 50
 
+/** How long after the connection's first answer stdout's socket is widened (stdout-socket.ts). */
+const WIDEN_DELAY_MS = 50
+
 /**
  * Runs the stdio call path on a throwaway toolbelt (stdio-warm-up.ts) shortly after the first answer, in
  * the background: the client's messages are served between its calls, and `signal` stops it. Resolves
@@ -189,9 +192,10 @@ export async function mcpCommand(argv: string[], io: IO): Promise<number> {
           stdin: io.stdin as never,
           stdout: io.stdout as never,
           onStarted: () => {
-            // After the first answer: the socket a client gave as stdout made to hold more than four
-            // pages of a read, so answers flow while the server works (stdout-socket.ts).
-            setImmediate(() => void widenStdoutSocket())
+            // Once the first answers are out (a helper process is started for it): the socket a client
+            // gave as stdout made to hold more than four pages of a read, so answers flow while the
+            // server works (stdout-socket.ts).
+            setTimeout(() => void widenStdoutSocket(), WIDEN_DELAY_MS).unref()
             if (!values["no-warm-up"])
               warming = warmUpSoon(warm.signal, () => internals(toolbelt).store.db.expectLoad())
           },
