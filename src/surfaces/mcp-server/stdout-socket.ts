@@ -24,6 +24,9 @@ const log = logger("mcp")
 /** What the send buffer is asked to be (Linux doubles it, and caps it at `net.core.wmem_max` × 2). */
 export const STDOUT_SOCKET_BYTES = 4 * 1024 * 1024
 
+/** How long the helper may take (it takes one Node start, ~50 ms). */
+const HELPER_MS = 10_000
+
 /** The helper's program: its descriptor 3 is the socket; it prints the buffer's size as it is after. */
 function helperProgram(bytes: number): string {
   return [
@@ -68,6 +71,10 @@ export function widenStdoutSocket(
       // No environment of the user's: nothing to load (NODE_OPTIONS) for a helper of a few lines.
       { stdio: ["ignore", "ignore", "pipe", fd], env: {}, windowsHide: true },
     )
+    // A helper that has not finished in HELPER_MS is stopped: nothing of the server waits for it.
+    const stop = setTimeout(() => helper.kill("SIGKILL"), HELPER_MS)
+    stop.unref()
+    helper.unref()
     let said = ""
     helper.stderr?.setEncoding("utf8")
     helper.stderr?.on("data", (text: string) => {
@@ -75,6 +82,7 @@ export function widenStdoutSocket(
     })
     helper.once("error", () => resolve(undefined))
     helper.once("close", (code) => {
+      clearTimeout(stop)
       const [before, after] = said.split(" ").map(Number)
       const sizes = before !== undefined && after !== undefined && before > 0 && after > 0
       if (code === 0 && sizes) {
