@@ -71,10 +71,10 @@ export function widenStdoutSocket(
       // No environment of the user's: nothing to load (NODE_OPTIONS) for a helper of a few lines.
       { stdio: ["ignore", "ignore", "pipe", fd], env: {}, windowsHide: true },
     )
-    // A helper that has not finished in HELPER_MS is stopped: nothing of the server waits for it.
+    // A helper that has not finished in HELPER_MS is stopped (a server that ends meanwhile waits for
+    // the helper, one Node start at most, but not for this timer).
     const stop = setTimeout(() => helper.kill("SIGKILL"), HELPER_MS)
     stop.unref()
-    helper.unref()
     let said = ""
     helper.stderr?.setEncoding("utf8")
     helper.stderr?.on("data", (text: string) => {
