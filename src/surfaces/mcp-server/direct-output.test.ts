@@ -41,6 +41,19 @@ async function finished(
   }
 }
 
+/** Every chunk of the child's stdout, read slower than it writes: the pipe is full most of the time. */
+function readSlowly(child: {
+  stdout: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown }
+}): Buffer[] {
+  const chunks: Buffer[] = []
+  child.stdout.on("data", (chunk: Buffer) => {
+    chunks.push(chunk)
+    child.stdout.pause()
+    setTimeout(() => child.stdout.resume(), 1)
+  })
+  return chunks
+}
+
 /** Every line the writer wrote, checked byte for byte, in order. */
 function expectLines(received: Buffer, lines: number, bytes: number): void {
   const text = received.toString("latin1")
@@ -58,13 +71,7 @@ describe.skipIf(!onPosix)("DirectOutput (a real socket between two processes)", 
   it("a reader that keeps reading, slowly: every line arrives whole and in order, none through the stream", async () => {
     // 120 lines of 43 KB: 5 MB through a socket that holds about 200 KB.
     const child = start(120, 43_000)
-    const chunks: Buffer[] = []
-    child.stdout.on("data", (chunk: Buffer) => {
-      chunks.push(chunk)
-      // A reader slower than the writer: the socket is full most of the time.
-      child.stdout.pause()
-      setTimeout(() => child.stdout.resume(), 1)
-    })
+    const chunks = readSlowly(child)
     const { report, code } = await finished(child)
     expect(code).toBe(0)
     expectLines(Buffer.concat(chunks), 120, 43_000)
@@ -75,12 +82,7 @@ describe.skipIf(!onPosix)("DirectOutput (a real socket between two processes)", 
 
   it("lines larger than the socket holds (1 MiB each): written in pieces, whole and in order", async () => {
     const child = start(6, 1024 * 1024)
-    const chunks: Buffer[] = []
-    child.stdout.on("data", (chunk: Buffer) => {
-      chunks.push(chunk)
-      child.stdout.pause()
-      setTimeout(() => child.stdout.resume(), 1)
-    })
+    const chunks = readSlowly(child)
     const { report, code } = await finished(child)
     expect(code).toBe(0)
     expectLines(Buffer.concat(chunks), 6, 1024 * 1024)
@@ -133,12 +135,7 @@ describe.skipIf(!onPosix)("DirectOutput (a real pipe, as Python's subprocess and
     // The writer's stdout is a pipe into a shell that waits, then copies it to the test slowly.
     const command = `"${process.execPath}" "${writer}" 80 43000 | (sleep 0.2; dd bs=16384 2>/dev/null)`
     const child = spawn("sh", ["-c", command], { stdio: ["pipe", "pipe", "pipe"] })
-    const chunks: Buffer[] = []
-    child.stdout.on("data", (chunk: Buffer) => {
-      chunks.push(chunk)
-      child.stdout.pause()
-      setTimeout(() => child.stdout.resume(), 1)
-    })
+    const chunks = readSlowly(child)
     const { report, code } = await finished(child)
     expect(code).toBe(0)
     expectLines(Buffer.concat(chunks), 80, 43_000)
